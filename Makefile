@@ -1,0 +1,53 @@
+# Parley. `make test` and `make bench` install what is missing, then run.
+SWIFT ?= swift
+STRICT := -Xswiftc -warnings-as-errors
+FUZZ_FLAGS := --scratch-path .build/fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld -Xswiftc -DPARLEY_FUZZ
+FUZZ_TARGETS := stun rtp rtcp sdp ws signaling
+FUZZ_SECONDS ?= 60
+FUZZ_SMOKE_SECONDS ?= 5
+
+.PHONY: all deps build build-release test unit-test bench fuzz fuzz-build fuzz-smoke clean
+
+all: build
+
+deps:
+	@./scripts/install-deps.sh
+
+build: deps
+	$(SWIFT) build $(STRICT)
+
+build-release: deps
+	$(SWIFT) build -c release $(STRICT)
+
+# Debug and release both build with no warnings (release catches data-race errors the
+# debug build accepts), every test runs, then every fuzz target runs for a few seconds.
+test: build build-release unit-test fuzz-smoke
+
+unit-test: deps
+	$(SWIFT) test $(STRICT)
+
+bench: deps
+	$(SWIFT) run -c release ParleyBench
+
+fuzz-build: deps
+	$(SWIFT) build $(FUZZ_FLAGS) --product ParleyFuzz
+
+# Long fuzz run: FUZZ_SECONDS per target, corpus grows in .build/fuzz-corpus.
+fuzz: fuzz-build
+	@for t in $(FUZZ_TARGETS); do \
+		mkdir -p .build/fuzz-corpus/$$t; \
+		echo "fuzzing $$t for $(FUZZ_SECONDS) s"; \
+		.build/fuzz/debug/ParleyFuzz $$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 .build/fuzz-corpus/$$t Fuzz/corpus/$$t || exit 1; \
+	done
+
+# Short run of each target from the committed seeds, for `make test`.
+fuzz-smoke: fuzz-build
+	@for t in $(FUZZ_TARGETS); do \
+		mkdir -p .build/fuzz-smoke/$$t; \
+		.build/fuzz/debug/ParleyFuzz $$t -max_total_time=$(FUZZ_SMOKE_SECONDS) .build/fuzz-smoke/$$t Fuzz/corpus/$$t >.build/fuzz-smoke/$$t.log 2>&1 \
+			|| { tail -40 .build/fuzz-smoke/$$t.log; echo "fuzz target $$t failed"; exit 1; }; \
+		echo "fuzz $$t: $$(grep -E '^Done' .build/fuzz-smoke/$$t.log)"; \
+	done
+
+clean:
+	rm -rf .build

@@ -1,0 +1,2 @@
+/// Placeholder until the RTP wire format lands.
+func rtpBenchmarks() -> [Benchmark] { [] }

@@ -1,0 +1,2 @@
+/// Placeholder until the SDP wire format lands.
+func sdpBenchmarks() -> [Benchmark] { [] }

@@ -1,0 +1,2 @@
+/// Placeholder until the STUN wire format lands.
+func stunBenchmarks() -> [Benchmark] { [] }

@@ -1,0 +1,2 @@
+/// Placeholder until the Signaling wire format lands.
+func signalingBenchmarks() -> [Benchmark] { [] }

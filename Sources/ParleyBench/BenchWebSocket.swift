@@ -1,0 +1,2 @@
+/// Placeholder until the WebSocket wire format lands.
+func webSocketBenchmarks() -> [Benchmark] { [] }

@@ -1,0 +1,2 @@
+/// Placeholder until the SDP parser lands.
+func fuzzSDP(_ input: UnsafeRawBufferPointer) {}

@@ -1,0 +1,2 @@
+/// Placeholder until the STUN parser lands.
+func fuzzSTUN(_ input: UnsafeRawBufferPointer) {}

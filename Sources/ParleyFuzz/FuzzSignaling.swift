@@ -1,0 +1,2 @@
+/// Placeholder until the signaling decoder lands.
+func fuzzSignaling(_ input: UnsafeRawBufferPointer) {}

@@ -1,0 +1,2 @@
+/// Placeholder until the WebSocket parser lands.
+func fuzzWebSocket(_ input: UnsafeRawBufferPointer) {}

@@ -1,0 +1,2 @@
+// ParleyRTP: placeholder until its wire format lands.
+internal import ParleyWireCore

@@ -1,0 +1,2 @@
+// ParleySDP: placeholder until its wire format lands.
+internal import ParleyWireCore

@@ -1,0 +1,2 @@
+// ParleySTUN: placeholder until its wire format lands.
+internal import ParleyWireCore

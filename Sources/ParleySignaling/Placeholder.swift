@@ -1,0 +1,2 @@
+// ParleySignaling: placeholder until its wire format lands.
+internal import ParleyWireCore

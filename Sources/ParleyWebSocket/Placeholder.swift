@@ -1,0 +1,2 @@
+// ParleyWebSocket: placeholder until its wire format lands.
+internal import ParleyWireCore
