@@ -41,7 +41,7 @@ public struct RTPError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What went wrong.
     public let kind: Kind
     /// Byte offset of the problem from the start of the parsed buffer (for serializer
-    /// errors: the offset in the output where the bad field would have gone).
+    /// errors: where the bad field would go in the serialized message).
     public let offset: Int
     /// What was being read, such as `RTP header` or `SDES item`.
     public let context: String

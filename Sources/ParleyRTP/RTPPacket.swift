@@ -1,5 +1,3 @@
-internal import ParleyWireCore
-
 /// An RTP data packet (RFC 3550 §5.1).
 ///
 /// ```
@@ -179,49 +177,76 @@ public struct RTPPacket: Sendable, Hashable {
     /// than 15 CSRCs, extension data not a whole number of 32-bit words (or above
     /// 65535 words), or padding whose last byte is not its own length.
     public func serialize(into output: inout [UInt8]) throws(RTPError) {
-        let start = output.count
+        if output.isEmpty {
+            output = try serialized()
+        } else {
+            output.append(contentsOf: try serialized())
+        }
+    }
+
+    /// The packet's wire form. See `serialize(into:)` for what throws.
+    public func serialized() throws(RTPError) -> [UInt8] {
+        try validateForSerializing()
+        let size = serializedSize
+        return [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
+            write(to: UnsafeMutableRawBufferPointer(buffer))
+            initialized = size
+        }
+    }
+
+    private func validateForSerializing() throws(RTPError) {
         guard payloadType <= 0x7f else {
-            throw RTPError(.invalidValue, offset: start + 1, "RTP payload type", "\(payloadType) does not fit in 7 bits")
+            throw RTPError(.invalidValue, offset: 1, "RTP payload type", "\(payloadType) does not fit in 7 bits")
         }
         guard csrcs.count <= 15 else {
-            throw RTPError(.invalidValue, offset: start, "RTP CSRC count", "\(csrcs.count) CSRCs, at most 15 fit")
+            throw RTPError(.invalidValue, offset: 0, "RTP CSRC count", "\(csrcs.count) CSRCs, at most 15 fit")
         }
         if let ext = headerExtension {
             guard ext.data.count % 4 == 0, ext.data.count / 4 <= Int(UInt16.max) else {
-                throw RTPError(.invalidValue, offset: start + 12 + 4 * csrcs.count, "RTP header extension",
+                throw RTPError(.invalidValue, offset: 12 + 4 * csrcs.count, "RTP header extension",
                                "data of \(ext.data.count) bytes is not a whole number of words up to 65535")
             }
         }
         if !padding.isEmpty {
             guard padding.count <= 255, let last = padding.last, Int(last) == padding.count else {
-                throw RTPError(.invalidValue, offset: start + serializedSize - 1, "RTP padding",
+                throw RTPError(.invalidValue, offset: serializedSize - 1, "RTP padding",
                                "last padding byte must equal the padding length \(padding.count) (1-255)")
             }
         }
-        output.reserveCapacity(start + serializedSize)
+    }
+
+    /// Writes the validated packet into `out`, which holds exactly `serializedSize` bytes.
+    private func write(to out: UnsafeMutableRawBufferPointer) {
         var first = Self.version << 6 | UInt8(csrcs.count)
         if !padding.isEmpty { first |= 0x20 }
         if headerExtension != nil { first |= 0x10 }
-        output.append(first)
-        output.append((marker ? 0x80 : 0) | payloadType)
-        output.appendUInt16(sequenceNumber)
-        output.appendUInt32(timestamp)
-        output.appendUInt32(ssrc)
-        for csrc in csrcs { output.appendUInt32(csrc) }
-        if let ext = headerExtension {
-            output.appendUInt16(ext.profile)
-            output.appendUInt16(UInt16(ext.data.count / 4))
-            output.append(contentsOf: ext.data)
+        out[0] = first
+        out[1] = (marker ? 0x80 : 0) | payloadType
+        out.storeBytes(of: sequenceNumber.bigEndian, toByteOffset: 2, as: UInt16.self)
+        out.storeBytes(of: timestamp.bigEndian, toByteOffset: 4, as: UInt32.self)
+        out.storeBytes(of: ssrc.bigEndian, toByteOffset: 8, as: UInt32.self)
+        var position = Self.fixedHeaderSize
+        for csrc in csrcs {
+            out.storeBytes(of: csrc.bigEndian, toByteOffset: position, as: UInt32.self)
+            position += 4
         }
-        output.append(contentsOf: payload)
-        output.append(contentsOf: padding)
+        if let ext = headerExtension {
+            out.storeBytes(of: ext.profile.bigEndian, toByteOffset: position, as: UInt16.self)
+            out.storeBytes(of: UInt16(ext.data.count / 4).bigEndian, toByteOffset: position + 2, as: UInt16.self)
+            position += 4
+            position = copy(ext.data, to: out, at: position)
+        }
+        position = copy(payload, to: out, at: position)
+        _ = copy(padding, to: out, at: position)
     }
 
-    /// The packet's wire form. See `serialize(into:)` for what throws.
-    public func serialized() throws(RTPError) -> [UInt8] {
-        var output: [UInt8] = []
-        try serialize(into: &output)
-        return output
+    private func copy(_ bytes: ArraySlice<UInt8>, to out: UnsafeMutableRawBufferPointer, at position: Int) -> Int {
+        bytes.withUnsafeBytes { source in
+            if let base = source.baseAddress, let destination = out.baseAddress, source.count > 0 {
+                (destination + position).copyMemory(from: base, byteCount: source.count)
+            }
+        }
+        return position + bytes.count
     }
 }
 
