@@ -96,13 +96,15 @@ public struct RTCPCompoundPacket: Sendable, Hashable, Encodable {
                                "must be a multiple of 4 bytes up to 252 whose last byte is its length (is \(padding.count) bytes)")
             }
         }
+        let last = packets.count - 1
         for (i, packet) in packets.enumerated() {
-            try packet.serialize(into: &output, padding: i == packets.count - 1 ? padding : [])
+            try packet.serialize(into: &output, padding: i == last ? padding : [])
         }
     }
 
     public func serialized() throws(RTPError) -> [UInt8] {
         var output: [UInt8] = []
+        output.reserveCapacity(256)
         try serialize(into: &output)
         return output
     }

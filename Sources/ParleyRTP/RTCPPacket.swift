@@ -1,3 +1,5 @@
+internal import ParleyWireCore
+
 /// One RTCP packet of a compound datagram.
 ///
 /// Every RTCP packet starts with the same 4-byte header (RFC 3550 §6.4.1):
@@ -57,7 +59,7 @@ public enum RTCPPacket: Sendable, Hashable, Encodable {
     /// Appends header, body and `padding` (setting the P bit when it is not empty).
     func serialize(into output: inout [UInt8], padding: [UInt8]) throws(RTPError) {
         let start = output.count
-        output.append(contentsOf: [0, 0, 0, 0])
+        output.appendUInt32(0)  // header, filled in below
         let count: UInt8
         switch self {
         case .senderReport(let packet): count = try packet.serializeBody(into: &output)
