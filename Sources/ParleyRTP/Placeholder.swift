@@ -1,2 +1,0 @@
-// ParleyRTP: placeholder until its wire format lands.
-internal import ParleyWireCore
