@@ -128,10 +128,10 @@ enum InspectCommand {
         text.split(whereSeparator: \.isNewline).joined(separator: " ")
     }
 
-    /// Pretty JSON of an inspected value, keys in the order the value encodes them.
+    /// Pretty JSON of an inspected value, keys sorted so output is stable across runs.
     static func json(_ value: some Encodable) throws(Failure) -> String {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .withoutEscapingSlashes]
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         do {
             return String(decoding: try encoder.encode(value), as: UTF8.self)
         } catch {

@@ -4,6 +4,19 @@ enum InspectFormat: String, CaseIterable {
 
     /// Decodes `input` and returns the JSON text to print, or throws a one-line failure.
     func inspect(_ input: [UInt8], options: InspectCommand.Options) throws(InspectCommand.Failure) -> String {
-        throw InspectCommand.Failure(message: "\(rawValue) is not decodable yet")
+        guard !input.isEmpty else { throw InspectCommand.Failure(message: "invalid \(rawValue): empty input") }
+        switch self {
+        case .rtp: return try inspectRTP(input)
+        case .rtcp: return try inspectRTCP(input)
+        case .stun, .sdp, .ws:
+            throw InspectCommand.Failure(message: "\(rawValue) is not decodable yet")
+        }
+    }
+}
+
+extension InspectCommand.Failure {
+    /// "invalid <format>: <parser's one-line description>".
+    static func invalid(_ format: InspectFormat, _ error: some Error) -> Self {
+        .init(message: "invalid \(format.rawValue): \(InspectCommand.oneLine(String(describing: error)))")
     }
 }
