@@ -177,25 +177,26 @@ public enum STUNAttributeValue: Sendable, Hashable, Encodable {
             throw malformed("length \(value.count), expected \(expected) for address family 0x\(hexByte(family))")
         }
         var port = UInt16(value[base + 2]) << 8 | UInt16(value[base + 3])
-        var addressBytes = Array(value[(base + 4)...])
-        if let transactionID {
-            port ^= UInt16(STUNMessage.magicCookie >> 16)
-            let mask = xorMask(transactionID)
-            for index in addressBytes.indices { addressBytes[index] ^= mask[index] }
+        if transactionID != nil { port ^= UInt16(STUNMessage.magicCookie >> 16) }
+        if family == 0x01 {
+            var address = readUInt32(value, at: base + 4)
+            if transactionID != nil { address ^= STUNMessage.magicCookie }
+            return STUNTransportAddress(ip: .ipv4(address), port: port)
         }
-        guard let ip = STUNIPAddress(bytes: addressBytes) else { throw malformed("address of \(addressBytes.count) bytes") }
-        return STUNTransportAddress(ip: ip, port: port)
+        var high = readUInt64(value, at: base + 4)
+        var low = readUInt64(value, at: base + 12)
+        if let transactionID {
+            let mask = xorMask(transactionID)
+            high ^= mask.high
+            low ^= mask.low
+        }
+        return STUNTransportAddress(ip: .ipv6(high: high, low: low), port: port)
     }
 
-    /// The 16 bytes an address is XORed with: magic cookie, then transaction ID.
-    private static func xorMask(_ transactionID: STUNTransactionID) -> [UInt8] {
-        var mask: [UInt8] = []
-        mask.reserveCapacity(16)
-        mask.appendUInt32(STUNMessage.magicCookie)
-        transactionID.append(to: &mask)
-        return mask
+    /// The 128 bits an IPv6 address is XORed with: magic cookie, then transaction ID.
+    private static func xorMask(_ transactionID: STUNTransactionID) -> (high: UInt64, low: UInt64) {
+        (UInt64(STUNMessage.magicCookie) << 32 | UInt64(transactionID.high), transactionID.low)
     }
-
     private static func readUInt32(_ bytes: ArraySlice<UInt8>, at index: Int) -> UInt32 {
         (0..<4).reduce(UInt32(0)) { $0 << 8 | UInt32(bytes[index + $1]) }
     }
@@ -265,15 +266,16 @@ public enum STUNAttributeValue: Sendable, Hashable, Encodable {
     private static func encodeAddress(_ address: STUNTransportAddress, xorWith transactionID: STUNTransactionID?, into out: inout [UInt8]) {
         out.append(0)
         out.append(address.ip.family)
-        var port = address.port
-        var addressBytes = address.ip.bytes
-        if let transactionID {
-            port ^= UInt16(STUNMessage.magicCookie >> 16)
-            let mask = xorMask(transactionID)
-            for index in addressBytes.indices { addressBytes[index] ^= mask[index] }
+        let xor = transactionID != nil
+        out.appendUInt16(xor ? address.port ^ UInt16(STUNMessage.magicCookie >> 16) : address.port)
+        switch address.ip {
+        case .ipv4(let value):
+            out.appendUInt32(xor ? value ^ STUNMessage.magicCookie : value)
+        case .ipv6(let high, let low):
+            let mask = transactionID.map(xorMask) ?? (high: 0, low: 0)
+            out.appendUInt64(high ^ mask.high)
+            out.appendUInt64(low ^ mask.low)
         }
-        out.appendUInt16(port)
-        out += addressBytes
     }
 
     // MARK: JSON

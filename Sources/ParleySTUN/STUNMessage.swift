@@ -77,6 +77,9 @@ public struct STUNMessage: Sendable, Hashable {
     /// A cheap test for "this datagram is STUN" when STUN, DTLS, RTP and RTCP share a port:
     /// RFC 7983 §7 puts STUN's first byte in 0...3, and RFC 8489 §5 puts the magic cookie at
     /// offset 4. Does not validate the rest; `init(decoding:)` does.
+    ///
+    /// The first byte holds method bits M7-M11, so messages with a method of 0x100 or more
+    /// (none registered for ICE or TURN) parse but are not claimed here, as RFC 7983 intends.
     public static func looksLikeSTUN(_ bytes: some Collection<UInt8>) -> Bool {
         guard bytes.count >= headerLength else { return false }
         var iterator = bytes.makeIterator()

@@ -1,10 +1,11 @@
 internal import ParleyCrypto
+internal import ParleyWireCore
 
 /// The 96-bit transaction ID of a STUN message (RFC 8489 §5, §6).
 public struct STUNTransactionID: Sendable, Hashable, Encodable, CustomStringConvertible {
     // Two integers rather than an array, so a message value needs no extra allocation.
-    private let high: UInt32
-    private let low: UInt64
+    let high: UInt32
+    let low: UInt64
 
     /// Returns nil unless `bytes` holds exactly 12 bytes.
     public init?(bytes: some Collection<UInt8>) {
@@ -50,8 +51,8 @@ public struct STUNTransactionID: Sendable, Hashable, Encodable, CustomStringConv
     }
 
     func append(to out: inout [UInt8]) {
-        for shift in stride(from: 24, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: high >> UInt32(shift))) }
-        for shift in stride(from: 56, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: low >> UInt64(shift))) }
+        out.appendUInt32(high)
+        out.appendUInt64(low)
     }
 
     /// Lower-case hex, 24 digits.

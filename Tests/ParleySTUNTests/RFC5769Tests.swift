@@ -140,3 +140,60 @@ struct RFC5769Tests {
         }
     }
 }
+
+/// The fuzz seeds in Fuzz/corpus/stun were generated outside this package (Python's hmac,
+/// hashlib and zlib), so they check MESSAGE-INTEGRITY-SHA256, ERROR-CODE and MAPPED-ADDRESS
+/// against an independent implementation.
+@Suite("Independently generated samples")
+struct IndependentSampleTests {
+    static func seed(_ name: String) throws -> [UInt8] {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Fuzz/corpus/stun/\(name)")
+        return [UInt8](try Data(contentsOf: url))
+    }
+
+    let key = STUNIntegrityKey.shortTerm(password: "ice-password-22-chars!")
+
+    @Test("RFC 5769 binary seeds equal the vectors")
+    func binarySeeds() throws {
+        for (section, bytes) in RFC5769.all { #expect(try Self.seed("rfc5769-\(section).bin") == bytes) }
+    }
+
+    @Test("ICE binding request with MESSAGE-INTEGRITY, 20-byte MESSAGE-INTEGRITY-SHA256 and FINGERPRINT")
+    func iceBindingRequest() throws {
+        let bytes = try Self.seed("ice-binding-request.bin")
+        let message = try STUNMessage(decoding: bytes)
+        #expect(message.username == "remote:local")
+        #expect(message.priority == 0x6E7F_1EFF)
+        #expect(message.iceControlling == 0x0123_4567_89AB_CDEF)
+        #expect(message.useCandidate)
+        #expect(message.verification(key: key) == STUNVerification(messageIntegrity: .valid, messageIntegritySHA256: .valid, fingerprint: .valid))
+        let rebuilt = try message.removingTrailers().encoded(addingIntegrity: [.sha1(key: key), .sha256(key: key, length: 20)], fingerprint: true)
+        #expect(rebuilt == bytes)
+    }
+
+    @Test("420 error response with UNKNOWN-ATTRIBUTES")
+    func errorResponse() throws {
+        let message = try STUNMessage(decoding: try Self.seed("error-420.bin"))
+        #expect(message.messageClass == .error)
+        #expect(message.errorCode == .unknownAttribute)
+        #expect(message.unknownAttributes == [STUNAttributeType(0x0003), STUNAttributeType(0x0019)])
+        #expect(message.verification(key: key) == STUNVerification(messageIntegrity: .valid, messageIntegritySHA256: .absent, fingerprint: .valid))
+    }
+
+    @Test("MAPPED-ADDRESS over IPv6 and an unknown comprehension-optional attribute")
+    func mappedAddress() throws {
+        let message = try STUNMessage(decoding: try Self.seed("mapped-address.bin"))
+        #expect(message.mappedAddress?.description == "[2001:db8::1]:3478")
+        #expect(message.attributes[1].type == STUNAttributeType(0xC057))
+        #expect(message.unknownComprehensionRequired.isEmpty)
+        #expect(message.verifyFingerprint() == .valid)
+    }
+
+    @Test("Binding indication with only FINGERPRINT")
+    func indication() throws {
+        let message = try STUNMessage(decoding: try Self.seed("binding-indication.bin"))
+        #expect(message.messageClass == .indication)
+        #expect(message.verification(key: nil) == STUNVerification(messageIntegrity: .absent, messageIntegritySHA256: .absent, fingerprint: .valid))
+    }
+}

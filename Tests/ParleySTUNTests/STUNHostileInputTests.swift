@@ -78,11 +78,11 @@ struct STUNHostileInputTests {
         }
     }
 
-    @Test("10,000 random attribute soups behind a valid header end in a message or a STUNError")
+    @Test("5,000 random attribute soups behind a valid header end in a message or a STUNError")
     func randomAttributesBehindValidHeader() {
         var generator = SeededGenerator(seed: 8489)
         var parsed = 0
-        for _ in 0..<10_000 {
+        for _ in 0..<5_000 {
             var body: [UInt8] = []
             for _ in 0..<Int.random(in: 0...6, using: &generator) {
                 // Mostly known types with plausible lengths, sometimes anything.
@@ -97,7 +97,7 @@ struct STUNHostileInputTests {
             if case .success = Self.probe(message) { parsed += 1 }
         }
         // The soup is built to parse often enough to exercise the success path.
-        #expect(parsed > 1_000)
+        #expect(parsed > 500)
     }
 
     @Test("Every single-bit flip of every RFC 5769 vector ends in a message or a STUNError")

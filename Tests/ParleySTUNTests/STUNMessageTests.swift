@@ -200,3 +200,19 @@ struct STUNMessageTests {
         #expect(STUNIPAddress("2001:db8::1")?.bytes == [0x20, 0x01, 0x0D, 0xB8] + [UInt8](repeating: 0, count: 11) + [1])
     }
 }
+
+/// Inputs the fuzzer found, kept as regression tests.
+@Suite("STUN fuzz regressions")
+struct STUNFuzzRegressionTests {
+    @Test("Method 0x101 in §2.1's bytes: parses (integrity now fails) but RFC 7983 demux does not claim it")
+    func highMethodNotClaimedByDemux() throws {
+        var bytes = RFC5769.sampleRequest
+        bytes[0] = 0x04
+        let message = try STUNMessage(decoding: bytes)
+        #expect(message.method.rawValue == 0x101)
+        #expect(message.messageClass == .request)
+        #expect(!STUNMessage.looksLikeSTUN(bytes))
+        #expect(message.verifyMessageIntegrity(key: .shortTerm(password: RFC5769.password)) == .invalid)
+        #expect(try message.encoded() == bytes)
+    }
+}
