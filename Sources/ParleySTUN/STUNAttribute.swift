@@ -64,7 +64,7 @@ public struct STUNAttribute: Sendable, Hashable {
     /// The typed meaning of the value. Throws `malformedAttribute` when the bytes do not
     /// have the form the type defines; types this module does not decode give `.other`.
     public func decoded(transactionID: STUNTransactionID) throws(STUNError) -> STUNAttributeValue {
-        try STUNAttributeValue.decode(type: type, value: value[...], transactionID: transactionID, offset: 0)
+        try STUNAttributeValue.decode(type: type, value: value[...], transactionID: transactionID, offset: nil)
     }
 
     static func paddingCount(_ length: Int) -> Int { (4 - length % 4) % 4 }

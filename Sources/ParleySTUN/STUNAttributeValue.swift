@@ -36,7 +36,9 @@ public enum STUNAttributeValue: Sendable, Hashable, Encodable {
     case realm(String)
     /// NONCE (RFC 8489 §14.10).
     case nonce(String)
-    /// Any attribute this module does not decode, as raw bytes.
+    /// Any attribute this module does not decode, as raw bytes. Meant for types outside
+    /// `STUNAttributeType.decodedTypes`; bytes given here for a decoded type are written as
+    /// they are, and the message will not parse back if they are malformed.
     case other(type: STUNAttributeType, value: [UInt8])
 
     /// The attribute type this value is carried in.
@@ -73,9 +75,9 @@ public enum STUNAttributeValue: Sendable, Hashable, Encodable {
     // MARK: Decoding
 
     /// Decodes `value` as an attribute of `type`. `offset` is where the attribute starts in
-    /// its message, for error messages.
+    /// its message, for error messages (nil outside a message).
     static func decode(
-        type: STUNAttributeType, value: ArraySlice<UInt8>, transactionID: STUNTransactionID, offset: Int
+        type: STUNAttributeType, value: ArraySlice<UInt8>, transactionID: STUNTransactionID, offset: Int?
     ) throws(STUNError) -> STUNAttributeValue {
         func malformed(_ reason: String) -> STUNError { STUNError.malformedAttribute(type, offset: offset, reason) }
         func exactLength(_ expected: Int) throws(STUNError) {
@@ -197,6 +199,7 @@ public enum STUNAttributeValue: Sendable, Hashable, Encodable {
     private static func xorMask(_ transactionID: STUNTransactionID) -> (high: UInt64, low: UInt64) {
         (UInt64(STUNMessage.magicCookie) << 32 | UInt64(transactionID.high), transactionID.low)
     }
+
     private static func readUInt32(_ bytes: ArraySlice<UInt8>, at index: Int) -> UInt32 {
         (0..<4).reduce(UInt32(0)) { $0 << 8 | UInt32(bytes[index + $1]) }
     }

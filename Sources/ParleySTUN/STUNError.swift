@@ -102,9 +102,11 @@ public struct STUNError: Error, Sendable, Hashable, CustomStringConvertible {
                          description: "truncated attribute\(name) \(what) at offset \(offset): need \(needed) bytes, \(available) left")
     }
 
-    static func malformedAttribute(_ type: STUNAttributeType, offset: Int, _ reason: String) -> STUNError {
-        STUNError(.malformedAttribute, offset: offset, attributeType: type,
-                  description: "malformed \(type.displayName) at offset \(offset): \(reason)")
+    /// `offset` is nil when the attribute is decoded on its own, outside a message.
+    static func malformedAttribute(_ type: STUNAttributeType, offset: Int?, _ reason: String) -> STUNError {
+        let place = offset.map { " at offset \($0)" } ?? ""
+        return STUNError(.malformedAttribute, offset: offset, attributeType: type,
+                         description: "malformed \(type.displayName)\(place): \(reason)")
     }
 
     static func invalidValue(_ type: STUNAttributeType?, _ reason: String) -> STUNError {
