@@ -1,2 +1,0 @@
-// ParleySTUN: placeholder until its wire format lands.
-internal import ParleyWireCore
