@@ -8,7 +8,8 @@ enum InspectFormat: String, CaseIterable {
         switch self {
         case .rtp: return try inspectRTP(input)
         case .rtcp: return try inspectRTCP(input)
-        case .stun, .sdp, .ws:
+        case .stun: return try inspectSTUN(input, password: options.password)
+        case .sdp, .ws:
             throw InspectCommand.Failure(message: "\(rawValue) is not decodable yet")
         }
     }
