@@ -1,0 +1,58 @@
+/// Compact JSON text for a `JSONValue`, byte for byte deterministic: members in the order
+/// they were added, no whitespace, only the escapes RFC 8259 §7 requires (quote, backslash,
+/// control characters), everything else as UTF-8.
+enum JSONWriter {
+    static func serialize(_ value: JSONValue) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(256)
+        write(value, into: &out)
+        return out
+    }
+
+    static func write(_ value: JSONValue, into out: inout [UInt8]) {
+        switch value {
+        case .null: out.append(contentsOf: "null".utf8)
+        case .bool(let flag): out.append(contentsOf: (flag ? "true" : "false").utf8)
+        case .number(let literal): out.append(contentsOf: literal.utf8)
+        case .string(let text): writeString(text, into: &out)
+        case .array(let elements):
+            out.append(UInt8(ascii: "["))
+            for (i, element) in elements.enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                write(element, into: &out)
+            }
+            out.append(UInt8(ascii: "]"))
+        case .object(let object):
+            out.append(UInt8(ascii: "{"))
+            for (i, member) in object.members.enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                writeString(member.key, into: &out)
+                out.append(UInt8(ascii: ":"))
+                write(member.value, into: &out)
+            }
+            out.append(UInt8(ascii: "}"))
+        }
+    }
+
+    static func writeString(_ text: String, into out: inout [UInt8]) {
+        let hexDigits = Array("0123456789abcdef".utf8)
+        out.append(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): out.append(contentsOf: [0x5C, 0x22])
+            case UInt8(ascii: "\\"): out.append(contentsOf: [0x5C, 0x5C])
+            case 0x0A: out.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+            case 0x0D: out.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+            case 0x09: out.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+            case 0x08: out.append(contentsOf: [0x5C, UInt8(ascii: "b")])
+            case 0x0C: out.append(contentsOf: [0x5C, UInt8(ascii: "f")])
+            case 0x00..<0x20:
+                out.append(contentsOf: [0x5C, UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
+                out.append(hexDigits[Int(byte >> 4)])
+                out.append(hexDigits[Int(byte & 0x0F)])
+            default: out.append(byte)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+}
