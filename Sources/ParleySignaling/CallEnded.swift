@@ -52,7 +52,7 @@ extension SignalingMessage {
 
         init(_ reader: FieldReader) throws(SignalingError) {
             code = SignalingErrorCode(rawValue: try reader.string("code", .errorCode))
-            message = try reader.string("message", .text(maxBytes: SignalingLimits.maxTextBytes))
+            message = try reader.string("message", .message)
         }
 
         var json: JSONValue {

@@ -25,8 +25,8 @@ extension SignalingMessage {
         init(_ reader: FieldReader) throws(SignalingError) {
             replyTo = try reader.optionalString("re", .requestID)
             code = SignalingErrorCode(rawValue: try reader.string("code", .errorCode))
-            message = try reader.string("message", .text(maxBytes: SignalingLimits.maxTextBytes))
-            field = try reader.optionalString("field", .text(maxBytes: SignalingLimits.maxUserIDBytes))
+            message = try reader.string("message", .message)
+            field = try reader.optionalString("field", .fieldPath)
             var versions: [Int] = []
             for element in try reader.array("supported", maxCount: SignalingLimits.maxListCount) {
                 versions.append(Int(try reader.checkedInteger(element.value, at: element.path, in: 1...65_535)))

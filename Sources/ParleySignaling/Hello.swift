@@ -31,9 +31,9 @@ extension SignalingMessage {
             requestID = try reader.requestIDField()
             appKey = try reader.string("appKey", .appKey)
             token = try reader.string("token", .jwt)
-            deviceID = try reader.string("deviceId", .identifier(maxBytes: SignalingLimits.maxDeviceIDBytes))
+            deviceID = try reader.string("deviceId", .deviceID)
             sdk = try SDKInfo(try reader.object("sdk"))
-            capabilities = try reader.stringArray("capabilities", maxCount: SignalingLimits.maxListCount, .identifier(maxBytes: SignalingLimits.maxIdentifierBytes))
+            capabilities = try reader.stringArray("capabilities", maxCount: SignalingLimits.maxListCount, .requestID)
             resumeSessionID = try reader.optionalString("resumeSessionId", .requestID)
         }
 
@@ -64,9 +64,9 @@ extension SignalingMessage {
         }
 
         init(_ reader: FieldReader) throws(SignalingError) {
-            name = try reader.string("name", .identifier(maxBytes: SignalingLimits.maxIdentifierBytes))
-            version = try reader.string("version", .visibleASCII(maxBytes: SignalingLimits.maxIdentifierBytes))
-            platform = try reader.optionalString("platform", .text(maxBytes: 128))
+            name = try reader.string("name", .requestID)
+            version = try reader.string("version", .shortVisibleASCII)
+            platform = try reader.optionalString("platform", .platform)
         }
 
         var json: JSONValue {

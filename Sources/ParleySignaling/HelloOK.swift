@@ -34,7 +34,7 @@ extension SignalingMessage {
             replyTo = try reader.replyToField()
             sessionID = try reader.string("sessionId", .requestID)
             userID = try reader.string("userId", .userID)
-            serverVersion = try reader.string("serverVersion", .visibleASCII(maxBytes: SignalingLimits.maxIdentifierBytes))
+            serverVersion = try reader.string("serverVersion", .shortVisibleASCII)
             heartbeatInterval = try reader.integer("heartbeatMs", in: 1000...600_000)
             time = try reader.timeField("time")
             resumed = try reader.bool("resumed", default: false)
@@ -66,7 +66,7 @@ extension SignalingMessage {
         }
 
         init(_ reader: FieldReader) throws(SignalingError) {
-            codecs = try reader.stringArray("codecs", maxCount: SignalingLimits.maxListCount, .visibleASCII(maxBytes: SignalingLimits.maxIdentifierBytes))
+            codecs = try reader.stringArray("codecs", maxCount: SignalingLimits.maxListCount, .shortVisibleASCII)
             var servers: [ICEServer] = []
             for server in try reader.objectArray("iceServers", maxCount: SignalingLimits.maxListCount) {
                 servers.append(try ICEServer(server))
@@ -99,8 +99,8 @@ extension SignalingMessage {
 
         init(_ reader: FieldReader) throws(SignalingError) {
             urls = try reader.stringArray("urls", maxCount: SignalingLimits.maxListCount, .iceServerURL, required: true)
-            username = try reader.optionalString("username", .text(maxBytes: 256))
-            credential = try reader.optionalString("credential", .text(maxBytes: 256))
+            username = try reader.optionalString("username", .credential)
+            credential = try reader.optionalString("credential", .credential)
         }
 
         var json: JSONValue {

@@ -23,7 +23,7 @@ extension SignalingMessage {
             requestID = try reader.requestIDField()
             callID = try reader.callIDField()
             candidate = try reader.string("candidate", .iceCandidate)
-            mid = try reader.optionalString("mid", .identifier(maxBytes: 32))
+            mid = try reader.optionalString("mid", .mid)
         }
 
         func append(to object: inout JSONObject) {

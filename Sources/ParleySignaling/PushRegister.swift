@@ -25,7 +25,7 @@ extension SignalingMessage {
         init(_ reader: FieldReader) throws(SignalingError) {
             requestID = try reader.requestIDField()
             pushType = try reader.enumeration("pushType", as: PushType.self)
-            token = try reader.string("token", .visibleASCII(maxBytes: SignalingLimits.maxPushTokenBytes))
+            token = try reader.string("token", .pushToken)
             environment = try reader.optionalEnumeration("environment", as: PushEnvironment.self) ?? .production
             appID = try reader.string("appId", .appID)
         }

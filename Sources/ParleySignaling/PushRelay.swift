@@ -16,7 +16,7 @@ extension SignalingMessage {
 
         init(_ reader: FieldReader) throws(SignalingError) {
             requestID = try reader.requestIDField()
-            payload = try reader.string("payload", .visibleASCII(maxBytes: SignalingLimits.maxPushPayloadBytes))
+            payload = try reader.string("payload", .pushPayload)
         }
 
         func append(to object: inout JSONObject) {

@@ -14,7 +14,7 @@ extension SignalingMessage {
 
         init(_ reader: FieldReader) throws(SignalingError) {
             requestID = try reader.requestIDField()
-            token = try reader.optionalString("token", .visibleASCII(maxBytes: SignalingLimits.maxPushTokenBytes))
+            token = try reader.optionalString("token", .pushToken)
         }
 
         func append(to object: inout JSONObject) {

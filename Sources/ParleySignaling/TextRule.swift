@@ -9,13 +9,26 @@ struct TextRule: Sendable {
 
     var minBytes = 1
     var maxBytes: Int
-    /// For rules over a fixed ASCII alphabet: the alphabet, and its description for messages.
-    var alphabet: (@Sendable (UInt8) -> Bool)? = nil
+    /// For rules over a fixed ASCII alphabet: which bytes are allowed (256 entries), and
+    /// the alphabet's description for messages.
+    private var allowedBytes: [Bool]? = nil
     var alphabetDescription = ""
     /// Free text: anything but control characters (U+0000-U+001F, U+007F).
     var forbidsControlCharacters = true
     /// A further check of the whole value, returning why it fails.
     var format: (@Sendable (String) -> String?)? = nil
+
+    init(
+        minBytes: Int = 1, maxBytes: Int, alphabet: ((UInt8) -> Bool)? = nil, alphabetDescription: String = "",
+        forbidsControlCharacters: Bool = true, format: (@Sendable (String) -> String?)? = nil
+    ) {
+        self.minBytes = minBytes
+        self.maxBytes = maxBytes
+        self.allowedBytes = alphabet.map { allowed in (0...255).map { allowed(UInt8($0)) } }
+        self.alphabetDescription = alphabetDescription
+        self.forbidsControlCharacters = forbidsControlCharacters
+        self.format = format
+    }
 
     func check(_ text: String) throws(Failure) {
         let length = text.utf8.count
@@ -25,20 +38,34 @@ struct TextRule: Sendable {
         if length < minBytes {
             throw Failure(code: .badRequest, reason: minBytes == 1 ? "must not be empty" : "must be at least \(minBytes) bytes")
         }
-        var offset = 0
-        for scalar in text.unicodeScalars {
-            if let alphabet {
-                guard scalar.isASCII, alphabet(UInt8(scalar.value)) else {
-                    throw Failure(code: .badRequest, reason: "character '\(displayScalar(scalar))' at byte \(offset) is not allowed (allowed: \(alphabetDescription))")
+        // Byte-wise: bytes below 0x80 never occur inside a multi-byte UTF-8 sequence, so
+        // the first refused byte is an ASCII character or the lead byte of a scalar.
+        if let allowedBytes {
+            var offset = 0
+            for byte in text.utf8 {
+                if !allowedBytes[Int(byte)] {
+                    throw Failure(code: .badRequest, reason: "character '\(Self.scalar(in: text, at: offset))' at byte \(offset) is not allowed (allowed: \(alphabetDescription))")
                 }
-            } else if forbidsControlCharacters, scalar.value < 0x20 || scalar.value == 0x7F {
-                throw Failure(code: .badRequest, reason: "control character '\(displayScalar(scalar))' at byte \(offset) is not allowed")
+                offset += 1
             }
-            offset += UTF8.width(scalar)
+        } else if forbidsControlCharacters {
+            var offset = 0
+            for byte in text.utf8 {
+                if byte < 0x20 || byte == 0x7F {
+                    throw Failure(code: .badRequest, reason: "control character '\(Self.scalar(in: text, at: offset))' at byte \(offset) is not allowed")
+                }
+                offset += 1
+            }
         }
         if let format, let reason = format(text) {
             throw Failure(code: .badRequest, reason: reason)
         }
+    }
+
+    /// The scalar starting at UTF-8 offset `offset`, for an error message.
+    private static func scalar(in text: String, at offset: Int) -> String {
+        let index = text.utf8.index(text.utf8.startIndex, offsetBy: offset)
+        return displayScalar(text.unicodeScalars[index])
     }
 }
 
@@ -59,6 +86,15 @@ extension TextRule {
     }
 
     static let requestID = identifier(maxBytes: SignalingLimits.maxIdentifierBytes)
+    static let deviceID = identifier(maxBytes: SignalingLimits.maxDeviceIDBytes)
+    static let mid = identifier(maxBytes: 32)
+    static let shortVisibleASCII = visibleASCII(maxBytes: SignalingLimits.maxIdentifierBytes)
+    static let pushToken = visibleASCII(maxBytes: SignalingLimits.maxPushTokenBytes)
+    static let pushPayload = visibleASCII(maxBytes: SignalingLimits.maxPushPayloadBytes)
+    static let message = text(maxBytes: SignalingLimits.maxTextBytes)
+    static let fieldPath = text(maxBytes: SignalingLimits.maxUserIDBytes)
+    static let platform = text(maxBytes: 128)
+    static let credential = text(maxBytes: 256)
 
     /// User ids: at most 255 bytes of `A-Z a-z 0-9 - _ =`, the rule of the calling issue.
     static let userID = TextRule(
@@ -70,8 +106,8 @@ extension TextRule {
     /// Conference ids: like user ids, at most 64 bytes.
     static let conferenceID = TextRule(
         maxBytes: SignalingLimits.maxIdentifierBytes,
-        alphabet: userID.alphabet,
-        alphabetDescription: userID.alphabetDescription
+        alphabet: { isAlphanumeric($0) || $0 == 0x2D || $0 == 0x5F || $0 == 0x3D },
+        alphabetDescription: "A-Z a-z 0-9 - _ ="
     )
 
     /// Application keys: `A-Z a-z 0-9 - _`.
@@ -145,7 +181,7 @@ extension TextRule {
         forbidsControlCharacters: false,
         format: { text in
             guard text.utf8.starts(with: "v=".utf8) else { return "is not an SDP description: must start with \"v=\"" }
-            guard !text.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\r" && $0 != "\n" && $0 != "\t" }) else {
+            guard !text.utf8.contains(where: { $0 < 0x20 && $0 != 0x0D && $0 != 0x0A && $0 != 0x09 }) else {
                 return "SDP must not contain control characters other than CR, LF and tab"
             }
             return nil
