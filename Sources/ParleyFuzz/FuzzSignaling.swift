@@ -2,10 +2,21 @@ import ParleySignaling
 
 /// Decodes the input as a signaling frame. Whatever decodes must survive a round trip:
 /// re-encoding gives a frame that decodes to the same message, and encoding that again
-/// gives the same bytes (encoding is deterministic).
+/// gives the same bytes (encoding is deterministic). Whatever fails must yield an error
+/// reply that is itself a valid frame, since the server sends it back as it is.
 func fuzzSignaling(_ input: UnsafeRawBufferPointer) {
     let bytes = Array(input)
-    guard let message = try? SignalingCodec.decode(bytes) else { return }
+    let message: SignalingMessage
+    do {
+        message = try SignalingCodec.decode(bytes)
+    } catch {
+        do {
+            try SignalingCodec.validate(SignalingCodec.errorReply(for: error))
+        } catch let replyError {
+            fatalError("error reply for \"\(error)\" is not a valid frame: \(replyError)")
+        }
+        return
+    }
     let frame = SignalingCodec.encode(message)
     let again: SignalingMessage
     do {

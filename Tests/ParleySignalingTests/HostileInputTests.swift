@@ -9,6 +9,12 @@ struct HostileInputTests {
         signalingError { () throws(SignalingError) in try SignalingCodec.decode(bytes, maxFrameSize: maxFrameSize) }
     }
 
+    /// The error reply for `error` must itself be a valid frame: the server sends it as it is.
+    static func expectValidReply(_ error: SignalingError?) {
+        guard let error else { return }
+        #expect(throws: Never.self) { try SignalingCodec.validate(SignalingCodec.errorReply(for: error)) }
+    }
+
     @Test("every truncation of every sample throws")
     func truncations() {
         for message in Samples.messages {
@@ -174,7 +180,7 @@ struct HostileInputTests {
             let bytes: [UInt8] = (0..<length).map { _ in
                 round % 2 == 0 ? UInt8.random(in: 0...255, using: &generator) : alphabet.randomElement(using: &generator)!
             }
-            _ = Self.error(bytes)
+            Self.expectValidReply(Self.error(bytes))
         }
     }
 
@@ -195,9 +201,39 @@ struct HostileInputTests {
                 }
                 if frame.isEmpty { break }
             }
-            if let message = try? SignalingCodec.decode(frame) {
+            do {
+                let message = try SignalingCodec.decode(frame)
                 #expect(try SignalingCodec.decode(SignalingCodec.encode(message)) == message)
+            } catch {
+                Self.expectValidReply(error)
             }
         }
+    }
+}
+
+@Suite("Error replies")
+struct ErrorReplyTests {
+    @Test("error replies stay valid frames even when they quote hostile text")
+    func hostileTextInReplies() throws {
+        let longType = String(repeating: "\u{10FFFF}", count: 5_000)
+        let frames = [
+            #"{"v":1,"type":"\#(longType)","id":"1"}"#,
+            #"{"v":1,"type":"call.ended","callId":"\#(Samples.callID)","cause":"\#(longType)","details":{}}"#,
+            #"{"v":1,"type":"call.ringing","callId":"\#(Samples.callID)","time":\#(String(repeating: "7", count: 60_000))}"#,
+            #"{"v":1,"type":"call.start","id":"2","callId":"\#(Samples.callID)","to":{"kind":"user","address":"a\u0000\u001b\u007f"},"sdp":"v=0"}"#,
+            #"{"v":1,"type":"\u0000\n\u2028"}"#,
+        ]
+        for frame in frames {
+            let error = try #require(HostileInputTests.error(frame.bytes))
+            let reply = SignalingCodec.errorReply(for: error)
+            try SignalingCodec.validate(reply)
+            guard case .error(let body) = reply else {
+                Issue.record("not an error")
+                continue
+            }
+            #expect(body.message.utf8.count <= SignalingLimits.maxTextBytes)
+        }
+        let unknown = try #require(HostileInputTests.error(#"{"v":1,"type":"\u0000\n\u2028"}"#.bytes))
+        #expect(unknown.description == #"unknown message type "\u{0}\u{a}\u{2028}""#)
     }
 }
