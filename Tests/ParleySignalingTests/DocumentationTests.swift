@@ -70,9 +70,9 @@ struct DocumentationTests {
     func truncatedExamples() throws {
         for block in Self.jsonBlocks(in: try Self.protocolDocument()) {
             let bytes = Array(block.utf8)
-            for length in 0..<bytes.count {
-                #expect(throws: SignalingError.self) { try SignalingCodec.decode(Array(bytes[0..<length])) }
-            }
+            // One #expect per example: the macro costs more than a decode in debug builds.
+            let accepted = (0..<bytes.count).filter { (try? SignalingCodec.decode(Array(bytes[0..<$0]))) != nil }
+            #expect(accepted.isEmpty, "prefixes of \(accepted) bytes decoded:\n\(block)")
         }
     }
 }

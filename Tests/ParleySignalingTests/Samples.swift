@@ -86,6 +86,16 @@ struct SeededGenerator: RandomNumberGenerator {
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
     }
+
+    /// A number in 0..<bound, cheaply (the generic `random(in:using:)` is slow in debug
+    /// builds, and a slight modulo bias does not matter here).
+    mutating func below(_ bound: Int) -> Int {
+        Int(next() % UInt64(bound))
+    }
+
+    mutating func byte() -> UInt8 {
+        UInt8(truncatingIfNeeded: next())
+    }
 }
 
 extension String {
