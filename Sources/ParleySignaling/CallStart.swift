@@ -1,0 +1,47 @@
+extension SignalingMessage {
+    /// `call.start` (device to server): place a call. Answered by `result`; the call's
+    /// progress then arrives as events (`call.media`, `call.progress`, ..., `call.ended`).
+    public struct CallStart: Sendable, Hashable {
+        /// Request id, echoed as `re` in the reply.
+        public var requestID: String
+        /// The new call's id, chosen by the device: a random (version 4) UUID in lower case,
+        /// so that the SDK can hand out the call object before the server replies.
+        public var callID: String
+        /// The callee.
+        public var to: Address
+        /// Custom headers passed to the callee (at most 1024 bytes of names and values in total).
+        public var headers: [String: String]
+        /// Whether the caller offers video (the server carries audio only for now).
+        public var video: Bool
+        /// The device's SDP offer (RFC 8829 JSEP offer: ICE credentials, DTLS fingerprint, Opus).
+        public var sdp: String
+
+        public init(requestID: String, callID: String, to: Address, headers: [String: String] = [:], video: Bool = false, sdp: String) {
+            self.requestID = requestID
+            self.callID = callID
+            self.to = to
+            self.headers = headers
+            self.video = video
+            self.sdp = sdp
+        }
+
+        init(_ reader: FieldReader) throws(SignalingError) {
+            requestID = try reader.requestIDField()
+            callID = try reader.callIDField()
+            to = try Address(try reader.object("to"))
+            headers = try reader.headersField()
+            video = try reader.bool("video", default: false)
+            sdp = try reader.string("sdp", .sdp)
+        }
+
+        func append(to object: inout JSONObject) {
+            object.append("id", requestID)
+            object.append("callId", callID)
+            object.append("to", to.json)
+            object.append("headers", headersJSON(headers))
+            object.append("video", video)
+            object.append("sdp", sdp)
+        }
+    }
+}
+

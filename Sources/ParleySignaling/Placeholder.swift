@@ -1,2 +1,0 @@
-// ParleySignaling: placeholder until its wire format lands.
-internal import ParleyWireCore
