@@ -22,7 +22,7 @@ enum InspectCommand {
     }
 
     static let help = """
-        usage: parley inspect stun|rtp|rtcp|sdp|ws [FILE] [--hex] [--password PW]
+        usage: parley inspect stun|rtp|rtcp|sdp|ws|signaling [FILE] [--hex] [--password PW]
 
         Reads one message from FILE, or standard input when FILE is absent or '-', and
         prints it decoded as JSON on standard output.

@@ -1,6 +1,6 @@
 /// The message formats `parley inspect` decodes.
 enum InspectFormat: String, CaseIterable {
-    case stun, rtp, rtcp, sdp, ws
+    case stun, rtp, rtcp, sdp, ws, signaling
 
     /// Decodes `input` and returns the JSON text to print, or throws a one-line failure.
     func inspect(_ input: [UInt8], options: InspectCommand.Options) throws(InspectCommand.Failure) -> String {
@@ -9,6 +9,7 @@ enum InspectFormat: String, CaseIterable {
         case .rtp: return try inspectRTP(input)
         case .rtcp: return try inspectRTCP(input)
         case .stun: return try inspectSTUN(input, password: options.password)
+        case .signaling: return try inspectSignaling(input)
         case .sdp, .ws:
             throw InspectCommand.Failure(message: "\(rawValue) is not decodable yet")
         }

@@ -6,7 +6,7 @@ let usage = """
     usage: parley <command> [options]
 
     commands:
-      inspect stun|rtp|rtcp|sdp|ws [FILE] [--hex] [--password PW]
+      inspect stun|rtp|rtcp|sdp|ws|signaling [FILE] [--hex] [--password PW]
                   decode one message from FILE (or standard input) and print it as JSON
       help        show this text
 

@@ -46,7 +46,7 @@ import Foundation
 
     /// Hostile input for every format: empty, random bytes, random hex. The process
     /// must exit 0 (it happened to parse) or 2 with exactly one line; never crash.
-    @Test(arguments: ["stun", "rtp", "rtcp", "sdp", "ws"])
+    @Test(arguments: ["stun", "rtp", "rtcp", "sdp", "ws", "signaling"])
     func hostileInputNeverCrashes(format: String) throws {
         var generator = SeededGenerator(seed: 0x5eed_0000 &+ UInt64(format.utf8.reduce(0) { $0 &* 31 &+ UInt64($1) }))
         var inputs: [[UInt8]] = [[], [0], [0xff, 0xff]]

@@ -18,7 +18,7 @@ import Foundation
         try JSONSerialization.jsonObject(with: Data(text.utf8))
     }
 
-    @Test(arguments: ["stun", "rtp", "rtcp", "sdp", "ws"])
+    @Test(arguments: ["stun", "rtp", "rtcp", "sdp", "ws", "signaling"])
     func everyFixtureDecodes(format: String) throws {
         let files = Self.fixtures(format)
         for file in files {
@@ -46,6 +46,12 @@ import Foundation
                 }
             }
         }
+    }
+
+    @Test func signalingErrorNamesTheField() throws {
+        let result = try ParleyProcess.run(["inspect", "signaling"], stdin: Array(#"{"v":1,"type":"call.start","id":"x"}"#.utf8))
+        #expect(result.status == 2)
+        #expect(result.stderr == "parley inspect: invalid signaling: field \"callId\" of call.start: is required\n")
     }
 
     @Test func rtpFieldsComeThrough() throws {
