@@ -12,7 +12,15 @@ struct SeededGenerator: RandomNumberGenerator {
         z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
         return z ^ (z >> 31)
     }
-    mutating func bytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8.random(in: 0...255, using: &self) } }
+    mutating func bytes(_ count: Int) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(count + 8)
+        while out.count < count {
+            let word = next()
+            for shift in stride(from: 0, to: 64, by: 8) { out.append(UInt8(truncatingIfNeeded: word >> UInt64(shift))) }
+        }
+        return Array(out.prefix(count))
+    }
 }
 
 /// The key of the RFC 6455 §5.7 examples.
@@ -77,4 +85,16 @@ func script(_ bytes: [UInt8], role: WebSocketRole = .server, maxMessageSize: Int
         return ["chunking changed the events:", "\(describe(whole))", "\(describe(single))", "\(describe(triple))"]
     }
     return describe(whole)
+}
+
+/// A connection in a box, so tests can call its mutating methods inside `#expect`.
+final class Peer {
+    private var connection: WebSocketConnection
+    init(configuration: WebSocketConnection.Configuration) { connection = WebSocketConnection(configuration: configuration) }
+    var state: WebSocketConnection.State { connection.state }
+    var canSendMessages: Bool { connection.canSendMessages }
+    func receive(_ bytes: some Sequence<UInt8>) -> [WebSocketEvent] { connection.receive(bytes) }
+    func receiveEndOfStream() -> [WebSocketEvent] { connection.receiveEndOfStream() }
+    func beginClosing() -> Bool { connection.beginClosing() }
+    func fail() -> Bool { connection.fail() }
 }
