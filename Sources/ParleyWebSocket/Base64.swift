@@ -11,7 +11,7 @@ enum Base64 {
     }()
 
     static func encode(_ bytes: some Collection<UInt8>) -> String {
-        let input = Array(bytes)
+        let input = Array(bytes: bytes)
         var out: [UInt8] = []
         out.reserveCapacity((input.count + 2) / 3 * 4)
         var index = 0

@@ -30,10 +30,16 @@ enum HTTPSyntax {
 
     /// ASCII case-insensitive equality, as header names and tokens compare.
     static func equalsIgnoringCase(_ a: some StringProtocol, _ b: some StringProtocol) -> Bool {
-        let x = a.utf8, y = b.utf8
-        guard x.count == y.count else { return false }
-        for (p, q) in zip(x, y) where lowercase(p) != lowercase(q) { return false }
-        return true
+        // Native strings expose their UTF-8 directly, which makes this a plain byte loop.
+        let fast: Bool?? = a.utf8.withContiguousStorageIfAvailable { x in
+            b.utf8.withContiguousStorageIfAvailable { y in
+                guard x.count == y.count else { return false }
+                for index in 0..<x.count where lowercase(x[index]) != lowercase(y[index]) { return false }
+                return true
+            }
+        }
+        if let fast, let fast { return fast }
+        return a.utf8.elementsEqual(b.utf8) { lowercase($0) == lowercase($1) }
     }
 
     static func lowercase(_ byte: UInt8) -> UInt8 {

@@ -29,7 +29,7 @@ public struct WebSocketClose: Sendable, Hashable, Encodable, CustomStringConvert
     /// not allowed on the wire (both map to 1002) and `invalidCloseReason` for a reason
     /// that is not UTF-8 (1007).
     public static func parse(payload: some Collection<UInt8>, offset: Int = 0) throws(WebSocketError) -> WebSocketClose {
-        let bytes = Array(payload)
+        let bytes = Array(bytes: payload)
         if bytes.isEmpty { return WebSocketClose(code: nil) }
         guard bytes.count >= 2 else {
             throw WebSocketError(.invalidClosePayload, offset: offset,

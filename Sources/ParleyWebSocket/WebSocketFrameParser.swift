@@ -146,7 +146,7 @@ public struct WebSocketFrameParser: Sendable {
             buffer.removeFirst(readIndex)
             readIndex = 0
         }
-        buffer.append(contentsOf: bytes)
+        buffer.appendBytes(bytes)
     }
 
     /// The next complete frame, or nil when more bytes are needed.

@@ -53,7 +53,23 @@ public struct WebSocketHTTPHeaders: Sendable, Hashable, Encodable, Sequence {
 
     /// Whether a comma-separated list header contains `token`, ignoring case.
     public func containsToken(_ token: String, in name: String) -> Bool {
-        listElements(name).contains { HTTPSyntax.equalsIgnoringCase($0, token) }
+        let wanted = Array(token.utf8)
+        for field in fields where HTTPSyntax.equalsIgnoringCase(field.name, name) {
+            // Scan the elements in place; this runs on every upgrade request.
+            let value = Array(field.value.utf8)
+            var start = 0
+            while start <= value.count {
+                var end = start
+                while end < value.count, value[end] != UInt8(ascii: ",") { end += 1 }
+                let element = HTTPSyntax.trimmed(value[start..<end])
+                if element.count == wanted.count,
+                   zip(element, wanted).allSatisfy({ HTTPSyntax.lowercase($0) == HTTPSyntax.lowercase($1) }) {
+                    return true
+                }
+                start = end + 1
+            }
+        }
+        return false
     }
 
     public func makeIterator() -> IndexingIterator<[Field]> { fields.makeIterator() }

@@ -39,8 +39,8 @@ public struct WebSocketHandshakeReader: Sendable {
     /// without the end of the head. After `.complete`, further bytes are returned whole
     /// as the remainder.
     public mutating func append(_ bytes: some Sequence<UInt8>) throws(WebSocketError) -> Progress {
-        if let head { return .complete(head: head, remainder: Array(bytes)) }
-        buffer.append(contentsOf: bytes)
+        if let head { return .complete(head: head, remainder: Array(bytes: bytes)) }
+        buffer.appendBytes(bytes)
         // Resume three bytes back: the terminator may straddle two chunks.
         if let end = HTTPHead.endOfHead(in: buffer, from: searchFrom - 3), end <= maxHeadSize {
             let head = Array(buffer[0..<end])

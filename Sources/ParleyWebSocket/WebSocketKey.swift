@@ -12,7 +12,7 @@ public struct WebSocketKey: Sendable, Hashable, CustomStringConvertible {
     /// nil for any other count.
     public init?(nonce: some Collection<UInt8>) {
         guard nonce.count == 16 else { return nil }
-        bytes = Array(nonce)
+        bytes = Array(bytes: nonce)
     }
 
     /// A key from its header value; nil unless it is strict base64 of exactly 16 bytes.

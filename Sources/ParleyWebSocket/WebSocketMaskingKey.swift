@@ -39,23 +39,12 @@ public struct WebSocketMaskingKey: Sendable, Hashable, CustomStringConvertible {
     /// buffer's first byte (§5.3: octet i is XORed with key octet i mod 4). Works a word
     /// at a time; masking and unmasking are the same operation.
     func apply(to buffer: UnsafeMutableRawBufferPointer, phase: Int) {
-        let keyBytes = bytes
-        var rotated: (UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0)
-        rotated.0 = keyBytes[phase & 3]
-        rotated.1 = keyBytes[(phase + 1) & 3]
-        rotated.2 = keyBytes[(phase + 2) & 3]
-        rotated.3 = keyBytes[(phase + 3) & 3]
-        var pattern: UInt64 = 0
-        withUnsafeMutableBytes(of: &pattern) { word in
-            for index in 0..<8 {
-                switch index & 3 {
-                case 0: word[index] = rotated.0
-                case 1: word[index] = rotated.1
-                case 2: word[index] = rotated.2
-                default: word[index] = rotated.3
-                }
-            }
-        }
+        // Rotate the key so its first byte lines up with the buffer's first byte.
+        let shift = UInt32((phase & 3) * 8)
+        let rotated = shift == 0 ? rawValue : rawValue << shift | rawValue >> (32 - shift)
+        // The same four bytes twice, laid out in memory order whatever the host's endianness.
+        let word32 = UInt32(bigEndian: rotated)
+        let pattern = UInt64(word32) | UInt64(word32) << 32
         let count = buffer.count
         var index = 0
         // Eight bytes is a multiple of four, so the pattern stays in phase.
@@ -65,12 +54,7 @@ public struct WebSocketMaskingKey: Sendable, Hashable, CustomStringConvertible {
             index += 8
         }
         while index < count {
-            switch index & 3 {
-            case 0: buffer[index] ^= rotated.0
-            case 1: buffer[index] ^= rotated.1
-            case 2: buffer[index] ^= rotated.2
-            default: buffer[index] ^= rotated.3
-            }
+            buffer[index] ^= UInt8(truncatingIfNeeded: rotated >> UInt32(24 - (index & 3) * 8))
             index += 1
         }
     }

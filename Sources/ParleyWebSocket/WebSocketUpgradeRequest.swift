@@ -139,7 +139,7 @@ public struct WebSocketUpgradeRequest: Sendable, Hashable, Encodable {
     /// an HTTP version other than 1.1; 426 when Sec-WebSocket-Version is not 13; 431 for
     /// too many header fields. `WebSocketUpgradeResponse.rejecting(_:)` builds that answer.
     public static func parse(_ head: some Sequence<UInt8>) throws(WebSocketError) -> WebSocketUpgradeRequest {
-        let parsed = try HTTPHead(parsing: Array(head))
+        let parsed = try HTTPHead(parsing: Array(bytes: head))
         let parts = parsed.startLine.split(separator: " ", omittingEmptySubsequences: false)
         guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty, HTTPSyntax.isToken(parts[0]) else {
             throw WebSocketError(.malformedHTTP, offset: 0, line: 1, "request line is not METHOD SP target SP version")

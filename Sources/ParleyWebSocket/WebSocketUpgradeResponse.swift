@@ -126,7 +126,7 @@ public struct WebSocketUpgradeResponse: Sendable, Hashable, Encodable {
     /// Parses a response head as `WebSocketHandshakeReader` returns it. Only the syntax
     /// is checked (any status parses); `validate(for:)` judges it.
     public static func parse(_ head: some Sequence<UInt8>) throws(WebSocketError) -> WebSocketUpgradeResponse {
-        let parsed = try HTTPHead(parsing: Array(head))
+        let parsed = try HTTPHead(parsing: Array(bytes: head))
         // status-line = HTTP-version SP status-code SP [ reason-phrase ] (RFC 9112 §4);
         // a missing final space is tolerated.
         let line = Array(parsed.startLine.utf8)
