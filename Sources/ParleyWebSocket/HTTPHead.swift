@@ -15,10 +15,12 @@ struct HTTPHead: Sendable {
             var lines = 1
             for byte in bytes where byte == UInt8(ascii: "\n") { lines += 1 }
             throw WebSocketError(.truncated, offset: bytes.count, line: lines,
-                                 "HTTP head ends after \(bytes.count) bytes without the empty line (CRLF CRLF)")
+                                 "HTTP head ends after \(bytes.count) bytes, before the empty line (CRLF CRLF)")
         }
         guard end == bytes.count else {
-            throw WebSocketError(.trailingBytes, offset: end, "\(bytes.count - end) bytes after the end of the HTTP head")
+            var lines = 1
+            for byte in bytes[..<end] where byte == UInt8(ascii: "\n") { lines += 1 }
+            throw WebSocketError(.trailingBytes, offset: end, line: lines, "\(bytes.count - end) bytes after the end of the HTTP head")
         }
         var lineNumber = 0
         var lineStart = 0

@@ -168,7 +168,8 @@ public struct WebSocketError: Error, Sendable, Hashable, CustomStringConvertible
     public var httpStatus: Int? {
         switch kind.code {
         case .headTooLarge: return 431
-        case .malformedHTTP, .missingHeader, .invalidHeader, .invalidKey, .truncated, .trailingBytes: return 400
+        case .truncated, .trailingBytes: return line != nil ? 400 : nil
+        case .malformedHTTP, .missingHeader, .invalidHeader, .invalidKey: return 400
         case .methodNotAllowed: return 405
         case .unsupportedHTTPVersion: return 505
         case .unsupportedVersion: return 426

@@ -173,15 +173,15 @@ public struct WebSocketFrameParser: Sendable {
         case .failed(let error):
             return error
         case .awaitingHeader:
-            return WebSocketError(.truncated, offset: streamOffset, "truncated frame header: need 2 bytes, \(have) left")
+            return WebSocketError(.truncated, offset: streamOffset, "frame header needs 2 bytes, \(have) left")
         case .awaitingExtendedLength(_, let second, _):
             let need = second & 0x7f == 126 ? 2 : 8
-            return WebSocketError(.truncated, offset: streamOffset, "truncated extended payload length: need \(need) bytes, \(have) left")
+            return WebSocketError(.truncated, offset: streamOffset, "extended payload length needs \(need) bytes, \(have) left")
         case .awaitingMaskingKey:
-            return WebSocketError(.truncated, offset: streamOffset, "truncated masking key: need 4 bytes, \(have) left")
+            return WebSocketError(.truncated, offset: streamOffset, "masking key needs 4 bytes, \(have) left")
         case .awaitingPayload(let header):
             return WebSocketError(.truncated, offset: header.payloadOffset,
-                                  "truncated payload: need \(header.length) bytes, \(payload.count + have) left")
+                                  "payload needs \(header.length) bytes, \(payload.count + have) left")
         }
     }
 

@@ -46,7 +46,7 @@ import ParleyWireCore
         let truncated = try inspectError("invalid-truncated.hex")
         #expect(truncated?.kind == .truncated)
         #expect(truncated?.offset == 2)
-        #expect(truncated?.description == "truncated input at offset 2: truncated payload: need 5 bytes, 2 left")
+        #expect(truncated?.description == "truncated input at offset 2: payload needs 5 bytes, 2 left")
         #expect(try inspectError("invalid-nonminimal-length.hex").map { [$0.kind.description, "\($0.offset ?? -1)"] } == ["nonMinimalLength", "2"])
         let version = try inspectError("invalid-handshake-version.hex")
         #expect(version?.kind == .unsupportedVersion)

@@ -99,7 +99,7 @@ import Testing
             try parser.finish()
         } catch {
             #expect(error.kind == .truncated)
-            #expect(error.description == "truncated input at offset 10: truncated payload: need 9223372036854775807 bytes, 10 left")
+            #expect(error.description == "truncated input at offset 10: payload needs 9223372036854775807 bytes, 10 left")
         }
         // With a limit, it is refused from the header alone.
         #expect(parseError(hex("82 ff 7f ff ff ff ff ff ff ff"))?.kind == .frameTooLarge)
