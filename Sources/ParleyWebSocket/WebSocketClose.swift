@@ -17,6 +17,7 @@ public struct WebSocketClose: Sendable, Hashable, Encodable, CustomStringConvert
     /// Longest reason that fits a control frame next to the two-byte code.
     public static let maxReasonBytes = 123
 
+    /// A close with `code` (nil for an empty close body) and `reason`.
     public init(code: WebSocketCloseCode?, reason: String = "") {
         self.code = code
         self.reason = reason

@@ -1,7 +1,9 @@
 /// A close status code (RFC 6455 §7.4, IANA "WebSocket Close Code Number Registry").
 public struct WebSocketCloseCode: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    /// The 16-bit code as on the wire.
     public let rawValue: UInt16
 
+    /// Any code; check `isAllowedOnWire` before sending one from outside this module.
     public init(rawValue: UInt16) { self.rawValue = rawValue }
 
     /// 1000: the purpose of the connection is fulfilled.

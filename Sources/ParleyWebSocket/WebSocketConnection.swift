@@ -32,6 +32,7 @@ public struct WebSocketConnection: Sendable {
         /// Largest reassembled message accepted (exceeding it closes with 1009).
         public var maxMessageSize: Int
 
+        /// Limits default to 1 MiB each.
         public init(role: WebSocketRole,
                     maxFrameSize: Int = WebSocketFrameParser.Configuration.defaultMaxFrameSize,
                     maxMessageSize: Int = WebSocketFrameParser.Configuration.defaultMaxFrameSize) {
@@ -61,7 +62,9 @@ public struct WebSocketConnection: Sendable {
         var validator = UTF8Validator()
     }
 
+    /// Role and limits, fixed at creation.
     public let configuration: Configuration
+    /// Where the connection is; see `State`.
     public private(set) var state: State = .open
 
     private var parser: WebSocketFrameParser
@@ -71,6 +74,7 @@ public struct WebSocketConnection: Sendable {
     /// Payload bytes of the current frame already run through the UTF-8 validator.
     private var validatedInFrame = 0
 
+    /// A connection whose opening handshake has just completed.
     public init(configuration: Configuration) {
         self.configuration = configuration
         let masking: WebSocketFrameParser.Configuration.Masking = configuration.role == .server ? .required : .forbidden

@@ -26,7 +26,9 @@ public struct WebSocketFrame: Sendable, Hashable, Encodable, CustomStringConvert
     public var fin: Bool
     /// Reserved bits; nonzero only under a negotiated extension.
     public var rsv1: Bool
+    /// Reserved bit 2.
     public var rsv2: Bool
+    /// Reserved bit 3.
     public var rsv3: Bool
     /// What the payload is.
     public var opcode: WebSocketOpcode
@@ -35,6 +37,7 @@ public struct WebSocketFrame: Sendable, Hashable, Encodable, CustomStringConvert
     /// Application data, unmasked.
     public var payload: [UInt8]
 
+    /// A frame from its fields; defaults make a final, unmasked frame with no reserved bits.
     public init(fin: Bool = true, rsv1: Bool = false, rsv2: Bool = false, rsv3: Bool = false,
                 opcode: WebSocketOpcode, maskingKey: WebSocketMaskingKey? = nil, payload: [UInt8] = []) {
         self.fin = fin

@@ -2,10 +2,14 @@
 public struct WebSocketReservedBits: OptionSet, Sendable, Hashable {
     /// The bits as they sit in the first header byte (0x40, 0x20, 0x10).
     public let rawValue: UInt8
+    /// Bits outside 0x70 are ignored.
     public init(rawValue: UInt8) { self.rawValue = rawValue & 0x70 }
 
+    /// RSV1 (0x40), claimed by permessage-deflate (RFC 7692).
     public static let rsv1 = WebSocketReservedBits(rawValue: 0x40)
+    /// RSV2 (0x20).
     public static let rsv2 = WebSocketReservedBits(rawValue: 0x20)
+    /// RSV3 (0x10).
     public static let rsv3 = WebSocketReservedBits(rawValue: 0x10)
 }
 
@@ -50,6 +54,7 @@ public struct WebSocketFrameParser: Sendable {
         /// One mebibyte: larger than any signaling message, small enough to hold per connection.
         public static let defaultMaxFrameSize = 1 << 20
 
+        /// A configuration with the given rule and limits.
         public init(masking: Masking, maxFrameSize: Int = defaultMaxFrameSize, allowedReservedBits: WebSocketReservedBits = []) {
             self.masking = masking
             self.maxFrameSize = maxFrameSize
@@ -116,6 +121,7 @@ public struct WebSocketFrameParser: Sendable {
     /// Unmasked payload of the frame in progress.
     private var payload: [UInt8] = []
 
+    /// A parser at the start of a stream.
     public init(configuration: Configuration) {
         self.configuration = configuration
     }

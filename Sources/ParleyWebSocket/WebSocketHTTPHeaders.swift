@@ -12,6 +12,7 @@ public struct WebSocketHTTPHeaders: Sendable, Hashable, Encodable, Sequence {
     /// The fields in the order they appear.
     public private(set) var fields: [Field] = []
 
+    /// No fields.
     public init() {}
 
     /// Headers from name/value pairs; throws `invalidArgument` if a name is not a token or
@@ -72,6 +73,7 @@ public struct WebSocketHTTPHeaders: Sendable, Hashable, Encodable, Sequence {
         return false
     }
 
+    /// Iterates the fields in order.
     public func makeIterator() -> IndexingIterator<[Field]> { fields.makeIterator() }
 
     /// An array of `{"name", "value"}` objects in order.

@@ -31,6 +31,7 @@ public struct WebSocketHandshakeReader: Sendable {
     private var searchFrom = 0
     private var head: [UInt8]? = nil
 
+    /// A reader refusing heads longer than `maxHeadSize` bytes.
     public init(maxHeadSize: Int = defaultMaxHeadSize) {
         self.maxHeadSize = maxHeadSize
     }
