@@ -1,0 +1,81 @@
+/// Character classes and list splitting of HTTP/1.1 message syntax (RFC 9110 §5.6,
+/// RFC 9112 §2-§5), only as much as the WebSocket opening handshake needs.
+enum HTTPSyntax {
+    /// tchar (RFC 9110 §5.6.2): the characters of methods, header names and tokens.
+    static func isTokenCharacter(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"), UInt8(ascii: "'"),
+             UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "^"), UInt8(ascii: "_"),
+             UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
+            return true
+        default:
+            return false
+        }
+    }
+
+    static func isToken(_ text: some StringProtocol) -> Bool {
+        !text.isEmpty && text.utf8.allSatisfy(isTokenCharacter)
+    }
+
+    /// field-value characters (RFC 9110 §5.5): visible ASCII, space, tab and obs-text.
+    static func isFieldValueCharacter(_ byte: UInt8) -> Bool {
+        byte == 0x09 || byte >= 0x20 && byte != 0x7f
+    }
+
+    static func isFieldValue(_ text: some StringProtocol) -> Bool {
+        text.utf8.allSatisfy(isFieldValueCharacter)
+    }
+
+    /// ASCII case-insensitive equality, as header names and tokens compare.
+    static func equalsIgnoringCase(_ a: some StringProtocol, _ b: some StringProtocol) -> Bool {
+        // Native strings expose their UTF-8 directly, which makes this a plain byte loop.
+        let fast: Bool?? = a.utf8.withContiguousStorageIfAvailable { x in
+            b.utf8.withContiguousStorageIfAvailable { y in
+                guard x.count == y.count else { return false }
+                for index in 0..<x.count where lowercase(x[index]) != lowercase(y[index]) { return false }
+                return true
+            }
+        }
+        if let fast, let fast { return fast }
+        return a.utf8.elementsEqual(b.utf8) { lowercase($0) == lowercase($1) }
+    }
+
+    static func lowercase(_ byte: UInt8) -> UInt8 {
+        byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+    }
+
+    /// Strips optional whitespace (SP / HTAB) from both ends.
+    static func trimmed(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        var slice = bytes
+        while let first = slice.first, first == 0x20 || first == 0x09 { slice = slice.dropFirst() }
+        while let last = slice.last, last == 0x20 || last == 0x09 { slice = slice.dropLast() }
+        return slice
+    }
+
+    /// Elements of a comma-separated list (RFC 9110 §5.6.1), trimmed, empty ones dropped;
+    /// commas inside quoted strings do not split.
+    static func listElements(_ value: String) -> [String] {
+        var elements: [String] = []
+        var current: [UInt8] = []
+        var quoted = false
+        var escaped = false
+        for byte in value.utf8 {
+            if quoted {
+                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { quoted = false }
+                current.append(byte)
+            } else if byte == UInt8(ascii: ",") {
+                let element = trimmed(current[...])
+                if !element.isEmpty { elements.append(String(decoding: element, as: UTF8.self)) }
+                current.removeAll(keepingCapacity: true)
+            } else {
+                if byte == UInt8(ascii: "\"") { quoted = true }
+                current.append(byte)
+            }
+        }
+        let element = trimmed(current[...])
+        if !element.isEmpty { elements.append(String(decoding: element, as: UTF8.self)) }
+        return elements
+    }
+}

@@ -1,2 +1,0 @@
-// ParleyWebSocket: placeholder until its wire format lands.
-internal import ParleyWireCore
