@@ -10,7 +10,8 @@ enum InspectFormat: String, CaseIterable {
         case .rtcp: return try inspectRTCP(input)
         case .stun: return try inspectSTUN(input, password: options.password)
         case .signaling: return try inspectSignaling(input)
-        case .sdp, .ws:
+        case .ws: return try inspectWebSocket(input)
+        case .sdp:
             throw InspectCommand.Failure(message: "\(rawValue) is not decodable yet")
         }
     }

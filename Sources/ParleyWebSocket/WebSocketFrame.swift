@@ -167,13 +167,14 @@ public struct WebSocketFrame: Sendable, Hashable, Encodable, CustomStringConvert
     }
 
     private enum CodingKeys: String, CodingKey {
-        case fin, rsv1, rsv2, rsv3, opcode, opcodeName, masked, maskingKey, payloadLength, payload, text, close
+        case fin, rsv1, rsv2, rsv3, opcode, opcodeName, masked, maskingKey, payloadLength, payload, text, close, closeError
     }
 
     /// The JSON form printed by `parley inspect` (see docs/wire/websocket.md):
     /// every header field, the payload as lowercase hex, and for text frames `text`
     /// (null if the payload is not complete UTF-8), for close frames `close` (null if
-    /// the payload is not a valid close body).
+    /// the payload is not a valid close body) and `closeError` (why it is not, else null),
+    /// so a person debugging a peer sees the code the peer actually sent.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(fin, forKey: .fin)
@@ -192,7 +193,16 @@ public struct WebSocketFrame: Sendable, Hashable, Encodable, CustomStringConvert
             try container.encode(valid ? String(decoding: payload, as: UTF8.self) : nil, forKey: .text)
         }
         if opcode == .close {
-            try container.encode(try? WebSocketClose.parse(payload: payload), forKey: .close)
+            let parsed: Result<WebSocketClose, WebSocketError>
+            do throws(WebSocketError) { parsed = .success(try WebSocketClose.parse(payload: payload)) } catch { parsed = .failure(error) }
+            switch parsed {
+            case .success(let close):
+                try container.encode(close, forKey: .close)
+                try container.encodeNil(forKey: .closeError)
+            case .failure(let error):
+                try container.encodeNil(forKey: .close)
+                try container.encode(error, forKey: .closeError)
+            }
         }
     }
 }

@@ -7,7 +7,9 @@ import Foundation
     static func fixtures(_ format: String) -> [URL] {
         let directory = ParleyProcess.fixtures.appendingPathComponent(format)
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
-        return names.filter { !$0.hasPrefix(".") }.sorted().map { directory.appendingPathComponent($0) }
+        let samples = ["hex", "bin", "sdp", "json"]
+        return names.filter { !$0.hasPrefix(".") && samples.contains(($0 as NSString).pathExtension) }
+            .sorted().map { directory.appendingPathComponent($0) }
     }
 
     static func arguments(for file: URL, format: String) -> [String] {
@@ -23,6 +25,13 @@ import Foundation
         let files = Self.fixtures(format)
         for file in files {
             let result = try ParleyProcess.run(Self.arguments(for: file, format: format))
+            // Samples named invalid-* exist to show the one-line rejection.
+            if file.lastPathComponent.hasPrefix("invalid-") {
+                #expect(result.status == 2, "\(file.lastPathComponent) was accepted")
+                #expect(result.stderr.hasPrefix("parley inspect: invalid \(format): "))
+                #expect(result.stderr.split(separator: "\n").count == 1)
+                continue
+            }
             #expect(result.status == 0, "\(file.lastPathComponent): \(result.stderr)")
             #expect(result.stderr.isEmpty)
             #expect((try? Self.decodeJSON(result.stdout)) != nil, "\(file.lastPathComponent) printed invalid JSON")

@@ -65,7 +65,7 @@ import Testing
         let text = try WebSocketFrame.parse(hex("81 85 37 fa 21 3d 7f 9f 4d 51 58"))
         #expect(try json(text) == #"{"fin":true,"masked":true,"maskingKey":"37fa213d","opcode":1,"opcodeName":"text","payload":"48656c6c6f","payloadLength":5,"rsv1":false,"rsv2":false,"rsv3":false,"text":"Hello"}"#)
         let close = WebSocketFrame.close(WebSocketClose(code: .goingAway, reason: "bye"))
-        #expect(try json(close) == #"{"close":{"code":1001,"codeName":"goingAway","reason":"bye"},"fin":true,"masked":false,"maskingKey":null,"opcode":8,"opcodeName":"close","payload":"03e9627965","payloadLength":5,"rsv1":false,"rsv2":false,"rsv3":false}"#)
+        #expect(try json(close) == #"{"close":{"code":1001,"codeName":"goingAway","reason":"bye"},"closeError":null,"fin":true,"masked":false,"maskingKey":null,"opcode":8,"opcodeName":"close","payload":"03e9627965","payloadLength":5,"rsv1":false,"rsv2":false,"rsv3":false}"#)
         let badText = WebSocketFrame(fin: false, opcode: .text, payload: [0xce])
         #expect(try json(badText).contains(#""text":null"#))
         let reserved = WebSocketFrame(rsv1: true, opcode: opcode(0xb))

@@ -35,9 +35,9 @@ import ParleyWireCore
         let response = try WebSocketInspection.inspect(fixture("handshake-response-and-frame.hex"))
         #expect(response.response?.accept == "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=")
         #expect(response.frames == [.text("Hello")])
-        let close = try WebSocketInspection.inspect(fixture("invalid-close-code.hex"))
+        let close = try WebSocketInspection.inspect(fixture("close-invalid-code.hex"))
         #expect(close.frames.count == 1)
-        #expect(describe(run(try fixture("invalid-close-code.hex"), role: .client)) == ["fail:1002:invalidCloseCode"])
+        #expect(describe(run(try fixture("close-invalid-code.hex"), role: .client)) == ["fail:1002:invalidCloseCode"])
     }
 
     @Test("Invalid fixtures fail as documented")
