@@ -14,6 +14,7 @@ enum InspectCommand {
         var path: String?
         var hex = false
         var password: String?
+        var telephoneEventPayloadType: UInt8?
     }
 
     /// A failure reported to the user as one line, exit status 2.
@@ -23,6 +24,7 @@ enum InspectCommand {
 
     static let help = """
         usage: parley inspect stun|rtp|rtcp|sdp|ws|signaling [FILE] [--hex] [--password PW]
+                             [--telephone-event PT]
 
         Reads one message from FILE, or standard input when FILE is absent or '-', and
         prints it decoded as JSON on standard output.
@@ -30,6 +32,9 @@ enum InspectCommand {
           --hex            the input is hex text (whitespace, ':' and a leading 0x ignored)
           --password PW    STUN only: verify MESSAGE-INTEGRITY(-SHA256) with this
                            short-term password and report the verdict
+          --telephone-event PT
+                           RTP only: when the packet's payload type is PT, also decode
+                           its payload as RFC 4733 telephone events
 
         Invalid input prints one line naming what is wrong and where, and exits with 2.
 
@@ -70,6 +75,12 @@ enum InspectCommand {
                 options.password = value
             case _ where argument.hasPrefix("--password="):
                 options.password = String(argument.dropFirst("--password=".count))
+            case "--telephone-event":
+                guard let value = remaining.popFirst() else { throw Failure(message: "--telephone-event needs a payload type") }
+                guard let payloadType = UInt8(value), payloadType < 128 else {
+                    throw Failure(message: "--telephone-event needs a payload type from 0 to 127, not '\(value)'")
+                }
+                options.telephoneEventPayloadType = payloadType
             case _ where argument.hasPrefix("-") && argument != "-":
                 throw Failure(message: "unknown option '\(argument)'")
             default:
@@ -79,6 +90,9 @@ enum InspectCommand {
         }
         if options.password != nil && format != .stun {
             throw Failure(message: "--password applies only to stun")
+        }
+        if options.telephoneEventPayloadType != nil && format != .rtp {
+            throw Failure(message: "--telephone-event applies only to rtp")
         }
         return options
     }

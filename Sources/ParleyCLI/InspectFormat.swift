@@ -6,7 +6,7 @@ enum InspectFormat: String, CaseIterable {
     func inspect(_ input: [UInt8], options: InspectCommand.Options) throws(InspectCommand.Failure) -> String {
         guard !input.isEmpty else { throw InspectCommand.Failure(message: "invalid \(rawValue): empty input") }
         switch self {
-        case .rtp: return try inspectRTP(input)
+        case .rtp: return try inspectRTP(input, telephoneEventPayloadType: options.telephoneEventPayloadType)
         case .rtcp: return try inspectRTCP(input)
         case .stun: return try inspectSTUN(input, password: options.password)
         case .signaling: return try inspectSignaling(input)

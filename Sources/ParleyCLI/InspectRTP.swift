@@ -1,7 +1,22 @@
 import ParleyRTP
 
+/// An RTP packet whose payload type was named telephone-event: the payload decoded as
+/// RFC 4733 event blocks, beside the packet's own fields.
+private struct InspectedTelephoneEventPacket: Encodable {
+    let packet: RTPPacket
+    let events: [TelephoneEvent]
+
+    enum CodingKeys: String, CodingKey { case telephoneEvents }
+
+    func encode(to encoder: any Encoder) throws {
+        try packet.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(events, forKey: .telephoneEvents)
+    }
+}
+
 extension InspectFormat {
-    func inspectRTP(_ input: [UInt8]) throws(InspectCommand.Failure) -> String {
+    func inspectRTP(_ input: [UInt8], telephoneEventPayloadType: UInt8?) throws(InspectCommand.Failure) -> String {
         // RFC 5761 §4: on a muxed port, a second byte of 192-223 is RTCP. Saying so beats
         // printing an RTP header with a nonsense payload type.
         if RTPMultiplexing.classify(input) == .rtcp {
@@ -9,6 +24,11 @@ extension InspectFormat {
         }
         let packet: RTPPacket
         do { packet = try RTPPacket(parsing: input) } catch { throw .invalid(.rtp, error) }
+        if let telephoneEventPayloadType, packet.payloadType == telephoneEventPayloadType {
+            let events: [TelephoneEvent]
+            do { events = try TelephoneEvent.parseBlocks(packet.payload) } catch { throw .invalid(.rtp, error) }
+            return try InspectCommand.json(InspectedTelephoneEventPacket(packet: packet, events: events))
+        }
         return try InspectCommand.json(packet)
     }
 

@@ -16,6 +16,8 @@ import Foundation
         (["inspect", "rtp", "--frobnicate"], "unknown option '--frobnicate'"),
         (["inspect", "rtp", "--password", "x"], "--password applies only to stun"),
         (["inspect", "stun", "--password"], "--password needs a value"),
+        (["inspect", "rtp", "--telephone-event", "200"], "payload type from 0 to 127"),
+        (["inspect", "rtcp", "--telephone-event", "101"], "--telephone-event applies only to rtp"),
         (["inspect", "sdp", "/nonexistent/file.sdp"], "no such file"),
         (["inspect", "sdp", "/"], "not a readable file"),
         (["inspect", "stun", "a", "b"], "more than one input file"),

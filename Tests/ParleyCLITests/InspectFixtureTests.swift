@@ -74,6 +74,20 @@ import Foundation
         #expect(extensionJSON["form"] as? String == "oneByte")
     }
 
+    @Test func telephoneEventPayloadDecodes() throws {
+        let file = ParleyProcess.fixtures.appendingPathComponent("rtp/telephone-event.hex")
+        let result = try ParleyProcess.run(["inspect", "rtp", "--hex", file.path, "--telephone-event", "101"])
+        let json = try #require(try Self.decodeJSON(result.stdout) as? [String: Any])
+        let events = try #require(json["telephoneEvents"] as? [[String: Any]])
+        #expect(events.count == 1)
+        #expect(events.first?["key"] as? String == "5")
+        #expect(events.first?["end"] as? Bool == true)
+        #expect(events.first?["duration"] as? Int == 800)
+        // Another payload type leaves the payload alone.
+        let other = try ParleyProcess.run(["inspect", "rtp", "--hex", file.path, "--telephone-event", "100"])
+        #expect((try Self.decodeJSON(other.stdout) as? [String: Any])?["telephoneEvents"] == nil)
+    }
+
     @Test func rtcpCompoundListsEveryPacket() throws {
         let file = ParleyProcess.fixtures.appendingPathComponent("rtcp/chromium-sr-sdes.hex")
         let result = try ParleyProcess.run(["inspect", "rtcp", "--hex", file.path])
