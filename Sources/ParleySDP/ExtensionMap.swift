@@ -31,12 +31,12 @@ public struct ExtensionMap: SDPAttributeValue {
         }
         var idText = fields[0]
         var direction: MediaDirection? = nil
-        if let slash = idText.firstIndex(of: "/") {
-            guard let value = MediaDirection(rawValue: String(idText[idText.index(after: slash)...])) else {
-                throw .malformed(Self.self, "direction \(SDPText.quote(idText[idText.index(after: slash)...])) is not sendrecv, sendonly, recvonly or inactive")
+        if let slash = SDPText.firstIndex(of: UInt8(ascii: "/"), in: idText) {
+            guard let value = MediaDirection(rawValue: String(SDPText.after(slash, in: idText))) else {
+                throw .malformed(Self.self, "direction \(SDPText.quote(SDPText.after(slash, in: idText))) is not sendrecv, sendonly, recvonly or inactive")
             }
             direction = value
-            idText = idText[..<slash]
+            idText = SDPText.before(slash, in: idText)
         }
         guard let id = SDPText.decimal(idText, as: UInt16.self), id >= 1 else {
             throw .malformed(Self.self, "id \(SDPText.quote(idText)) is not a number 1-65535")

@@ -23,7 +23,7 @@ public struct Fingerprint: SDPAttributeValue {
             throw .malformed(Self.self, "expected <hash function> <fingerprint>, found \(SDPText.quote(attributeValue))")
         }
         var bytes: [UInt8] = []
-        for pair in fields[1].split(separator: ":", omittingEmptySubsequences: false) {
+        for pair in SDPText.split(fields[1], on: UInt8(ascii: ":")) {
             guard pair.utf8.count == 2, pair.utf8.allSatisfy(SDPText.isHexDigit), let byte = UInt8(pair, radix: 16) else {
                 throw .malformed(Self.self, "\(SDPText.quote(pair)) is not a two-digit hex byte")
             }

@@ -38,21 +38,19 @@ public struct FormatParameters: SDPAttributeValue {
     }
 
     public init(attributeValue: String) throws(SDPError) {
-        guard let space = attributeValue.firstIndex(of: " ") else {
+        guard let space = SDPText.firstIndex(of: UInt8(ascii: " "), in: attributeValue) else {
             throw .malformed(Self.self, "expected <format> <parameters>, found \(SDPText.quote(attributeValue))")
         }
-        let format = attributeValue[..<space]
+        let format = SDPText.before(space, in: attributeValue)
         guard SDPText.isNonSpaceText(format) else {
             throw .malformed(Self.self, "empty format")
         }
         var parameters: [Parameter] = []
-        for item in attributeValue[attributeValue.index(after: space)...].split(separator: ";") {
-            let trimmed = item.drop(while: { $0 == " " })
-            let end = trimmed.lastIndex(where: { $0 != " " }).map { trimmed.index(after: $0) } ?? trimmed.startIndex
-            let text = trimmed[..<end]
+        for item in SDPText.split(SDPText.after(space, in: attributeValue), on: UInt8(ascii: ";")) {
+            let text = SDPText.trimmingSpaces(item)
             if text.isEmpty { continue }
-            if let equals = text.firstIndex(of: "=") {
-                parameters.append(Parameter(name: String(text[..<equals]), value: String(text[text.index(after: equals)...])))
+            if let equals = SDPText.firstIndex(of: UInt8(ascii: "="), in: text) {
+                parameters.append(Parameter(name: String(SDPText.before(equals, in: text)), value: String(SDPText.after(equals, in: text))))
             } else {
                 parameters.append(Parameter(name: String(text)))
             }

@@ -232,7 +232,7 @@ public struct ICECandidate: SDPAttributeValue {
 enum IPAddressText {
     /// Dotted quad, each part 0-255 without leading zeros beyond "0".
     static func isIPv4(_ text: Substring) -> Bool {
-        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        let parts = SDPText.split(text, on: UInt8(ascii: "."))
         guard parts.count == 4 else { return false }
         for part in parts {
             guard part.utf8.count <= 3, let value = SDPText.decimal(part, as: UInt16.self), value <= 255 else { return false }
@@ -246,9 +246,9 @@ enum IPAddressText {
     /// is accepted.
     static func isIPv6(_ input: Substring) -> Bool {
         var text = input
-        if let percent = text.firstIndex(of: "%") {
-            guard text.index(after: percent) < text.endIndex else { return false }
-            text = text[..<percent]
+        if let percent = SDPText.firstIndex(of: UInt8(ascii: "%"), in: text) {
+            guard text.utf8.index(after: percent) < text.endIndex else { return false }
+            text = SDPText.before(percent, in: text)
         }
         let bytes = Array(text.utf8)
         guard bytes.count >= 2, bytes.count <= 45, bytes.contains(UInt8(ascii: ":")) else { return false }
@@ -295,7 +295,7 @@ enum IPAddressText {
         if text.hasSuffix(".") { text = text.dropLast() }
         guard !text.isEmpty, text.utf8.count <= 253 else { return false }
         var hasLetter = false
-        for label in text.split(separator: ".", omittingEmptySubsequences: false) {
+        for label in SDPText.split(text, on: UInt8(ascii: ".")) {
             guard !label.isEmpty, label.utf8.count <= 63, label.utf8.first != UInt8(ascii: "-"), label.utf8.last != UInt8(ascii: "-") else { return false }
             for byte in label.utf8 {
                 switch byte {

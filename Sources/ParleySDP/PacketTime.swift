@@ -32,7 +32,7 @@ public struct MaxPacketTime: SDPAttributeValue {
 
 /// Digits with at most one decimal point; no signs, exponents, NaN or infinity.
 private func parseMilliseconds<T: SDPAttributeValue>(_ text: String, for type: T.Type) throws(SDPError) -> Double {
-    let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+    let parts = SDPText.split(text, on: UInt8(ascii: "."))
     guard parts.count <= 2, SDPText.isDigits(parts[0]), parts.count == 1 || SDPText.isDigits(parts[1]),
           text.utf8.count <= 20, let value = Double(text), value.isFinite
     else {
@@ -42,6 +42,9 @@ private func parseMilliseconds<T: SDPAttributeValue>(_ text: String, for type: T
 }
 
 private func formatMilliseconds(_ value: Double) -> String {
-    if value.rounded() == value, value < 1e15 { return String(Int64(value)) }
-    return String(value)
+    // Plain text manipulation: rounding functions would pull in libm, which products
+    // without Foundation do not link.
+    var text = String(value)
+    if text.hasSuffix(".0") { text.removeLast(2) }
+    return text
 }

@@ -27,7 +27,7 @@ public struct RTPMap: SDPAttributeValue {
         guard let payloadType = SDPText.decimal(fields[0], as: UInt8.self), payloadType <= 127 else {
             throw .malformed(Self.self, "payload type \(SDPText.quote(fields[0])) is not a number 0-127")
         }
-        let parts = fields[1].split(separator: "/", omittingEmptySubsequences: false)
+        let parts = SDPText.split(fields[1], on: UInt8(ascii: "/"))
         guard parts.count == 2 || parts.count == 3, SDPText.isToken(parts[0]) else {
             throw .malformed(Self.self, "expected <encoding>/<clock rate>[/<channels>], found \(SDPText.quote(fields[1]))")
         }

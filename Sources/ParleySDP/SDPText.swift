@@ -5,13 +5,81 @@ enum SDPText {
     /// yields an empty element, which callers reject, so what parses re-serializes to
     /// the same text.
     static func fields(_ text: Substring) -> [Substring] {
-        text.split(separator: " ", omittingEmptySubsequences: false)
+        split(text, on: UInt8(ascii: " "))
+    }
+
+    /// Splits on every `separator` byte (ASCII), keeping empty pieces. Works on the
+    /// UTF-8 view: Character-level splitting costs grapheme breaking for nothing.
+    static func split(_ text: String, on separator: UInt8) -> [Substring] {
+        split(Substring(text), on: separator)
+    }
+
+    static func split(_ text: Substring, on separator: UInt8) -> [Substring] {
+        var pieces: [Substring] = []
+        let utf8 = text.utf8
+        var start = utf8.startIndex
+        var index = start
+        while index != utf8.endIndex {
+            if utf8[index] == separator {
+                pieces.append(text[start..<index])
+                start = utf8.index(after: index)
+            }
+            index = utf8.index(after: index)
+        }
+        pieces.append(text[start..<utf8.endIndex])
+        return pieces
+    }
+
+    /// Everything after the ASCII byte at `index`, exactly (no Character rounding:
+    /// `:` followed by a combining mark must not swallow the mark).
+    static func after(_ index: String.Index, in text: Substring) -> Substring {
+        Substring(text.utf8[text.utf8.index(after: index)...])
+    }
+
+    static func after(_ index: String.Index, in text: String) -> Substring {
+        after(index, in: Substring(text))
+    }
+
+    /// Everything before `index`, exactly.
+    static func before(_ index: String.Index, in text: Substring) -> Substring {
+        Substring(text.utf8[..<index])
+    }
+
+    static func before(_ index: String.Index, in text: String) -> Substring {
+        before(index, in: Substring(text))
+    }
+
+    /// `text` without leading and trailing spaces.
+    static func trimmingSpaces(_ text: Substring) -> Substring {
+        let utf8 = text.utf8
+        guard let first = utf8.firstIndex(where: { $0 != UInt8(ascii: " ") }),
+              let last = utf8.lastIndex(where: { $0 != UInt8(ascii: " ") }) else { return text[text.endIndex...] }
+        return Substring(utf8[first...last])
+    }
+
+    /// The first position of an ASCII byte.
+    static func firstIndex(of byte: UInt8, in text: some StringProtocol) -> String.Index? {
+        text.utf8.firstIndex(of: byte)
     }
 
     /// Fields split on runs of spaces and tabs, for attribute values whose senders are
     /// known to be loose about spacing.
     static func looseFields(_ text: Substring) -> [Substring] {
-        text.split(whereSeparator: { $0 == " " || $0 == "\t" })
+        var pieces: [Substring] = []
+        let utf8 = text.utf8
+        var start: String.Index? = nil
+        var index = utf8.startIndex
+        while index != utf8.endIndex {
+            let byte = utf8[index]
+            if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") {
+                if let begin = start { pieces.append(text[begin..<index]); start = nil }
+            } else if start == nil {
+                start = index
+            }
+            index = utf8.index(after: index)
+        }
+        if let begin = start { pieces.append(text[begin..<utf8.endIndex]) }
+        return pieces
     }
 
     /// A decimal number of type `T`: digits only (at least one), no sign, no overflow.

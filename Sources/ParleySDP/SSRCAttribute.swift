@@ -16,18 +16,18 @@ public struct SSRCAttribute: SDPAttributeValue {
     }
 
     public init(attributeValue: String) throws(SDPError) {
-        guard let space = attributeValue.firstIndex(of: " ") else {
+        guard let space = SDPText.firstIndex(of: UInt8(ascii: " "), in: attributeValue) else {
             throw .malformed(Self.self, "expected <ssrc> <attribute>[:<value>], found \(SDPText.quote(attributeValue))")
         }
-        guard let ssrc = SDPText.decimal(attributeValue[..<space], as: UInt32.self) else {
-            throw .malformed(Self.self, "ssrc \(SDPText.quote(attributeValue[..<space])) is not a number 0-4294967295")
+        guard let ssrc = SDPText.decimal(SDPText.before(space, in: attributeValue), as: UInt32.self) else {
+            throw .malformed(Self.self, "ssrc \(SDPText.quote(SDPText.before(space, in: attributeValue))) is not a number 0-4294967295")
         }
-        let rest = attributeValue[attributeValue.index(after: space)...]
+        let rest = SDPText.after(space, in: attributeValue)
         let name: Substring
         var value: String? = nil
-        if let colon = rest.firstIndex(of: ":") {
-            name = rest[..<colon]
-            value = String(rest[rest.index(after: colon)...])
+        if let colon = SDPText.firstIndex(of: UInt8(ascii: ":"), in: rest) {
+            name = SDPText.before(colon, in: rest)
+            value = String(SDPText.after(colon, in: rest))
         } else {
             name = rest
         }

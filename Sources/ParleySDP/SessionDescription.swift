@@ -91,44 +91,56 @@ public struct SessionDescription: Sendable, Hashable, SDPAttributeContainer, Cus
 
     /// The description as SDP text, every line ending in CRLF.
     public func serialized() -> String {
-        var out = ""
-        out.reserveCapacity(1024 + 64 * (attributes.count + media.reduce(0) { $0 + $1.attributes.count }))
-        func line(_ type: Character, _ value: String) {
-            out.append(type)
-            out.append("=")
-            out.append(value)
-            out.append("\r\n")
-        }
-        line("v", String(version))
-        line("o", origin.lineValue)
-        line("s", sessionName)
-        if let information { line("i", information) }
-        if let uri { line("u", uri) }
-        for email in emails { line("e", email) }
-        for phone in phones { line("p", phone) }
-        if let connection { line("c", connection.lineValue) }
-        for bandwidth in bandwidths { line("b", bandwidth.lineValue) }
-        for timing in timings {
-            line("t", "\(timing.start) \(timing.stop)")
-            for value in timing.repeats { line("r", value) }
-        }
-        if let timeZones { line("z", timeZones) }
-        if let encryptionKey { line("k", encryptionKey) }
-        for attribute in attributes { line("a", attribute.lineValue) }
-        for section in media {
-            line("m", section.lineValue)
-            if let information = section.information { line("i", information) }
-            for connection in section.connections { line("c", connection.lineValue) }
-            for bandwidth in section.bandwidths { line("b", bandwidth.lineValue) }
-            if let key = section.encryptionKey { line("k", key) }
-            for attribute in section.attributes { line("a", attribute.lineValue) }
-        }
-        return out
+        String(decoding: serializedBytes(), as: UTF8.self)
     }
 
-    /// `serialized()` as UTF-8 bytes.
+    /// The description as UTF-8 bytes, every line ending in CRLF.
     public func serializedBytes() -> [UInt8] {
-        Array(serialized().utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(256 + 48 * (attributes.count + media.reduce(0) { $0 + $1.attributes.count + 4 }))
+        func line(_ type: UInt8, _ value: String) {
+            out.append(type)
+            out.append(UInt8(ascii: "="))
+            out.append(contentsOf: value.utf8)
+            out.append(UInt8(ascii: "\r"))
+            out.append(UInt8(ascii: "\n"))
+        }
+        func attributeLine(_ attribute: SDPAttribute) {
+            out.append(UInt8(ascii: "a"))
+            out.append(UInt8(ascii: "="))
+            out.append(contentsOf: attribute.name.utf8)
+            if let value = attribute.value {
+                out.append(UInt8(ascii: ":"))
+                out.append(contentsOf: value.utf8)
+            }
+            out.append(UInt8(ascii: "\r"))
+            out.append(UInt8(ascii: "\n"))
+        }
+        line(UInt8(ascii: "v"), String(version))
+        line(UInt8(ascii: "o"), origin.lineValue)
+        line(UInt8(ascii: "s"), sessionName)
+        if let information { line(UInt8(ascii: "i"), information) }
+        if let uri { line(UInt8(ascii: "u"), uri) }
+        for email in emails { line(UInt8(ascii: "e"), email) }
+        for phone in phones { line(UInt8(ascii: "p"), phone) }
+        if let connection { line(UInt8(ascii: "c"), connection.lineValue) }
+        for bandwidth in bandwidths { line(UInt8(ascii: "b"), bandwidth.lineValue) }
+        for timing in timings {
+            line(UInt8(ascii: "t"), "\(timing.start) \(timing.stop)")
+            for value in timing.repeats { line(UInt8(ascii: "r"), value) }
+        }
+        if let timeZones { line(UInt8(ascii: "z"), timeZones) }
+        if let encryptionKey { line(UInt8(ascii: "k"), encryptionKey) }
+        for attribute in attributes { attributeLine(attribute) }
+        for section in media {
+            line(UInt8(ascii: "m"), section.lineValue)
+            if let information = section.information { line(UInt8(ascii: "i"), information) }
+            for connection in section.connections { line(UInt8(ascii: "c"), connection.lineValue) }
+            for bandwidth in section.bandwidths { line(UInt8(ascii: "b"), bandwidth.lineValue) }
+            if let key = section.encryptionKey { line(UInt8(ascii: "k"), key) }
+            for attribute in section.attributes { attributeLine(attribute) }
+        }
+        return out
     }
 
     /// The SDP text (same as `serialized()`).

@@ -2,21 +2,49 @@
 /// for its type letter, its place in the order of §5, and its own grammar. Attribute
 /// values are kept as text here; their typed views parse on demand.
 enum SessionDescriptionParser {
-    /// Where in the fixed line order (RFC 8866 §5) the parser stands.
-    private static let sessionOrder: [UInt8: Int] = [
-        UInt8(ascii: "v"): 0, UInt8(ascii: "o"): 1, UInt8(ascii: "s"): 2, UInt8(ascii: "i"): 3,
-        UInt8(ascii: "u"): 4, UInt8(ascii: "e"): 5, UInt8(ascii: "p"): 6, UInt8(ascii: "c"): 7,
-        UInt8(ascii: "b"): 8, UInt8(ascii: "t"): 9, UInt8(ascii: "r"): 9, UInt8(ascii: "z"): 10,
-        UInt8(ascii: "k"): 11, UInt8(ascii: "a"): 12,
-    ]
-    private static let mediaOrder: [UInt8: Int] = [
-        UInt8(ascii: "i"): 1, UInt8(ascii: "c"): 2, UInt8(ascii: "b"): 3, UInt8(ascii: "k"): 4, UInt8(ascii: "a"): 5,
-    ]
+    /// Rank of a session-level line in the fixed order of RFC 8866 §5
+    /// (v o s i u e p c b t r z k a), nil for letters that are not session-level.
+    private static func sessionRank(_ type: UInt8) -> Int? {
+        switch type {
+        case UInt8(ascii: "v"): 0
+        case UInt8(ascii: "o"): 1
+        case UInt8(ascii: "s"): 2
+        case UInt8(ascii: "i"): 3
+        case UInt8(ascii: "u"): 4
+        case UInt8(ascii: "e"): 5
+        case UInt8(ascii: "p"): 6
+        case UInt8(ascii: "c"): 7
+        case UInt8(ascii: "b"): 8
+        case UInt8(ascii: "t"), UInt8(ascii: "r"): 9
+        case UInt8(ascii: "z"): 10
+        case UInt8(ascii: "k"): 11
+        case UInt8(ascii: "a"): 12
+        default: nil
+        }
+    }
+
+    /// Rank of a media-level line (m i c b k a).
+    private static func mediaRank(_ type: UInt8) -> Int? {
+        switch type {
+        case UInt8(ascii: "i"): 1
+        case UInt8(ascii: "c"): 2
+        case UInt8(ascii: "b"): 3
+        case UInt8(ascii: "k"): 4
+        case UInt8(ascii: "a"): 5
+        default: nil
+        }
+    }
+
     /// Lines that may appear more than once in their section.
-    private static let repeatable: Set<UInt8> = [
-        UInt8(ascii: "e"), UInt8(ascii: "p"), UInt8(ascii: "c"), UInt8(ascii: "b"),
-        UInt8(ascii: "t"), UInt8(ascii: "r"), UInt8(ascii: "a"),
-    ]
+    private static func isRepeatable(_ type: UInt8) -> Bool {
+        switch type {
+        case UInt8(ascii: "e"), UInt8(ascii: "p"), UInt8(ascii: "c"), UInt8(ascii: "b"), UInt8(ascii: "t"), UInt8(ascii: "r"), UInt8(ascii: "a"): true
+        default: false
+        }
+    }
+
+    /// One bit per letter a-z, for "seen in this section".
+    private static func bit(_ type: UInt8) -> UInt32 { 1 << UInt32(type &- UInt8(ascii: "a")) }
 
     static func parse(_ bytes: [UInt8], limits: SDPLimits) throws(SDPError) -> SessionDescription {
         guard bytes.count <= limits.maxBytes else {
@@ -45,7 +73,7 @@ enum SessionDescriptionParser {
 
         var rank = 2
         var previousType = UInt8(ascii: "s")
-        var seen: Set<UInt8> = [UInt8(ascii: "v"), UInt8(ascii: "o"), UInt8(ascii: "s")]
+        var seen: UInt32 = bit(UInt8(ascii: "v")) | bit(UInt8(ascii: "o")) | bit(UInt8(ascii: "s"))
         var current: MediaDescription? = nil
         var index = 3
         while index < lines.count {
@@ -58,13 +86,12 @@ enum SessionDescriptionParser {
                 }
                 current = try parseMedia(value, line: number)
                 rank = 0
-                seen = []
+                seen = 0
                 previousType = type
                 continue
             }
-            let order = current == nil ? sessionOrder : mediaOrder
-            guard let lineRank = order[type] else {
-                if current != nil, sessionOrder[type] != nil {
+            guard let lineRank = current == nil ? sessionRank(type) : mediaRank(type) else {
+                if current != nil, sessionRank(type) != nil {
                     throw SDPError(.lineOutOfOrder, line: number, "\(letter(type))= is a session-level line but appears inside a media section (media-level lines go m i c b k a)")
                 }
                 throw SDPError(.unknownLineType, line: number, "unknown line type \(letter(type))= (RFC 8866 defines v o s i u e p c b t r z k a m)")
@@ -73,14 +100,14 @@ enum SessionDescriptionParser {
                 let sequence = current == nil ? "v o s i u e p c b t r z k a m" : "m i c b k a"
                 throw SDPError(.lineOutOfOrder, line: number, "\(letter(type))= line out of order (lines go \(sequence))")
             }
-            if seen.contains(type), !repeatable.contains(type) {
+            if seen & bit(type) != 0, !isRepeatable(type) {
                 throw SDPError(.duplicateLine, line: number, "second \(letter(type))= line in the \(current == nil ? "session" : "media") section")
             }
             if type == UInt8(ascii: "r"), previousType != UInt8(ascii: "t"), previousType != UInt8(ascii: "r") {
                 throw SDPError(.lineOutOfOrder, line: number, "r= line must follow a t= line")
             }
             rank = lineRank
-            seen.insert(type)
+            seen |= bit(type)
             previousType = type
 
             if current != nil {
@@ -99,8 +126,21 @@ enum SessionDescriptionParser {
         var start = 0
         var number = 0
         while start < bytes.count {
+            // One scan finds the line end and notes NUL, CR and non-ASCII bytes.
             var end = start
-            while end < bytes.count, bytes[end] != UInt8(ascii: "\n") { end += 1 }
+            var firstControl: UInt8? = nil
+            var isASCII = true
+            while end < bytes.count {
+                let byte = bytes[end]
+                if byte == UInt8(ascii: "\n") { break }
+                if byte == 0 || byte == UInt8(ascii: "\r") {
+                    // A CR right before the LF (or the end) is the line ending.
+                    let isLineEnding = byte == UInt8(ascii: "\r") && (end + 1 == bytes.count || bytes[end + 1] == UInt8(ascii: "\n"))
+                    if !isLineEnding, firstControl == nil { firstControl = byte }
+                }
+                if byte >= 0x80 { isASCII = false }
+                end += 1
+            }
             let next = end + 1
             var contentEnd = end
             if contentEnd > start, bytes[contentEnd - 1] == UInt8(ascii: "\r") { contentEnd -= 1 }
@@ -115,18 +155,23 @@ enum SessionDescriptionParser {
             guard number <= limits.maxLines else {
                 throw SDPError(.tooManyLines, line: number, "more than \(limits.maxLines) lines")
             }
-            let content = bytes[start..<contentEnd]
-            for byte in content where byte == 0 || byte == UInt8(ascii: "\r") {
-                throw SDPError(.invalidText, line: number, byte == 0 ? "NUL byte in line" : "carriage return inside a line")
+            if let firstControl {
+                throw SDPError(.invalidText, line: number, firstControl == 0 ? "NUL byte in line" : "carriage return inside a line")
             }
-            guard content.count >= 2, content[start + 1] == UInt8(ascii: "=") else {
+            guard contentEnd - start >= 2, bytes[start + 1] == UInt8(ascii: "=") else {
                 throw SDPError(.malformedLine, line: number, "line does not start with a type letter and '='")
             }
-            let type = content[start]
+            let type = bytes[start]
             guard type >= UInt8(ascii: "a"), type <= UInt8(ascii: "z") else {
                 throw SDPError(.malformedLine, line: number, "type \(letter(type)) is not a lowercase letter")
             }
-            guard let value = String(validating: content.dropFirst(2), as: UTF8.self) else {
+            let valueBytes = bytes[(start + 2)..<contentEnd]
+            let value: String
+            if isASCII {
+                value = String(decoding: valueBytes, as: UTF8.self)  // nothing to validate
+            } else if let decoded = String(validating: valueBytes, as: UTF8.self) {
+                value = decoded
+            } else {
                 throw SDPError(.invalidText, line: number, "line is not valid UTF-8")
             }
             lines.append((number, type, value))
@@ -202,13 +247,13 @@ enum SessionDescriptionParser {
 
     /// RFC 8866 §5.8.
     static func parseBandwidth(_ value: String, line: Int) throws(SDPError) -> SessionDescription.Bandwidth {
-        guard let colon = value.firstIndex(of: ":"), SDPText.isToken(value[..<colon]) else {
+        guard let colon = SDPText.firstIndex(of: UInt8(ascii: ":"), in: value), SDPText.isToken(SDPText.before(colon, in: value)) else {
             throw SDPError(.malformedLine, line: line, "malformed b= line: expected <type>:<bandwidth>, found \(SDPText.quote(value))")
         }
-        guard let amount = SDPText.decimal(value[value.index(after: colon)...], as: UInt64.self) else {
-            throw SDPError(.malformedLine, line: line, "malformed b= line: bandwidth \(SDPText.quote(value[value.index(after: colon)...])) is not a number")
+        guard let amount = SDPText.decimal(SDPText.after(colon, in: value), as: UInt64.self) else {
+            throw SDPError(.malformedLine, line: line, "malformed b= line: bandwidth \(SDPText.quote(SDPText.after(colon, in: value))) is not a number")
         }
-        return .init(type: String(value[..<colon]), value: amount)
+        return .init(type: String(SDPText.before(colon, in: value)), value: amount)
     }
 
     /// RFC 8866 §5.9.
@@ -231,12 +276,12 @@ enum SessionDescriptionParser {
         }
         var portText = fields[1]
         var portCount: UInt16? = nil
-        if let slash = portText.firstIndex(of: "/") {
-            guard let count = SDPText.decimal(portText[portText.index(after: slash)...], as: UInt16.self) else {
+        if let slash = SDPText.firstIndex(of: UInt8(ascii: "/"), in: portText) {
+            guard let count = SDPText.decimal(SDPText.after(slash, in: portText), as: UInt16.self) else {
                 throw SDPError(.malformedLine, line: line, "malformed m= line: port count in \(SDPText.quote(portText)) is not a number 0-65535")
             }
             portCount = count
-            portText = portText[..<slash]
+            portText = SDPText.before(slash, in: portText)
         }
         guard let port = SDPText.decimal(portText, as: UInt16.self) else {
             throw SDPError(.malformedLine, line: line, "malformed m= line: port \(SDPText.quote(portText)) is not a number 0-65535")
@@ -253,20 +298,17 @@ enum SessionDescriptionParser {
         return media
     }
 
-    /// RFC 8866 §5.13: `a=<name>` or `a=<name>:<value>`.
+    /// RFC 8866 §5.13: `a=<name>` or `a=<name>:<value>`. Works on the UTF-8 view:
+    /// attributes are most of a description, and Character-level search is slow.
     static func parseAttribute(_ value: String, line: Int) throws(SDPError) -> SDPAttribute {
-        let name: Substring
-        let attributeValue: String?
-        if let colon = value.firstIndex(of: ":") {
-            name = value[..<colon]
-            attributeValue = String(value[value.index(after: colon)...])
-        } else {
-            name = Substring(value)
-            attributeValue = nil
+        let utf8 = value.utf8
+        let colon = utf8.firstIndex(of: UInt8(ascii: ":"))
+        let nameBytes = utf8[..<(colon ?? utf8.endIndex)]
+        guard !nameBytes.isEmpty, nameBytes.allSatisfy(SDPText.isTokenByte) else {
+            throw SDPError(.malformedLine, line: line, "malformed a= line: attribute name \(SDPText.quote(Substring(nameBytes))) is empty or not a token")
         }
-        guard SDPText.isToken(name) else {
-            throw SDPError(.malformedLine, line: line, "malformed a= line: attribute name \(SDPText.quote(name)) is empty or not a token")
-        }
-        return SDPAttribute(name: String(name), value: attributeValue, line: line)
+        let name = String(Substring(nameBytes))
+        guard let colon else { return SDPAttribute(name: name, value: nil, line: line) }
+        return SDPAttribute(name: name, value: String(Substring(utf8[utf8.index(after: colon)...])), line: line)
     }
 }
