@@ -27,7 +27,7 @@ func fuzzSDP(_ input: UnsafeRawBufferPointer) {
         _ = try? media.ssrcAttributes()
         _ = try? media.ssrcGroups()
         _ = try? media.rtcp()
-        _ = direction(media, sdp)
+        _ = media.direction(in: sdp)
         // Typed values that parse must survive their own round trip.
         if let candidates = try? media.iceCandidates() {
             for candidate in candidates where (try? ICECandidate(attributeValue: candidate.attributeValue)) != candidate {
@@ -46,10 +46,6 @@ func fuzzSDP(_ input: UnsafeRawBufferPointer) {
             fatalError("our answer does not parse back:\n\(text)")
         }
     }
-}
-
-private func direction(_ media: MediaDescription, _ sdp: SessionDescription) -> MediaDirection {
-    media.direction(in: sdp)
 }
 
 private let fuzzCapabilities = LocalAudioCapabilities(

@@ -32,6 +32,17 @@ public struct AudioCodec: Sendable, Hashable, Encodable {
         AudioCodec(name: "telephone-event", clockRate: clockRate, offerPayloadType: clockRate == 8000 ? 126 : 110)
     }
 
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(name, forKey: .name)
+        try c.encode(clockRate, forKey: .clockRate)
+        try c.encode(channels, forKey: .channels)
+        try c.encode(staticPayloadType, forKey: .staticPayloadType)
+        try c.encode(offerPayloadType, forKey: .offerPayloadType)
+    }
+
+    private enum CodingKeys: String, CodingKey { case name, clockRate, channels, staticPayloadType, offerPayloadType }
+
     /// Whether an offered format (its rtpmap, or the static table) is this codec
     /// (RFC 3264 §6.1: same encoding name, clock rate and channel count).
     func matches(_ map: RTPMap) -> Bool {

@@ -77,6 +77,45 @@ public struct NegotiatedAudio: Sendable, Hashable, Encodable {
 
     /// True when we start the DTLS handshake.
     public var isDTLSClient: Bool { localSetup == .active }
+
+    /// Every key always present (null when absent), plus `isDTLSClient`.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(mediaIndex, forKey: .mediaIndex)
+        try c.encode(mid, forKey: .mid)
+        try c.encode(codec, forKey: .codec)
+        try c.encode(codecs, forKey: .codecs)
+        try c.encode(telephoneEvent, forKey: .telephoneEvent)
+        try c.encode(payloadTypes, forKey: .payloadTypes)
+        try c.encode(direction, forKey: .direction)
+        try c.encode(remoteICEUsernameFragment, forKey: .remoteICEUsernameFragment)
+        try c.encode(remoteICEPassword, forKey: .remoteICEPassword)
+        try c.encode(remoteICELite, forKey: .remoteICELite)
+        try c.encode(remoteICEOptions, forKey: .remoteICEOptions)
+        try c.encode(remoteCandidates, forKey: .remoteCandidates)
+        try c.encode(remoteEndOfCandidates, forKey: .remoteEndOfCandidates)
+        try c.encode(remoteFingerprints, forKey: .remoteFingerprints)
+        try c.encode(remoteSetup, forKey: .remoteSetup)
+        try c.encode(localSetup, forKey: .localSetup)
+        try c.encode(isDTLSClient, forKey: .isDTLSClient)
+        try c.encode(rtcpMux, forKey: .rtcpMux)
+        try c.encode(rtcpReducedSize, forKey: .rtcpReducedSize)
+        try c.encode(headerExtensions, forKey: .headerExtensions)
+        try c.encode(rtcpFeedback, forKey: .rtcpFeedback)
+        try c.encode(remotePacketTime, forKey: .remotePacketTime)
+        try c.encode(remoteMaxPacketTime, forKey: .remoteMaxPacketTime)
+        try c.encode(remoteSSRCs, forKey: .remoteSSRCs)
+        try c.encode(remoteAddress, forKey: .remoteAddress)
+        try c.encode(remotePort, forKey: .remotePort)
+        try c.encode(bundleGroup, forKey: .bundleGroup)
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case mediaIndex, mid, codec, codecs, telephoneEvent, payloadTypes, direction
+        case remoteICEUsernameFragment, remoteICEPassword, remoteICELite, remoteICEOptions, remoteCandidates
+        case remoteEndOfCandidates, remoteFingerprints, remoteSetup, localSetup, isDTLSClient, rtcpMux, rtcpReducedSize
+        case headerExtensions, rtcpFeedback, remotePacketTime, remoteMaxPacketTime, remoteSSRCs, remoteAddress, remotePort, bundleGroup
+    }
 }
 
 /// An answer we built, and what it agreed to.

@@ -53,6 +53,8 @@ struct JSONTests {
         let answer = try AudioOfferAnswer(local: serverCapabilities()).answer(to: try Fixture.chromiumOffer.parsed)
         let object = try json(answer.audio[0])
         #expect((object["codec"] as? [String: Any])?["payloadType"] as? Int == 111)
-        #expect(object["localSetup"] as? String == "active")
+        #expect(object["localSetup"] as? String == "active" && object["isDTLSClient"] as? Bool == true)
+        #expect(object["remotePacketTime"] is NSNull)
+        #expect((object["telephoneEvent"] as? [String: Any])?["payloadType"] as? Int == 110)
     }
 }
