@@ -119,7 +119,7 @@ public struct NegotiatedAudio: Sendable, Hashable, Encodable {
 }
 
 /// An answer we built, and what it agreed to.
-public struct AudioAnswer: Sendable, Hashable {
+public struct AudioAnswer: Sendable, Hashable, Encodable {
     /// The answer to send back.
     public var description: SessionDescription
     /// One entry per accepted audio section, in `m=` order.

@@ -2,8 +2,10 @@
 /// `MediaDescription` per `m=` section.
 ///
 /// Every line is kept, attributes in their original order and unknown ones included,
-/// so `SessionDescription(parsing: x).serialized() == x` for any CRLF-terminated `x`
-/// that parses (LF-only input parses too and serializes with CRLF).
+/// so `SessionDescription(parsing: x).serialized() == x` for any `x` that parses and is
+/// written canonically: CRLF line endings, no trailing blank lines, no leading zeros in
+/// the numbers of `m=`, `t=` and `b=` lines. Other input parses to the value it means
+/// and serializes in that canonical form; re-parsing always gives an equal value.
 ///
 /// ```
 /// v=0                                  version
