@@ -1,2 +1,0 @@
-// ParleySDP: placeholder until its wire format lands.
-internal import ParleyWireCore
