@@ -11,8 +11,7 @@ enum InspectFormat: String, CaseIterable {
         case .stun: return try inspectSTUN(input, password: options.password)
         case .signaling: return try inspectSignaling(input)
         case .ws: return try inspectWebSocket(input)
-        case .sdp:
-            throw InspectCommand.Failure(message: "\(rawValue) is not decodable yet")
+        case .sdp: return try inspectSDP(input)
         }
     }
 }

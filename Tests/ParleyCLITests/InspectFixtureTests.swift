@@ -88,6 +88,29 @@ import Foundation
         #expect((try Self.decodeJSON(other.stdout) as? [String: Any])?["telephoneEvents"] == nil)
     }
 
+    @Test func chromiumOfferShowsOpusCandidatesAndFingerprint() throws {
+        let file = ParleyProcess.fixtures.appendingPathComponent("sdp/chromium-offer.sdp")
+        let result = try ParleyProcess.run(["inspect", "sdp", file.path])
+        let json = try #require(try Self.decodeJSON(result.stdout) as? [String: Any])
+        let audio = try #require((json["media"] as? [[String: Any]])?.first)
+        #expect(audio["media"] as? String == "audio")
+        let attributes = try #require(audio["attributes"] as? [[String: Any]])
+        func parsed(_ name: String) -> [[String: Any]] {
+            attributes.filter { $0["name"] as? String == name }.compactMap { $0["parsed"] as? [String: Any] }
+        }
+        #expect(parsed("rtpmap").contains { $0["encodingName"] as? String == "opus" && $0["payloadType"] as? Int == 111 })
+        #expect(parsed("candidate").contains { $0["type"] as? String == "host" && $0["transport"] as? String == "udp" })
+        #expect(parsed("fingerprint").first?["algorithm"] as? String == "sha-256")
+        #expect(attributes.allSatisfy { $0["parseError"] is NSNull })
+    }
+
+    @Test func sdpErrorNamesTheLine() throws {
+        let sdp = "v=0\r\no=- 1 2 IN IP4 192.0.2.1\r\ns=-\r\nt=0 0\r\nm=audio 99999 UDP/TLS/RTP/SAVPF 111\r\n"
+        let result = try ParleyProcess.run(["inspect", "sdp"], stdin: Array(sdp.utf8))
+        #expect(result.status == 2)
+        #expect(result.stderr == "parley inspect: invalid sdp: line 5: malformed m= line: port \"99999\" is not a number 0-65535\n")
+    }
+
     @Test func rtcpCompoundListsEveryPacket() throws {
         let file = ParleyProcess.fixtures.appendingPathComponent("rtcp/chromium-sr-sdes.hex")
         let result = try ParleyProcess.run(["inspect", "rtcp", "--hex", file.path])
