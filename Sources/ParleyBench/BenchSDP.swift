@@ -59,13 +59,13 @@ func sdpBenchmarks() -> [Benchmark] {
     guard let answer = try? negotiator.answer(to: offer) else { fatalError("bench fixture cannot be answered") }
     let answerBytes = answer.description.serializedBytes().count
     return [
-        Benchmark(format: "SDP", operation: "parse Chromium audio offer", messageBytes: bytes.count) {
+        Benchmark(format: "sdp", operation: "parse Chromium audio offer", messageBytes: bytes.count) {
             if let parsed = try? SessionDescription(parsing: bytes) { benchmarkSink &+= parsed.media.count }
         },
-        Benchmark(format: "SDP", operation: "serialize Chromium audio offer", messageBytes: bytes.count) {
+        Benchmark(format: "sdp", operation: "serialize Chromium audio offer", messageBytes: bytes.count) {
             benchmarkSink &+= offer.serializedBytes().count
         },
-        Benchmark(format: "SDP", operation: "parse typed attributes (all)", messageBytes: bytes.count) {
+        Benchmark(format: "sdp", operation: "parse typed attributes (all)", messageBytes: bytes.count) {
             let media = offer.media[0]
             var count = 0
             count += (try? media.rtpMaps().count) ?? 0
@@ -76,7 +76,7 @@ func sdpBenchmarks() -> [Benchmark] {
             count += (try? media.ssrcAttributes().count) ?? 0
             benchmarkSink &+= count
         },
-        Benchmark(format: "SDP", operation: "answer offer (parsed) + serialize", messageBytes: answerBytes) {
+        Benchmark(format: "sdp", operation: "answer offer (parsed) + serialize", messageBytes: answerBytes) {
             if let made = try? negotiator.answer(to: offer) { benchmarkSink &+= made.description.serializedBytes().count }
         },
     ]

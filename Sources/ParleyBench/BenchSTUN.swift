@@ -20,22 +20,22 @@ func stunBenchmarks() -> [Benchmark] {
     let responseBytes = try! response.encoded(addingIntegrity: [.sha1(key: key)], fingerprint: true)
 
     return [
-        Benchmark(format: "STUN", operation: "parse ICE binding request", messageBytes: requestBytes.count) {
+        Benchmark(format: "stun", operation: "parse ICE binding request", messageBytes: requestBytes.count) {
             if let message = try? STUNMessage(decoding: requestBytes) { benchmarkSink &+= message.attributes.count }
         },
-        Benchmark(format: "STUN", operation: "parse + verify MI and FINGERPRINT", messageBytes: requestBytes.count) {
+        Benchmark(format: "stun", operation: "parse + verify MI and FINGERPRINT", messageBytes: requestBytes.count) {
             if let message = try? STUNMessage(decoding: requestBytes), message.verifyMessageIntegrity(key: key) == .valid,
                message.verifyFingerprint() == .valid {
                 benchmarkSink &+= 1
             }
         },
-        Benchmark(format: "STUN", operation: "serialize ICE binding request", messageBytes: requestBytes.count) {
+        Benchmark(format: "stun", operation: "serialize ICE binding request", messageBytes: requestBytes.count) {
             if let bytes = try? signedRequest.encoded() { benchmarkSink &+= bytes.count }
         },
-        Benchmark(format: "STUN", operation: "serialize + sign MI and FINGERPRINT", messageBytes: responseBytes.count) {
+        Benchmark(format: "stun", operation: "serialize + sign MI and FINGERPRINT", messageBytes: responseBytes.count) {
             if let bytes = try? response.encoded(addingIntegrity: [.sha1(key: key)], fingerprint: true) { benchmarkSink &+= bytes.count }
         },
-        Benchmark(format: "STUN", operation: "parse success + XOR-MAPPED-ADDRESS", messageBytes: responseBytes.count) {
+        Benchmark(format: "stun", operation: "parse success + XOR-MAPPED-ADDRESS", messageBytes: responseBytes.count) {
             if let message = try? STUNMessage(decoding: responseBytes), let address = message.xorMappedAddress {
                 benchmarkSink &+= Int(address.port)
             }

@@ -31,20 +31,20 @@ func signalingBenchmarks() -> [Benchmark] {
     let startFrame = SignalingCodec.encode(start)
     let endedFrame = SignalingCodec.encode(ended)
     return [
-        Benchmark(format: "Signaling", operation: "decode call.start (SDP offer)", messageBytes: startFrame.count) {
+        Benchmark(format: "signaling", operation: "decode call.start (SDP offer)", messageBytes: startFrame.count) {
             if let message = try? SignalingCodec.decode(startFrame), case .callStart(let value) = message {
                 benchmarkSink &+= value.sdp.utf8.count
             }
         },
-        Benchmark(format: "Signaling", operation: "encode call.start (SDP offer)", messageBytes: startFrame.count) {
+        Benchmark(format: "signaling", operation: "encode call.start (SDP offer)", messageBytes: startFrame.count) {
             benchmarkSink &+= SignalingCodec.encode(start).count
         },
-        Benchmark(format: "Signaling", operation: "decode call.ended", messageBytes: endedFrame.count) {
+        Benchmark(format: "signaling", operation: "decode call.ended", messageBytes: endedFrame.count) {
             if let message = try? SignalingCodec.decode(endedFrame) {
                 benchmarkSink &+= message.callID?.utf8.count ?? 0
             }
         },
-        Benchmark(format: "Signaling", operation: "encode call.ended", messageBytes: endedFrame.count) {
+        Benchmark(format: "signaling", operation: "encode call.ended", messageBytes: endedFrame.count) {
             benchmarkSink &+= SignalingCodec.encode(ended).count
         },
     ]

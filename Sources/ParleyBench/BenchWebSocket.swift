@@ -36,28 +36,28 @@ func webSocketBenchmarks() -> [Benchmark] {
     let responseCount = try! WebSocketUpgradeResponse.accepting(parsedRequest, subprotocol: "parley.v1").serialized().count
 
     return [
-        Benchmark(format: "WebSocket", operation: "parse masked text frame", messageBytes: textBytes.count) {
+        Benchmark(format: "ws", operation: "parse masked text frame", messageBytes: textBytes.count) {
             var parser = WebSocketFrameParser(configuration: .server())
             parser.append(textBytes)
             if let frame = try? parser.nextFrame() { benchmarkSink &+= frame.payload.count }
         },
-        Benchmark(format: "WebSocket", operation: "serialize masked text frame", messageBytes: textBytes.count) {
+        Benchmark(format: "ws", operation: "serialize masked text frame", messageBytes: textBytes.count) {
             benchmarkSink &+= textFrame.serialized().count
         },
-        Benchmark(format: "WebSocket", operation: "connection: receive text message", messageBytes: textBytes.count) {
+        Benchmark(format: "ws", operation: "connection: receive text message", messageBytes: textBytes.count) {
             var connection = WebSocketConnection(configuration: .init(role: .server))
             if case .text(let text)? = connection.receive(textBytes).first { benchmarkSink &+= text.utf8.count }
         },
-        Benchmark(format: "WebSocket", operation: "parse masked 64 KiB binary frame", messageBytes: binaryBytes.count) {
+        Benchmark(format: "ws", operation: "parse masked 64 KiB binary frame", messageBytes: binaryBytes.count) {
             if let frame = try? WebSocketFrame.parse(binaryBytes, configuration: .server()) { benchmarkSink &+= frame.payload.count }
         },
-        Benchmark(format: "WebSocket", operation: "serialize masked 64 KiB binary frame", messageBytes: binaryBytes.count) {
+        Benchmark(format: "ws", operation: "serialize masked 64 KiB binary frame", messageBytes: binaryBytes.count) {
             benchmarkSink &+= binaryFrame.serialized().count
         },
-        Benchmark(format: "WebSocket", operation: "parse browser upgrade request", messageBytes: request.count) {
+        Benchmark(format: "ws", operation: "parse browser upgrade request", messageBytes: request.count) {
             if let parsed = try? WebSocketUpgradeRequest.parse(request) { benchmarkSink &+= parsed.headers.fields.count }
         },
-        Benchmark(format: "WebSocket", operation: "build + serialize 101 (SHA-1)", messageBytes: responseCount) {
+        Benchmark(format: "ws", operation: "build + serialize 101 (SHA-1)", messageBytes: responseCount) {
             if let response = try? WebSocketUpgradeResponse.accepting(parsedRequest, subprotocol: "parley.v1") {
                 benchmarkSink &+= response.serialized().count
             }

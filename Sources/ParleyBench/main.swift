@@ -1,5 +1,5 @@
 // Parse and serialize throughput of the wire formats, one core.
-// Run: `make bench` or `swift run -c release ParleyBench [format ...] [--seconds S]`.
+// Run: `make bench` or `swift run -c release ParleyBench [stun|rtp|rtcp|sdp|ws|signaling ...] [--seconds S]`.
 
 var seconds = 1.0
 var wanted: Set<String> = []
@@ -15,13 +15,13 @@ func pad(_ s: String, _ width: Int) -> String { s.count >= width ? s : s + Strin
 func lpad(_ s: String, _ width: Int) -> String { s.count >= width ? s : String(repeating: " ", count: width - s.count) + s }
 
 print("Parley wire-format throughput, one core (CPU time of the benchmark thread), \(seconds) s per row")
-print(pad("format", 10) + pad("operation", 34) + lpad("bytes", 7) + lpad("msgs/s", 14) + lpad("ns/msg", 10) + lpad("MB/s", 9))
+print(pad("format", 10) + pad("operation", 42) + lpad("bytes", 7) + lpad("msgs/s", 14) + lpad("ns/msg", 10) + lpad("MB/s", 9))
 for benchmark in selected {
     let result = run(benchmark, seconds: seconds)
     let mbps = result.messagesPerSecond * Double(benchmark.messageBytes) / 1e6
-    print(pad(benchmark.format, 10) + pad(benchmark.operation, 34) + lpad("\(benchmark.messageBytes)", 7)
+    print(pad(benchmark.format, 10) + pad(benchmark.operation, 42) + lpad("\(benchmark.messageBytes)", 7)
         + lpad(String(Int(result.messagesPerSecond)), 14) + lpad(String(Int(result.nanosecondsPerMessage)), 10)
         + lpad(String(Int(mbps)), 9))
 }
-print("reproduce: swift run -c release ParleyBench \(wanted.sorted().joined(separator: " ")) --seconds \(seconds)")
-print("(\(benchmarkSink & 1))")
+let formats = wanted.isEmpty ? "" : " " + wanted.sorted().joined(separator: " ")
+print("reproduce: swift run -c release ParleyBench\(formats) --seconds \(seconds)   (one format: name it, e.g. ParleyBench stun)")
