@@ -27,6 +27,8 @@ let package = Package(
 
         // MARK: Layer 1b: thin Swift wrappers over the shims
         .target(name: "ParleyCrypto", dependencies: ["COpenSSL"], swiftSettings: upcoming),
+        .target(name: "ParleySRTP", dependencies: ["CSRTP"], swiftSettings: upcoming),
+        .target(name: "ParleyOpus", dependencies: ["COpus"], swiftSettings: upcoming),
 
         // MARK: Layer 2: sans-I/O wire formats
         .target(name: "ParleyWireCore", swiftSettings: upcoming),
@@ -35,6 +37,11 @@ let package = Package(
         .target(name: "ParleySDP", dependencies: ["ParleyWireCore"], swiftSettings: upcoming),
         .target(name: "ParleyWebSocket", dependencies: ["ParleyWireCore", "ParleyCrypto"], swiftSettings: upcoming),
         .target(name: "ParleySignaling", dependencies: ["ParleyWireCore"], swiftSettings: upcoming),
+        .target(name: "ParleyICE", dependencies: ["ParleyWireCore", "ParleySTUN", "ParleyCrypto"], swiftSettings: upcoming),
+
+        // MARK: Layer 3: engines
+        .target(name: "ParleyMedia", dependencies: ["ParleyWireCore", "ParleyRTP", "ParleyOpus"], swiftSettings: upcoming),
+        .target(name: "ParleyNet", dependencies: ["CLinux", "ParleyWireCore"], swiftSettings: upcoming),
 
         // MARK: Layer 4: products
         .executableTarget(
@@ -56,15 +63,21 @@ let package = Package(
         ),
 
         // MARK: Tests mirror targets
+        .target(name: "ParleyTestSupport", path: "Tests/ParleyTestSupport", swiftSettings: upcoming),
         .testTarget(name: "ShimTests", dependencies: ["COpus", "CSRTP", "COpenSSL", "CSQLite", "CLinux"], swiftSettings: upcoming),
-        .testTarget(name: "ParleyCryptoTests", dependencies: ["ParleyCrypto"], swiftSettings: upcoming),
+        .testTarget(name: "ParleyCryptoTests", dependencies: ["ParleyCrypto", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleyWireCoreTests", dependencies: ["ParleyWireCore"], swiftSettings: upcoming),
-        .testTarget(name: "ParleySTUNTests", dependencies: ["ParleySTUN"], swiftSettings: upcoming),
-        .testTarget(name: "ParleyRTPTests", dependencies: ["ParleyRTP"], swiftSettings: upcoming),
-        .testTarget(name: "ParleySDPTests", dependencies: ["ParleySDP"], resources: [.copy("Fixtures")], swiftSettings: upcoming),
-        .testTarget(name: "ParleyWebSocketTests", dependencies: ["ParleyWebSocket"], swiftSettings: upcoming),
-        .testTarget(name: "ParleySignalingTests", dependencies: ["ParleySignaling"], swiftSettings: upcoming),
-        .testTarget(name: "ParleyCLITests", dependencies: ["ParleyCLI", "ParleyWireCore"], swiftSettings: upcoming),
+        .testTarget(name: "ParleySTUNTests", dependencies: ["ParleySTUN", "ParleyTestSupport"], swiftSettings: upcoming),
+        .testTarget(name: "ParleyRTPTests", dependencies: ["ParleyRTP", "ParleyTestSupport"], swiftSettings: upcoming),
+        .testTarget(name: "ParleySDPTests", dependencies: ["ParleySDP", "ParleyTestSupport"], resources: [.copy("Fixtures")], swiftSettings: upcoming),
+        .testTarget(name: "ParleyWebSocketTests", dependencies: ["ParleyWebSocket", "ParleyTestSupport"], swiftSettings: upcoming),
+        .testTarget(name: "ParleySignalingTests", dependencies: ["ParleySignaling", "ParleyTestSupport"], swiftSettings: upcoming),
+        .testTarget(name: "ParleyCLITests", dependencies: ["ParleyCLI", "ParleyTestSupport"], swiftSettings: upcoming),
+        .testTarget(name: "ParleySRTPTests", dependencies: ["ParleySRTP", "ParleyTestSupport"], swiftSettings: upcoming),
+        .testTarget(name: "ParleyOpusTests", dependencies: ["ParleyOpus", "ParleyTestSupport"], swiftSettings: upcoming),
+        .testTarget(name: "ParleyICETests", dependencies: ["ParleyICE", "ParleyTestSupport"], swiftSettings: upcoming),
+        .testTarget(name: "ParleyMediaTests", dependencies: ["ParleyMedia", "ParleyTestSupport"], swiftSettings: upcoming),
+        .testTarget(name: "ParleyNetTests", dependencies: ["ParleyNet", "ParleyTestSupport"], swiftSettings: upcoming),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -29,7 +29,7 @@ public struct RTCPGoodbye: Sendable, Hashable, Encodable {
     }
 
     /// The reason as text when it is valid UTF-8.
-    public var reasonText: String? { reason.flatMap(utf8Text) }
+    public var reasonText: String? { reason.flatMap { UTF8Validator.string($0) } }
 
     static func parse(count: UInt8, _ reader: inout SliceReader, packetStart: Int) throws(RTPError) -> RTCPGoodbye {
         guard reader.remaining >= 4 * Int(count) else {
@@ -136,7 +136,7 @@ public struct RTCPApplicationDefined: Sendable, Hashable, Encodable {
         try c.encode(subtype, forKey: .subtype)
         try c.encode(ssrc, forKey: .ssrc)
         try c.encode(Hex.encode(name), forKey: .name)
-        try c.encode(utf8Text(name), forKey: .nameText)
+        try c.encode(UTF8Validator.string(name), forKey: .nameText)
         try c.encode(Hex.encode(data), forKey: .data)
     }
 }
@@ -172,11 +172,4 @@ public struct RTCPUnknownPacket: Sendable, Hashable, Encodable {
         try c.encode(count, forKey: .count)
         try c.encode(Hex.encode(body), forKey: .body)
     }
-}
-
-/// `bytes` as a String when they are valid UTF-8 (without the macOS 15 only
-/// `String(validating:)`).
-func utf8Text(_ bytes: [UInt8]) -> String? {
-    let text = String(decoding: bytes, as: UTF8.self)
-    return text.utf8.elementsEqual(bytes) ? text : nil
 }

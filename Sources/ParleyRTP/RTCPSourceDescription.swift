@@ -74,7 +74,7 @@ public struct RTCPSourceDescription: Sendable, Hashable, Encodable {
         }
 
         /// The value as text when it is valid UTF-8.
-        public var text: String? { utf8Text(value) }
+        public var text: String? { UTF8Validator.string(value) }
 
         /// For a PRIV item whose prefix length fits: its prefix and value.
         public var privateParts: (prefix: [UInt8], value: [UInt8])? {
@@ -90,7 +90,7 @@ public struct RTCPSourceDescription: Sendable, Hashable, Encodable {
             try c.encode(Hex.encode(value), forKey: .value)
             if let parts = privateParts {
                 try c.encode(Hex.encode(parts.prefix), forKey: .prefix)
-                try c.encode(utf8Text(parts.value), forKey: .text)
+                try c.encode(UTF8Validator.string(parts.value), forKey: .text)
             } else {
                 try c.encodeNil(forKey: .prefix)
                 try c.encode(text, forKey: .text)

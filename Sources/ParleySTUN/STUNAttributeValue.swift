@@ -85,7 +85,7 @@ public enum STUNAttributeValue: Sendable, Hashable, Encodable {
         }
         func text(maxBytes: Int) throws(STUNError) -> String {
             guard value.count <= maxBytes else { throw malformed("\(value.count) bytes, at most \(maxBytes) allowed") }
-            guard let string = validatedUTF8String(value) else { throw malformed("not valid UTF-8") }
+            guard let string = UTF8Validator.string(value) else { throw malformed("not valid UTF-8") }
             return string
         }
         let base = value.startIndex
@@ -118,7 +118,7 @@ public enum STUNAttributeValue: Sendable, Hashable, Encodable {
             guard reasonBytes.count <= maxTextBytesToAccept else {
                 throw malformed("reason phrase of \(reasonBytes.count) bytes, at most \(maxTextBytesToAccept) allowed")
             }
-            guard let reason = validatedUTF8String(reasonBytes) else { throw malformed("reason phrase is not valid UTF-8") }
+            guard let reason = UTF8Validator.string(reasonBytes) else { throw malformed("reason phrase is not valid UTF-8") }
             return .errorCode(STUNErrorCode(code: errorClass * 100 + number, reason: reason))
         case .unknownAttributes:
             guard value.count % 2 == 0 else { throw malformed("odd length \(value.count), expected a list of 16-bit types") }

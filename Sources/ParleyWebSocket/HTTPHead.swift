@@ -1,3 +1,4 @@
+import ParleyWireCore
 /// An HTTP/1.1 message head split into its start line and header fields
 /// (RFC 9112 §2.1, §5), with every byte checked against the grammar.
 ///

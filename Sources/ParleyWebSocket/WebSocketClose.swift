@@ -1,3 +1,4 @@
+import ParleyWireCore
 /// The content of a close frame: an optional status code and a UTF-8 reason
 /// (RFC 6455 §5.5.1).
 ///

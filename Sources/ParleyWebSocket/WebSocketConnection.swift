@@ -1,3 +1,4 @@
+import ParleyWireCore
 /// The receiving half of a WebSocket connection after the opening handshake, as a value:
 /// bytes in, `WebSocketEvent`s out. The same type serves the server and the SDK client.
 ///

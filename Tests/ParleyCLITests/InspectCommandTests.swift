@@ -1,5 +1,6 @@
 import Testing
 import Foundation
+import ParleyTestSupport
 
 /// `parley inspect` driven as a separate process: flags, input handling and the
 /// promise that invalid input gives one line on stderr and status 2, never a crash.
@@ -66,15 +67,3 @@ import Foundation
     }
 }
 
-/// SplitMix64, so random inputs are the same on every run.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9e37_79b9_7f4a_7c15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-        z = (z ^ (z >> 27)) &* 0x94d0_49eb_133b_111b
-        return z ^ (z >> 31)
-    }
-}

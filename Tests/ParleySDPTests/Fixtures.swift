@@ -1,6 +1,7 @@
 import Foundation
 import ParleySDP
 import Testing
+import ParleyTestSupport
 
 /// Real descriptions captured from browsers and aiortc (scripts/capture-offers/).
 enum Fixture: String, CaseIterable, CustomTestStringConvertible {
@@ -51,14 +52,3 @@ func serverCapabilities(
     )
 }
 
-/// Seeded xorshift generator so hostile-input runs are reproducible.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed == 0 ? 0x9E37_79B9_7F4A_7C15 : seed }
-    mutating func next() -> UInt64 {
-        state ^= state << 13
-        state ^= state >> 7
-        state ^= state << 17
-        return state
-    }
-}

@@ -1,5 +1,6 @@
 import ParleySDP
 import Testing
+import ParleyTestSupport
 
 @Suite("Hostile input")
 struct HostileInputTests {

@@ -1,18 +1,6 @@
 import Testing
 import ParleySTUN
-
-/// SplitMix64: a small seeded generator so hostile-input runs are reproducible.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+import ParleyTestSupport
 
 /// Whatever the bytes, decoding ends in a message or a `STUNError`, never a trap or a hang;
 /// and whatever parses re-encodes to the same bytes and survives every check.

@@ -1,5 +1,6 @@
 import ParleySignaling
 import Testing
+import ParleyTestSupport
 
 /// Input from an attacker: every path must end in a `SignalingError` (or a valid
 /// message), never a trap, a hang or a huge allocation.

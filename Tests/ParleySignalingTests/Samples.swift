@@ -1,4 +1,5 @@
 import ParleySignaling
+import ParleyTestSupport
 
 /// Valid messages of every type, shared by the tests, the fuzz seeds and the benchmarks'
 /// shape (the bench has its own copy, being another target).
@@ -68,33 +69,6 @@ enum Samples {
         )),
     ] + SignalingMessage.EndCause.allCases.filter { $0 != .error }.map {
         .callEnded(.init(callID: callID, cause: $0, details: .init(startedTime: 1, endedTime: 2)))
-    }
-}
-
-/// A small deterministic generator (SplitMix64) so that random tests repeat exactly.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// A number in 0..<bound, cheaply (the generic `random(in:using:)` is slow in debug
-    /// builds, and a slight modulo bias does not matter here).
-    mutating func below(_ bound: Int) -> Int {
-        Int(next() % UInt64(bound))
-    }
-
-    mutating func byte() -> UInt8 {
-        UInt8(truncatingIfNeeded: next())
     }
 }
 

@@ -1,5 +1,6 @@
 import Testing
 @testable import ParleyWebSocket
+import ParleyTestSupport
 
 /// Connection behaviour, organised like the Autobahn|Testsuite case catalogue. Every
 /// script is run whole, one byte at a time and in 3-byte chunks (`script`), which must

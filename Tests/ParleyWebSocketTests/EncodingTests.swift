@@ -1,6 +1,8 @@
+import ParleyWireCore
 import Foundation
 import Testing
 @testable import ParleyWebSocket
+import ParleyTestSupport
 
 /// Base64, UTF-8 validation and the JSON forms `parley inspect` prints.
 @Suite("Encodings and JSON") struct EncodingTests {

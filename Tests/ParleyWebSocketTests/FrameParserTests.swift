@@ -1,5 +1,6 @@
 import Testing
 @testable import ParleyWebSocket
+import ParleyTestSupport
 
 /// Frame-level rules of RFC 6455 § 5.2 / § 5.5 and the parser's incremental behaviour.
 @Suite("Frame parser") struct FrameParserTests {

@@ -1,5 +1,6 @@
 import Testing
 @testable import ParleyWebSocket
+import ParleyTestSupport
 
 /// The opening handshake, RFC 6455 § 4, both sides.
 @Suite("Opening handshake") struct HandshakeTests {

@@ -1,27 +1,6 @@
 @testable import ParleyWebSocket
 import ParleyWireCore
-
-/// Deterministic generator for property and hostile-input tests (SplitMix64).
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9e37_79b9_7f4a_7c15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-        return z ^ (z >> 31)
-    }
-    mutating func bytes(_ count: Int) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(count + 8)
-        while out.count < count {
-            let word = next()
-            for shift in stride(from: 0, to: 64, by: 8) { out.append(UInt8(truncatingIfNeeded: word >> UInt64(shift))) }
-        }
-        return Array(out.prefix(count))
-    }
-}
+import ParleyTestSupport
 
 /// The key of the RFC 6455 §5.7 examples.
 let rfcKey = WebSocketMaskingKey(0x37, 0xfa, 0x21, 0x3d)

@@ -6,7 +6,7 @@
 /// (C0, C1, E0 80-9F, F0 80-8F), UTF-16 surrogates (ED A0-BF) and anything above
 /// U+10FFFF (F4 90-BF, F5-FF). Validation fails fast: an invalid prefix is reported
 /// without waiting for the rest of the message.
-struct UTF8Validator: Sendable, Hashable {
+public struct UTF8Validator: Sendable, Hashable {
     /// Continuation bytes still owed by the sequence in progress.
     private var pending: UInt8 = 0
     /// Allowed range of the next continuation byte; only the second byte of a sequence
@@ -15,11 +15,11 @@ struct UTF8Validator: Sendable, Hashable {
     private var high: UInt8 = 0xbf
 
     /// True when no multi-byte sequence is half-read: the input so far is complete UTF-8.
-    var isAtBoundary: Bool { pending == 0 }
+    public var isAtBoundary: Bool { pending == 0 }
 
     /// Feeds `bytes`; returns the index (within `bytes`) of the first invalid byte, or
     /// nil if everything so far is a valid prefix.
-    mutating func validate(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+    public mutating func validate(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
         guard let base = bytes.baseAddress else { return nil }
         let raw = UnsafeRawPointer(base)
         var index = 0
@@ -58,12 +58,28 @@ struct UTF8Validator: Sendable, Hashable {
     }
 
     /// Feeds an array slice; see `validate(_:)` for the result.
-    mutating func validate(_ bytes: ArraySlice<UInt8>) -> Int? {
+    public mutating func validate(_ bytes: ArraySlice<UInt8>) -> Int? {
         bytes.withUnsafeBufferPointer { validate($0) }
     }
 
     /// Feeds an array; see `validate(_:)` for the result.
-    mutating func validate(_ bytes: [UInt8]) -> Int? {
+    public mutating func validate(_ bytes: [UInt8]) -> Int? {
         bytes.withUnsafeBufferPointer { validate($0) }
+    }
+
+    public init() {}
+
+    /// True if `bytes` are complete, well-formed UTF-8 (RFC 3629 §4). Written here rather
+    /// than using `String(validating:as:)`, which needs macOS 15 / iOS 18.
+    public static func isValid(_ bytes: some Collection<UInt8>) -> Bool {
+        var validator = UTF8Validator()
+        let failed: Int?? = bytes.withContiguousStorageIfAvailable { validator.validate($0) }
+        let failure = failed ?? validator.validate(Array(bytes))
+        return failure == nil && validator.isAtBoundary
+    }
+
+    /// The text of `bytes` if they are complete, well-formed UTF-8, else nil.
+    public static func string(_ bytes: some Collection<UInt8>) -> String? {
+        isValid(bytes) ? String(decoding: bytes, as: UTF8.self) : nil
     }
 }

@@ -1,0 +1,1 @@
+// ParleyICE: placeholder until it lands (issue 3).

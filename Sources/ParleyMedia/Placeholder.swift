@@ -1,0 +1,1 @@
+// ParleyMedia: placeholder until it lands (issue 3).

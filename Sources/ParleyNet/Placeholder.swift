@@ -1,0 +1,1 @@
+// ParleyNet: placeholder until it lands (issue 3).

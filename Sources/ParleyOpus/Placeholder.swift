@@ -1,0 +1,1 @@
+// ParleyOpus: placeholder until it lands (issue 3).

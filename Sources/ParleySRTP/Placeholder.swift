@@ -1,0 +1,1 @@
+// ParleySRTP: placeholder until it lands (issue 3).
