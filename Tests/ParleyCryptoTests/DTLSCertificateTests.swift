@@ -1,0 +1,98 @@
+import Testing
+import Foundation
+import ParleyCrypto
+import ParleyTestSupport
+
+@Suite struct DTLSCertificateTests {
+    @Test func generatedCertificatesDiffer() throws {
+        let a = try DTLSCertificate.generate(), b = try DTLSCertificate.generate()
+        #expect(a.fingerprint != b.fingerprint)
+        #expect(a.der != b.der)
+        #expect(a.der.first == 0x30, "DER SEQUENCE")
+        #expect(try Digest.hash(.sha256, a.der) == a.fingerprint.bytes)
+    }
+
+    // RFC 8122 §5: hash-func SP fingerprint, fingerprint = 2UHEX *(":" 2UHEX).
+    @Test func rfc8122TextFormRoundTrip() throws {
+        let fingerprint = try #require(DTLSFingerprint(bytes: Array(0..<32)))
+        let text = fingerprint.sdpValue
+        #expect(text == "sha-256 00:01:02:03:04:05:06:07:08:09:0A:0B:0C:0D:0E:0F:10:11:12:13:14:15:16:17:18:19:1A:1B:1C:1D:1E:1F")
+        #expect(try DTLSFingerprint(sdp: text) == fingerprint)
+        #expect(fingerprint.abbreviated == "00:01:02…1E:1F")
+        let generated = try DTLSCertificate.generate().fingerprint
+        #expect(try DTLSFingerprint(sdp: generated.sdpValue) == generated)
+    }
+
+    @Test func parsingIsCaseInsensitiveAndTrimsBlanks() throws {
+        let fingerprint = try #require(DTLSFingerprint(bytes: (0..<32).map { UInt8(0xA0 + $0 % 16) }))
+        let lower = "  SHA-256\t" + fingerprint.hexPairs.lowercased() + " "
+        #expect(try DTLSFingerprint(sdp: lower) == fingerprint)
+    }
+
+    @Test(arguments: [
+        ("", 0, "missing hash function name"),
+        ("sha-1 AB:CD", 0, "unsupported hash function \"sha-1\""),
+        ("sha-256", 7, "missing fingerprint"),
+        ("sha-256 AB;CD", 10, "expected ':'"),
+        ("sha-256 AB:C", 11, "expected two hex digits"),
+        ("sha-256 AB:CG", 11, "expected two hex digits"),
+        ("sha-256 AB:CD", 13, "has 2 bytes, expected 32"),
+    ])
+    func invalidFingerprintsNameTheOffset(text: String, offset: Int, message: String) {
+        do {
+            _ = try DTLSFingerprint(sdp: text)
+            Issue.record("\(text) parsed")
+        } catch {
+            #expect(error.kind == .invalidFingerprint)
+            #expect(error.offset == offset, "\(error)")
+            #expect(error.description.contains(message), "\(error)")
+        }
+    }
+
+    @Test func tooLongFingerprintIsRejected() {
+        let text = "sha-256 " + Array(repeating: "AB", count: 33).joined(separator: ":")
+        #expect(throws: CryptoError.self) { try DTLSFingerprint(sdp: text) }
+    }
+
+    @Test func randomStringsNeverTrap() {
+        var generator = SeededGenerator(seed: 8122)
+        let alphabet = Array("sha-256 0123456789abcdefABCDEF:;\t xyz")
+        for _ in 0..<5000 {
+            let text = String((0..<generator.below(110)).map { _ in alphabet[generator.below(alphabet.count)] })
+            _ = try? DTLSFingerprint(sdp: text)
+        }
+    }
+
+    @Test func fingerprintJSON() throws {
+        let fingerprint = try #require(DTLSFingerprint(bytes: [UInt8](repeating: 0xAB, count: 32)))
+        let json = String(decoding: try JSONEncoder().encode(fingerprint), as: UTF8.self)
+        #expect(json.contains("\"algorithm\":\"sha-256\""))
+        #expect(json.contains("\"fingerprint\":\"ab:ab:"))
+    }
+
+    // RFC 5764 §4.2: client key | server key | client salt | server salt.
+    @Test func rfc5764KeyingMaterialSplit() throws {
+        let exported = (0..<60).map { UInt8($0) }
+        let client = try #require(SRTPKeyingMaterial(profile: .aes128CMHMACSHA1_80, localRole: .client, exported: exported))
+        #expect(client.clientMasterKey == Array(0..<16))
+        #expect(client.serverMasterKey == Array(16..<32))
+        #expect(client.clientMasterSalt == Array(32..<46))
+        #expect(client.serverMasterSalt == Array(46..<60))
+        #expect(client.localKeyAndSalt == Array(0..<16) + Array(32..<46))
+        #expect(client.remoteKeyAndSalt == Array(16..<32) + Array(46..<60))
+        let server = try #require(SRTPKeyingMaterial(profile: .aes128CMHMACSHA1_80, localRole: .server, exported: exported))
+        #expect(server.localKeyAndSalt == client.remoteKeyAndSalt)
+        #expect(SRTPKeyingMaterial(profile: .aeadAES128GCM, localRole: .client, exported: exported) == nil)
+        let gcm = try #require(SRTPKeyingMaterial(profile: .aeadAES128GCM, localRole: .client, exported: Array(exported.prefix(56))))
+        #expect(gcm.clientMasterSalt == Array(32..<44) && gcm.serverMasterSalt == Array(44..<56))
+        #expect(!client.description.contains("0, 1"), "keys stay out of descriptions")
+    }
+
+    // RFC 5763 §5: the active side is the DTLS client.
+    @Test func rfc5763SetupToRole() {
+        #expect(DTLSRole(localSetup: "active") == .client)
+        #expect(DTLSRole(localSetup: "PASSIVE") == .server)
+        #expect(DTLSRole(localSetup: "actpass") == nil)
+        #expect(DTLSRole(localSetup: "holdconn") == nil)
+    }
+}
