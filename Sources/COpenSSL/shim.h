@@ -79,4 +79,6 @@ static inline void parley_ssl_ctx_verify_peer_accepting_self_signed(SSL_CTX *ctx
     SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, parley_ssl_verify_accept_any);
 }
 static inline uint64_t parley_ssl_set_option_no_query_mtu(SSL *ssl) { return SSL_set_options(ssl, SSL_OP_NO_QUERY_MTU); }
+// DTLS-SRTP peers do not resume sessions; a NewSessionTicket only makes the last flight bigger.
+static inline uint64_t parley_ssl_ctx_set_option_no_ticket(SSL_CTX *ctx) { return SSL_CTX_set_options(ctx, SSL_OP_NO_TICKET); }
 #endif

@@ -166,6 +166,7 @@ public final class DTLSConnection {
         let ciphers = "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305:"
             + "ECDHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-AES256-GCM-SHA384:ECDHE-RSA-CHACHA20-POLY1305"
         guard SSL_CTX_set_cipher_list(context, ciphers) == 1 else { throw .openSSL("SSL_CTX_set_cipher_list") }
+        _ = parley_ssl_ctx_set_option_no_ticket(context)
         guard SSL_CTX_use_certificate(context, configuration.certificate.certificate) == 1 else {
             throw .openSSL("SSL_CTX_use_certificate")
         }
