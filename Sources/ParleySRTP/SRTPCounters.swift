@@ -13,8 +13,14 @@ public struct SRTPCounters: Sendable, Hashable, Codable {
     /// Packets dropped for any other reason: truncated, malformed header, no room, wrong direction.
     public var otherFailures: UInt64 = 0
 
-    /// All counters zero.
-    public init() {}
+    /// Counters with the given values (all zero by default).
+    public init(protected: UInt64 = 0, unprotected: UInt64 = 0, authFailures: UInt64 = 0, replays: UInt64 = 0, otherFailures: UInt64 = 0) {
+        self.protected = protected
+        self.unprotected = unprotected
+        self.authFailures = authFailures
+        self.replays = replays
+        self.otherFailures = otherFailures
+    }
 
     /// Total packets dropped.
     public var dropped: UInt64 { authFailures &+ replays &+ otherFailures }
