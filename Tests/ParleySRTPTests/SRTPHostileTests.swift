@@ -16,6 +16,7 @@ struct SRTPHostileTests {
         #expect(error?.operation == .unprotect)
         #expect(error?.libsrtpStatus == 7)
         #expect(receiver.counters == SRTPCounters(authFailures: 1))
+        #expect(receiver.rolloverCounter(ssrc: 7) == nil, "a forged first packet adds no stream")
         // The genuine packet still authenticates: the forgery left no state behind.
         _ = try receiver.unprotect(srtp: protected)
         #expect(receiver.counters == SRTPCounters(unprotected: 1, authFailures: 1))
