@@ -93,7 +93,8 @@ public final class SRTPSession {
         policy.allow_repeat_tx = 0
         policy.next = nil
 
-        // libsrtp copies what it derives from the key during srtp_create; our copy is wiped after.
+        // libsrtp keeps only the session keys it derives during srtp_create; our copy of the
+        // master key is wiped after (best effort: the caller's array is the caller's).
         var key = keyMaterial
         var created: srtp_t? = nil
         let status = key.withUnsafeMutableBufferPointer { keyBytes in
@@ -274,13 +275,14 @@ public final class SRTPSession {
             throw SRTPError(.badParameter, operation, length: length,
                             detail: "packet length \(length) outside 0...\(Self.maximumPacketLength)")
         }
-        guard length <= buffer.count, let base = buffer.baseAddress else {
-            throw SRTPError(.truncated, operation, length: length, detail: "need \(min(length, 12)) bytes, buffer has \(buffer.count)")
+        guard length <= buffer.count else {
+            throw SRTPError(.badParameter, operation, length: length,
+                            detail: "packet length \(length) exceeds the \(buffer.count)-byte buffer")
         }
         let rtcp = operation == .protectRTCP || operation == .unprotectRTCP
         // RFC 3550 §6.4.1: every RTCP packet starts with 8 bytes (header and sender SSRC).
-        let header = rtcp ? (length >= 8 ? 8 : nil) : Self.rtpHeaderLength(UnsafeRawBufferPointer(start: base, count: length))
-        guard let header else {
+        let header = rtcp ? (length >= 8 ? 8 : nil) : Self.rtpHeaderLength(UnsafeRawBufferPointer(rebasing: buffer[0..<length]))
+        guard let header, let base = buffer.baseAddress else {
             throw SRTPError(.truncated, operation, length: length,
                             detail: rtcp ? "need 8 bytes of RTCP header, have \(length)" : "RTP header (with CSRCs and extension) does not fit in \(length) bytes")
         }
