@@ -1,1 +1,0 @@
-// ParleySRTP: placeholder until it lands (issue 3).
