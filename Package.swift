@@ -53,12 +53,12 @@ let package = Package(
         // MARK: Tools: fuzz harness (real only under `make fuzz`) and benchmarks
         .executableTarget(
             name: "ParleyFuzz",
-            dependencies: ["ParleySTUN", "ParleyRTP", "ParleySDP", "ParleyWebSocket", "ParleySignaling"],
+            dependencies: ["ParleySTUN", "ParleyRTP", "ParleySDP", "ParleyWebSocket", "ParleySignaling", "ParleyICE"],
             swiftSettings: upcoming
         ),
         .executableTarget(
             name: "ParleyBench",
-            dependencies: ["ParleySTUN", "ParleyRTP", "ParleySDP", "ParleyWebSocket", "ParleySignaling"],
+            dependencies: ["ParleySTUN", "ParleyRTP", "ParleySDP", "ParleyWebSocket", "ParleySignaling", "ParleyICE"],
             swiftSettings: upcoming
         ),
 

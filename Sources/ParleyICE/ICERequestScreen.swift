@@ -34,7 +34,8 @@ enum ICERequestScreen {
         case .indication: return .drop(.unsupportedMessage)
         case .request: break
         }
-        guard let username = message.username, message.verifyMessageIntegrity(key: local.key) != .absent else {
+        let integrity = message.verifyMessageIntegrity(key: local.key)
+        guard let username = message.username, integrity != .absent else {
             return .reject(errorResponse(to: message, .badRequest, key: nil))
         }
         // RFC 8445 §7.3: the part before the colon is ours; the part after, the peer's
@@ -46,7 +47,7 @@ enum ICERequestScreen {
         } else {
             validUsername = username.hasPrefix(expectedPrefix) && username.count > expectedPrefix.count
         }
-        guard validUsername, message.verifyMessageIntegrity(key: local.key) == .valid else {
+        guard validUsername, integrity == .valid else {
             return .reject(errorResponse(to: message, .unauthenticated, key: nil))
         }
         let unknown = message.unknownComprehensionRequired

@@ -180,3 +180,37 @@ struct ICELiteAgentTests {
         }
     }
 }
+
+@Suite("Independently built check")
+struct ICEIndependentCheckTests {
+    /// Built with Python's hmac and zlib (also the fuzz seed
+    /// `Fuzz/corpus/ice/check-use-candidate.bin`): USERNAME `srvU:devU`, PRIORITY,
+    /// ICE-CONTROLLING, USE-CANDIDATE, MESSAGE-INTEGRITY with `server-password-0123456`, FINGERPRINT.
+    static let hex = "000100482112a4420102030405060708090a0b0c00060009737276553a64657655000000002400046e7fffff802a00080123456789abcdef0025000000080014fc3a5cafa2922f108451663e24b1073a4e578a5080280004bdea8325"
+
+    @Test("the lite agent accepts it, selects the pair and answers with the source")
+    func accepted() throws {
+        let bytes = try #require(hexBytes(Self.hex))
+        var agent = Fixture.lite()
+        let source = address("198.51.100.7", 62000)
+        let actions = agent.receive(bytes, from: source, on: Fixture.serverV4, now: .now)
+        #expect(agent.selectedRemoteAddress == source)
+        guard case .send(let answer, _, _)? = actions.first else { Issue.record("no answer"); return }
+        let message = try STUNMessage(decoding: answer)
+        #expect(message.messageClass == .success)
+        #expect(message.transactionID.bytes == Array(1...12))
+        #expect(message.xorMappedAddress == source)
+    }
+}
+
+/// Lower-case hex text to bytes; nil on odd length or a non-hex digit.
+func hexBytes(_ text: String) -> [UInt8]? {
+    var out: [UInt8] = []
+    var chars = Array(text.utf8)[...]
+    while chars.count >= 2 {
+        guard let byte = UInt8(String(decoding: chars.prefix(2), as: UTF8.self), radix: 16) else { return nil }
+        out.append(byte)
+        chars = chars.dropFirst(2)
+    }
+    return chars.isEmpty ? out : nil
+}
