@@ -47,7 +47,8 @@ public enum ICEConnectionState: String, Sendable, Hashable, Encodable, CustomStr
 
 /// A local and a remote transport address: where checks and media go from and to.
 /// `local` is always the base, the address of the socket to send from.
-public struct ICECandidatePair: Sendable, Hashable, CustomStringConvertible {
+/// Encodes as `{"local": {"family", "address", "port"}, "remote": {…}}`.
+public struct ICECandidatePair: Sendable, Hashable, Encodable, CustomStringConvertible {
     public var local: ICETransportAddress
     public var remote: ICETransportAddress
 
@@ -60,7 +61,7 @@ public struct ICECandidatePair: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// Why an agent ignored a datagram. Reported so the shell can log; never answered.
-public enum ICEDropReason: String, Sendable, Hashable, CustomStringConvertible {
+public enum ICEDropReason: String, Sendable, Hashable, Encodable, CustomStringConvertible {
     /// Not a well-formed STUN message (RFC 8489 §6.3).
     case notSTUN
     /// FINGERPRINT missing or wrong: ICE requires it (RFC 8445 §7.1), and a bad one means
@@ -140,7 +141,8 @@ public enum ICEPriority {
 }
 
 /// A candidate of the other agent, from SDP (`a=candidate`) or learned from a check.
-public struct ICERemoteCandidate: Sendable, Hashable, CustomStringConvertible {
+/// Encodes as `{"address": {…}, "priority": 2130706431, "type": "host", "foundation": "1"}`.
+public struct ICERemoteCandidate: Sendable, Hashable, Encodable, CustomStringConvertible {
     public var address: ICETransportAddress
     public var priority: UInt32
     public var type: ICECandidateType
@@ -158,7 +160,8 @@ public struct ICERemoteCandidate: Sendable, Hashable, CustomStringConvertible {
 
 /// A candidate of this agent. `address` is what the peer sees; `base` is the socket it is
 /// sent from (equal for host candidates, RFC 8445 §5.1.1.1).
-public struct ICELocalCandidate: Sendable, Hashable, CustomStringConvertible {
+/// Encodes as `{"address": {…}, "base": {…}, "priority": 1862270975, "type": "prflx"}`.
+public struct ICELocalCandidate: Sendable, Hashable, Encodable, CustomStringConvertible {
     public var address: ICETransportAddress
     public var base: ICETransportAddress
     public var priority: UInt32

@@ -1,3 +1,4 @@
+import Foundation
 import ParleyICE
 import Testing
 
@@ -30,5 +31,20 @@ struct ICEPriorityTests {
         #expect(ICEPriority.pair(controlling: 10, controlled: 20) == 10 << 32 | 40)
         #expect(ICEPriority.pair(controlling: 20, controlled: 10) == 10 << 32 | 41)
         #expect(ICEPriority.pair(controlling: .max, controlled: .max) == UInt64(UInt32.max) << 32 | 2 * UInt64(UInt32.max))
+    }
+}
+
+@Suite("JSON of candidates and pairs")
+struct ICEJSONTests {
+    @Test("a remote candidate and a pair encode with camelCase keys and STUN address objects")
+    func json() throws {
+        let candidate = ICERemoteCandidate(address: address("192.0.2.1", 3478), priority: 2_130_706_431, type: .peerReflexive, foundation: "1")
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let text = String(decoding: try encoder.encode(candidate), as: UTF8.self)
+        #expect(text == #"{"address":{"address":"192.0.2.1","family":"ipv4","port":3478},"foundation":"1","priority":2130706431,"type":"prflx"}"#)
+        let pair = ICECandidatePair(local: address("2001:db8::1", 1), remote: address("192.0.2.1", 2))
+        let pairText = String(decoding: try encoder.encode(pair), as: UTF8.self)
+        #expect(pairText == #"{"local":{"address":"2001:db8::1","family":"ipv6","port":1},"remote":{"address":"192.0.2.1","family":"ipv4","port":2}}"#)
     }
 }
