@@ -1,0 +1,36 @@
+import ParleyICE
+import ParleySTUN
+
+/// The server's per-check cost: an ICE lite agent handling a browser-style connectivity
+/// check (USERNAME, PRIORITY, ICE-CONTROLLING, USE-CANDIDATE, MESSAGE-INTEGRITY,
+/// FINGERPRINT): parse, verify FINGERPRINT and MESSAGE-INTEGRITY, build and sign the success
+/// response with XOR-MAPPED-ADDRESS. Also the cost of dropping a check with a bad FINGERPRINT.
+func iceBenchmarks() -> [Benchmark] {
+    let local = ICECredentials(ufrag: "srvU", password: "server-password-0123456")
+    let remote = ICECredentials(ufrag: "devU", password: "device-password-0123456")
+    let device = STUNTransportAddress(ip: .ipv4(0xC633_6407), port: 62000)
+    let server = STUNTransportAddress(ip: .ipv4(0xCB00_7105), port: 3478)
+    // Constants within range: building cannot fail.
+    var check = STUNMessage(class: .request, method: .binding, transactionID: STUNTransactionID(bytes: (1...12).map { UInt8($0) })!)
+    try! check.append(.username("srvU:devU"))
+    try! check.append(.priority(0x6E7F_FFFF))
+    try! check.append(.iceControlling(tieBreaker: 0x0123_4567_89AB_CDEF))
+    try! check.append(.useCandidate)
+    let checkBytes = try! check.encoded(addingIntegrity: [.sha1(key: .shortTerm(password: local.password))], fingerprint: true)
+    var badFingerprint = checkBytes
+    badFingerprint[badFingerprint.count - 1] ^= 0xFF
+
+    var agent = ICELiteAgent(localCredentials: local, remoteCredentials: remote)
+    let start = ContinuousClock.now
+    var tick = 0
+    return [
+        Benchmark(format: "ice", operation: "lite: answer check (parse+verify+sign)", messageBytes: checkBytes.count) {
+            tick &+= 1
+            let actions = agent.receive(checkBytes, from: device, on: server, now: start + .nanoseconds(tick))
+            if case .send(let bytes, _, _)? = actions.first { benchmarkSink &+= bytes.count }
+        },
+        Benchmark(format: "ice", operation: "lite: drop bad FINGERPRINT", messageBytes: badFingerprint.count) {
+            benchmarkSink &+= agent.receive(badFingerprint, from: device, on: server, now: start).count
+        },
+    ]
+}

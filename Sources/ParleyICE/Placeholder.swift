@@ -1,1 +1,0 @@
-// ParleyICE: placeholder until it lands (issue 3).
