@@ -15,6 +15,8 @@ let fuzzTargets: [String: (UnsafeRawBufferPointer) -> Void] = [
     "sdp": fuzzSDP,
     "ws": fuzzWebSocket,
     "signaling": fuzzSignaling,
+    "srtp": fuzzSRTP,
+    "ice": fuzzICE,
 ]
 
 #if PARLEY_FUZZ
