@@ -207,31 +207,40 @@ public struct JitterBuffer: Sendable {
         if let current = self.ssrc, current != ssrc {
             restartStream()
             outcome = .bufferedAfterReset
-        } else if let highest = highestSequence, let baseline = estimator.baseline {
-            let sequence = sequenceUnwrapper.peek(sequenceNumber)
-            let relative = arrival &- nanoseconds(timestampUnwrapper.peek(timestamp) &- timestampBase)
-            let sequenceJump = (sequence &- highest).magnitude
-            let timeJump = relative.subtractingReportingOverflow(baseline).partialValue.magnitude
-            if sequenceJump > configuration.maximumSequenceJump.magnitude || timeJump > timestampJumpNanoseconds.magnitude {
-                // As RFC 3550 A.1 does for sequence numbers: believe a jump only when the
-                // next packet follows it, so one stray packet cannot reset the stream.
-                if let candidate = jumpCandidate, sequenceNumber == candidate &+ 1 {
-                    restartStream()
-                    outcome = .bufferedAfterReset
-                } else {
-                    jumpCandidate = sequenceNumber
-                    statistics.jumpDiscarded &+= 1
-                    return .discardedJump
+        }
+        var sequence: Int64
+        var relativeTimestamp: Int64
+        if highestSequence == nil {
+            (sequence, relativeTimestamp) = startStream(ssrc: ssrc, sequenceNumber: sequenceNumber, timestamp: timestamp)
+        } else {
+            // Unwrap, and put the unwrappers back if the packet is refused (one generic
+            // call each rather than a peek and then an unwrap).
+            let savedSequenceUnwrapper = sequenceUnwrapper
+            let savedTimestampUnwrapper = timestampUnwrapper
+            sequence = sequenceUnwrapper.unwrap(sequenceNumber)
+            relativeTimestamp = timestampUnwrapper.unwrap(timestamp) &- timestampBase
+            if let highest = highestSequence, let baseline = estimator.baseline {
+                let relative = arrival &- nanoseconds(relativeTimestamp)
+                let sequenceJump = (sequence &- highest).magnitude
+                let timeJump = relative.subtractingReportingOverflow(baseline).partialValue.magnitude
+                if sequenceJump > configuration.maximumSequenceJump.magnitude || timeJump > timestampJumpNanoseconds.magnitude {
+                    // As RFC 3550 A.1 does for sequence numbers: believe a jump only when
+                    // the next packet follows it, so one stray packet cannot reset the stream.
+                    if let candidate = jumpCandidate, sequenceNumber == candidate &+ 1 {
+                        restartStream()
+                        outcome = .bufferedAfterReset
+                        (sequence, relativeTimestamp) = startStream(ssrc: ssrc, sequenceNumber: sequenceNumber, timestamp: timestamp)
+                    } else {
+                        sequenceUnwrapper = savedSequenceUnwrapper
+                        timestampUnwrapper = savedTimestampUnwrapper
+                        jumpCandidate = sequenceNumber
+                        statistics.jumpDiscarded &+= 1
+                        return .discardedJump
+                    }
                 }
             }
         }
         jumpCandidate = nil
-        if self.ssrc == nil || highestSequence == nil {
-            self.ssrc = ssrc
-            timestampBase = timestampUnwrapper.unwrap(timestamp)
-        }
-        let sequence = sequenceUnwrapper.unwrap(sequenceNumber)
-        let relativeTimestamp = timestampUnwrapper.unwrap(timestamp) &- timestampBase
         let relativeDelay = arrival &- nanoseconds(relativeTimestamp)
         let packet = Packet(payload: payload, sequenceNumber: sequenceNumber, timestamp: timestamp, marker: marker, arrival: now)
 
@@ -386,6 +395,13 @@ public struct JitterBuffer: Sendable {
     }
 
     // MARK: Internals
+
+    /// The first packet of a stream: its timestamp becomes the origin.
+    private mutating func startStream(ssrc: UInt32, sequenceNumber: UInt16, timestamp: UInt32) -> (Int64, Int64) {
+        self.ssrc = ssrc
+        timestampBase = timestampUnwrapper.unwrap(timestamp)
+        return (sequenceUnwrapper.unwrap(sequenceNumber), 0)
+    }
 
     private mutating func restartStream() {
         ssrc = nil

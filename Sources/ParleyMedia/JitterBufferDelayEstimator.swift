@@ -20,16 +20,17 @@ struct JitterBufferDelayEstimator: Sendable, Hashable {
     let shrinkStep: Int64
     let updateInterval: Int
 
-    /// Relative delays, a ring of at most `windowSize` entries.
+    /// Relative delays in arrival order, a ring of at most `windowSize` entries.
     private var window: [Int64] = []
     private var nextSlot = 0
-    /// Reused sort buffer, so re-estimating allocates nothing once warm.
-    private var scratch: [Int64] = []
+    /// The same values kept sorted, so the baseline and percentile are O(1) lookups and
+    /// each packet costs one binary search and one short move.
+    private var sorted: [Int64] = []
     private var sinceUpdate = 0
-    /// The smallest relative delay in the window (refreshed on each re-estimate, lowered
-    /// at once by a faster packet).
-    private(set) var baseline: Int64?
     private(set) var target: Int64
+
+    /// The smallest relative delay in the window.
+    var baseline: Int64? { sorted.first }
 
     init(windowSize: Int, percentilePerMille: Int, minimum: Int64, maximum: Int64, shrinkStep: Int64, updateInterval: Int) {
         self.windowSize = max(windowSize, 1)
@@ -40,7 +41,7 @@ struct JitterBufferDelayEstimator: Sendable, Hashable {
         self.updateInterval = max(updateInterval, 1)
         target = self.minimum
         window.reserveCapacity(self.windowSize)
-        scratch.reserveCapacity(self.windowSize)
+        sorted.reserveCapacity(self.windowSize + 1)
     }
 
     /// Accounts for one packet's relative delay.
@@ -48,37 +49,44 @@ struct JitterBufferDelayEstimator: Sendable, Hashable {
         if window.count < windowSize {
             window.append(relativeDelay)
         } else {
+            let oldest = window[nextSlot]
             window[nextSlot] = relativeDelay
             nextSlot = (nextSlot + 1) % windowSize
+            sorted.remove(at: lowerBound(oldest))
         }
-        let base = min(baseline ?? relativeDelay, relativeDelay)
-        baseline = base
+        sorted.insert(relativeDelay, at: lowerBound(relativeDelay))
         sinceUpdate += 1
-        if sinceUpdate >= updateInterval || relativeDelay.subtractingReportingOverflow(base).partialValue > target {
+        let spread = relativeDelay.subtractingReportingOverflow(sorted[0]).partialValue
+        if sinceUpdate >= updateInterval || spread > target {
             reestimate()
         }
     }
 
     private mutating func reestimate() {
         sinceUpdate = 0
-        guard !window.isEmpty else { return }
-        scratch.removeAll(keepingCapacity: true)
-        scratch.append(contentsOf: window)
-        scratch.sort()
-        let base = scratch[0]
-        baseline = base
-        let index = min(scratch.count - 1, ((scratch.count - 1) * percentilePerMille + 500) / 1000)
-        let spread = scratch[index].subtractingReportingOverflow(base).partialValue
+        guard let base = sorted.first else { return }
+        let index = min(sorted.count - 1, ((sorted.count - 1) * percentilePerMille + 500) / 1000)
+        let spread = sorted[index].subtractingReportingOverflow(base).partialValue
         let wanted = min(max(spread, minimum), maximum)
         target = wanted >= target ? wanted : max(wanted, target - shrinkStep)
+    }
+
+    private func lowerBound(_ value: Int64) -> Int {
+        var low = 0
+        var high = sorted.count
+        while low < high {
+            let mid = (low + high) / 2
+            if sorted[mid] < value { low = mid + 1 } else { high = mid }
+        }
+        return low
     }
 
     /// Forgets the window (a new stream), keeping the target: the network path is
     /// probably the same.
     mutating func clearWindow() {
         window.removeAll(keepingCapacity: true)
+        sorted.removeAll(keepingCapacity: true)
         nextSlot = 0
         sinceUpdate = 0
-        baseline = nil
     }
 }

@@ -31,11 +31,12 @@ public struct ReceiveStatistics: Sendable {
         packetsReceived &+= 1
         payloadOctetsReceived &+= UInt64(max(payloadBytes, 0))
         let verdict: RTPSourceState.Verdict
-        if source == nil {
+        if var state = source {
+            verdict = state.update(sequenceNumber: sequenceNumber)
+            source = state
+        } else {
             source = RTPSourceState(firstSequenceNumber: sequenceNumber)
             verdict = .probation
-        } else {
-            verdict = source!.update(sequenceNumber: sequenceNumber)
         }
         if verdict == .restarted { jitterEstimator = RTPJitterEstimator() }
         if verdict != .badSequence {
