@@ -340,3 +340,49 @@ struct JitterBufferTests {
         _ = buffer.pop(now: 0)
     }
 }
+
+@Suite("JitterBuffer adaptation")
+struct JitterBufferAdaptationTests {
+    @Test("after jitter stops the target shrinks back to the minimum, one frame at a time")
+    func shrinksWhenCalm() {
+        var generator = SeededGenerator(seed: 0x5_4e1)
+        var sim = JitterBufferSimulation()
+        // 20 s of 0-100 ms jitter, then 40 s of a steady 10 ms.
+        sim.send(count: 3000) { k in k < 1000 ? UInt64(generator.below(100_001)) * 1000 : 10 * ms }
+        let result = sim.run(ticks: 3020)
+        let stats = result.buffer.statistics
+        #expect(result.maximumTarget > 80 * Int64(ms))
+        #expect(stats.targetDelayNanoseconds == 20 * Int64(ms))
+        #expect(stats.discardedForDelay > 0)
+        // Shrinking drops at most one frame per shrink interval.
+        #expect(stats.discardedForDelay <= UInt64(2000 / sim.configuration.shrinkIntervalTicks) + 1)
+        // The calm phase ends near the minimum delay: 10 ms network + at most 20 + one tick.
+        #expect(stats.lastBufferDelayNanoseconds < 45 * Int64(ms))
+        let played = result.playedIndices
+        #expect(zip(played, played.dropFirst()).allSatisfy { $0 < $1 })
+        #expect(played.suffix(1000) == ArraySlice(2000..<3000))
+    }
+}
+
+@Suite("MediaClock")
+struct MediaClockTests {
+    @Test("monotonic time maps to NTP through the fixed offset")
+    func ntp() {
+        let clock = MediaClock(monotonicNanoseconds: 5_000_000_000, unixNanoseconds: 1_700_000_000_000_000_000)
+        #expect(clock.ntpTimestamp(at: 5_000_000_000) == NTPTimestamp(unixNanoseconds: 1_700_000_000_000_000_000))
+        let later = clock.ntpTimestamp(at: 6_500_000_000)
+        #expect(later.seconds == UInt32(1_700_000_001 + NTPTimestamp.unixEpochOffset))
+        #expect(later.fraction == 1 << 31)
+    }
+
+    @Test("RTP unit conversions are exact for whole units and never overflow")
+    func rtpUnits() {
+        #expect(MediaClock.rtpUnits(nanoseconds: 20_000_000, clockRate: 48_000) == 960)
+        #expect(MediaClock.rtpUnits(nanoseconds: 1_000_000_000, clockRate: 8_000) == 8_000)
+        #expect(MediaClock.nanoseconds(rtpUnits: 960, clockRate: 48_000) == 20_000_000)
+        #expect(MediaClock.nanoseconds(rtpUnits: -480, clockRate: 48_000) == -10_000_000)
+        _ = MediaClock.rtpUnits(nanoseconds: .max, clockRate: .max)
+        _ = MediaClock.nanoseconds(rtpUnits: .max, clockRate: 1)
+        _ = MediaClock.nanoseconds(rtpUnits: .min, clockRate: 0)
+    }
+}
