@@ -24,11 +24,12 @@ public struct Resampler: Sendable {
     private let up: Int
     /// Downsampling factor M.
     private let down: Int
-    /// Taps per polyphase branch.
+    /// Taps per polyphase branch, rounded up to a multiple of 8 for SIMD.
     private let tapsPerPhase: Int
-    /// `phases[p]` holds branch p's taps in reverse order, so that a dot product with the
-    /// input window `x[i - K + 1 ... i]` in increasing order applies taps h[p + kL], k = K-1...0.
-    private let phases: [[Float]]
+    /// Branch p occupies `coefficients[p * K ..< (p + 1) * K]`, taps in reverse order (zero
+    /// padding first), so that a dot product with the input window `x[i - K + 1 ... i]` in
+    /// increasing order applies taps h[p + kL], k = K-1...0.
+    private let coefficients: [Float]
     /// The last `tapsPerPhase - 1` input samples (zeros at start).
     private var history: [Float]
     /// Position of the next output sample, in units of 1/L input sample, relative to the
@@ -58,7 +59,7 @@ public struct Resampler: Sendable {
 
         if up == 1 && down == 1 {
             tapsPerPhase = 1
-            phases = [[1]]
+            coefficients = [1]
             history = []
             delaySamples = 0
             return
@@ -86,11 +87,16 @@ public struct Resampler: Sendable {
             taps[n] = 2 * cutoff * sinc * window * Double(up)
         }
         let perPhase = length / up
-        tapsPerPhase = perPhase
-        phases = (0..<up).map { p in
-            (0..<perPhase).reversed().map { k in Float(taps[p + k * up]) }
+        let padded = (perPhase + 7) / 8 * 8
+        tapsPerPhase = padded
+        var flat = [Float](repeating: 0, count: up * padded)
+        for p in 0..<up {
+            for k in 0..<perPhase {
+                flat[p * padded + padded - 1 - k] = Float(taps[p + k * up])
+            }
         }
-        history = [Float](repeating: 0, count: perPhase - 1)
+        coefficients = flat
+        history = [Float](repeating: 0, count: padded - 1)
         delaySamples = Int((centre / Double(down)).rounded())
     }
 
@@ -110,17 +116,28 @@ public struct Resampler: Sendable {
         var output: [Int16] = []
         output.reserveCapacity(outputCount(forInputCount: input.count))
         let limit = input.count * up
+        let taps = tapsPerPhase
         window.withUnsafeBufferPointer { x in
-            while position < limit {
-                let i = position / up  // newest input sample used, 0-based in this block
-                let branch = phases[position - i * up]
-                var sum: Float = 0
-                // Window x[i - K + 1 ... i] sits at buffer offset i ... i + K - 1.
-                branch.withUnsafeBufferPointer { h in
-                    for k in 0..<h.count { sum += h[k] * x[i + k] }
+            coefficients.withUnsafeBufferPointer { h in
+                guard let xBase = x.baseAddress, let hBase = h.baseAddress else { return }
+                let xRaw = UnsafeRawPointer(xBase)
+                let hRaw = UnsafeRawPointer(hBase)
+                let stride = MemoryLayout<Float>.stride
+                while position < limit {
+                    let i = position / up  // newest input sample used, 0-based in this block
+                    let branch = (position - i * up) * taps
+                    // Window x[i - K + 1 ... i] sits at buffer offset i ... i + K - 1.
+                    var sum = SIMD8<Float>()
+                    var k = 0
+                    while k < taps {
+                        let xs = xRaw.loadUnaligned(fromByteOffset: (i + k) * stride, as: SIMD8<Float>.self)
+                        let hs = hRaw.loadUnaligned(fromByteOffset: (branch + k) * stride, as: SIMD8<Float>.self)
+                        sum += xs * hs
+                        k += 8
+                    }
+                    output.append(Int16(clamping: Int(sum.sum().rounded())))
+                    position += down
                 }
-                output.append(Int16(clamping: Int(sum.rounded())))
-                position += down
             }
         }
         position -= limit
