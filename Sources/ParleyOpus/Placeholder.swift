@@ -1,1 +1,0 @@
-// ParleyOpus: placeholder until it lands (issue 3).
