@@ -9,7 +9,8 @@ while let arg = args.popFirst() {
 }
 
 let all: [Benchmark] = stunBenchmarks() + rtpBenchmarks() + sdpBenchmarks() + webSocketBenchmarks() + signalingBenchmarks()
-    + dtlsBenchmarks() + srtpBenchmarks() + iceBenchmarks()
+    + dtlsBenchmarks() + srtpBenchmarks() + iceBenchmarks() + jitterBenchmarks()
+    + codecBenchmarks()
 let selected = all.filter { wanted.isEmpty || wanted.contains($0.format.lowercased()) }
 
 func pad(_ s: String, _ width: Int) -> String { s.count >= width ? s : s + String(repeating: " ", count: width - s.count) }

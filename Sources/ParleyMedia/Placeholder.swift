@@ -1,1 +1,0 @@
-// ParleyMedia: placeholder until it lands (issue 3).
