@@ -50,7 +50,8 @@ public final class EventLoop: @unchecked Sendable {
     private struct Registration {
         let socket: UDPSocket
         let closeOnShutdown: Bool
-        let handler: () -> Void
+        let onReadable: () -> Void
+        let onWritable: (() -> Void)?
     }
 
     /// The name given to the thread (visible in `top -H`).
@@ -183,11 +184,19 @@ public final class EventLoop: @unchecked Sendable {
     // MARK: Sockets (loop thread only)
 
     /// Watches `socket` for readability and calls `onReadable` on the loop thread each time
-    /// it has datagrams (level-triggered: a handler that leaves datagrams queued is called
-    /// again on the next iteration, which keeps sockets fair). The loop keeps the socket
-    /// alive while registered and, if `closeOnShutdown`, closes it when the loop stops.
+    /// it has datagrams or a pending error (level-triggered: a handler that leaves datagrams
+    /// queued is called again on the next iteration, which keeps sockets fair). The loop
+    /// keeps the socket alive while registered and, if `closeOnShutdown`, closes it when the
+    /// loop stops. `onWritable` runs when the socket can take data again, only while
+    /// ``setWritableInterest(_:_:)`` is on (turn it on after a flush reports `wouldBlock`,
+    /// off once the queue drained, or the level-triggered loop would call it continuously).
     /// Must be called on the loop.
-    public func register(_ socket: UDPSocket, closeOnShutdown: Bool = true, onReadable: @escaping () -> Void) throws(NetError) {
+    public func register(
+        _ socket: UDPSocket,
+        closeOnShutdown: Bool = true,
+        onReadable: @escaping () -> Void,
+        onWritable: (() -> Void)? = nil
+    ) throws(NetError) {
         precondition(inEventLoop, "EventLoop.register must be called on the loop thread")
         let fd = socket.fileDescriptor
         if tokens[fd] != nil { deregister(socket) }
@@ -197,8 +206,22 @@ public final class EventLoop: @unchecked Sendable {
         event.events = EPOLLIN.rawValue
         event.data.u64 = token
         guard epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &event) == 0 else { throw .lastSystemError("epoll_ctl(ADD)") }
-        registrations[token] = Registration(socket: socket, closeOnShutdown: closeOnShutdown, handler: onReadable)
+        registrations[token] = Registration(
+            socket: socket, closeOnShutdown: closeOnShutdown, onReadable: onReadable, onWritable: onWritable)
         tokens[fd] = token
+    }
+
+    /// Asks for (or stops asking for) the `onWritable` calls of a registered socket.
+    /// Must be called on the loop.
+    public func setWritableInterest(_ socket: UDPSocket, _ enabled: Bool) throws(NetError) {
+        precondition(inEventLoop, "EventLoop.setWritableInterest must be called on the loop thread")
+        guard let token = tokens[socket.fileDescriptor] else { return }
+        var event = epoll_event()
+        event.events = EPOLLIN.rawValue | (enabled ? EPOLLOUT.rawValue : 0)
+        event.data.u64 = token
+        guard epoll_ctl(epollFD, EPOLL_CTL_MOD, socket.fileDescriptor, &event) == 0 else {
+            throw .lastSystemError("epoll_ctl(MOD)")
+        }
     }
 
     /// Stops watching `socket` (does not close it). Must be called on the loop.
@@ -262,9 +285,17 @@ public final class EventLoop: @unchecked Sendable {
                 if token == EventLoop.wakeToken {
                     var value: UInt64 = 0
                     _ = read(wakeFD, &value, 8)
-                } else if let registration = registrations[token] {
-                    // Looked up per event: an earlier handler may have deregistered it.
-                    registration.handler()
+                } else {
+                    // Looked up per call: an earlier handler may have deregistered it.
+                    // EPOLLERR goes to the read handler: receiving clears the socket error
+                    // (e.g. ECONNREFUSED), which would otherwise be reported forever.
+                    let flags = events[i].events
+                    if flags & (EPOLLIN.rawValue | EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0 {
+                        registrations[token]?.onReadable()
+                    }
+                    if flags & EPOLLOUT.rawValue != 0, let onWritable = registrations[token]?.onWritable {
+                        onWritable()
+                    }
                 }
             }
             runDueTimers()

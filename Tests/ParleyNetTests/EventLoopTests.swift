@@ -105,6 +105,26 @@ extension LoopbackTests {
             #expect(loop.execute {} == false)
         }
 
+        @Test func writableInterestCallsUntilTurnedOff() throws {
+            let loop = try EventLoop()
+            defer { loop.shutdown() }
+            let socket = try UDPSocket(bindingTo: .ipv4Loopback(port: 0))
+            let writableCalls = Locked(0)
+            loop.execute {
+                try? loop.register(socket, onReadable: {}, onWritable: {
+                    writableCalls.withLock { $0 += 1 }
+                    try? loop.setWritableInterest(socket, false)
+                })
+            }
+            #expect(waitUntil { loop.isRegisteredCount(1) })
+            #expect(writableCalls.value == 0) // not asked for yet
+            loop.execute { try? loop.setWritableInterest(socket, true) }
+            #expect(waitUntil { writableCalls.value == 1 })
+            // Turned off inside the handler: a few more loop round trips add no call.
+            for _ in 0..<3 { _ = loop.isRegisteredCount(1) }
+            #expect(writableCalls.value == 1)
+        }
+
         @Test func actorsCanRunOnTheLoop() async throws {
             let loop = try EventLoop()
             let counter = LoopBoundCounter(loop: loop)
