@@ -15,7 +15,7 @@ public struct TimerID: Hashable, Sendable {
 /// timers that are due (in deadline order) -> run the closures queued by other threads.
 ///
 /// Threading: ``execute(_:)``, ``schedule(at:_:)``, ``cancel(_:)`` and ``shutdown()`` may be
-/// called from any thread. ``register(_:closeOnShutdown:onReadable:)`` and
+/// called from any thread. ``register(_:closeOnShutdown:onReadable:onWritable:)``, ``setWritableInterest(_:_:)`` and
 /// ``deregister(_:)`` must run on the loop (inside ``execute(_:)`` or a handler); their
 /// handlers then run only on the loop thread, so they may own non-Sendable state such as a
 /// ``UDPReceiveBatch``.
