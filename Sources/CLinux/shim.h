@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <time.h>
+#include <pthread.h>
 
 struct parley_mmsghdr {
     struct msghdr msg_hdr;
@@ -21,6 +22,8 @@ extern int accept4(int fd, struct sockaddr *addr, socklen_t *addr_len, int flags
 extern int parley_recvmmsg(int fd, struct parley_mmsghdr *vmessages, unsigned int vlen, int flags, struct timespec *tmo) __asm__("recvmmsg");
 extern int parley_sendmmsg(int fd, struct parley_mmsghdr *vmessages, unsigned int vlen, int flags) __asm__("sendmmsg");
 extern int parley_accept4(int fd, struct sockaddr *addr, socklen_t *addr_len, int flags) __asm__("accept4");
+// Names a thread (max 15 bytes + NUL) so event loops show up in top -H, gdb and perf.
+extern int parley_pthread_setname_np(pthread_t thread, const char *name) __asm__("pthread_setname_np");
 
 #ifndef SOCK_NONBLOCK
 #define SOCK_NONBLOCK 04000

@@ -1,1 +1,0 @@
-// ParleyNet: placeholder until it lands (issue 3).
