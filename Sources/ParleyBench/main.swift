@@ -10,7 +10,7 @@ while let arg = args.popFirst() {
 
 let all: [Benchmark] = stunBenchmarks() + rtpBenchmarks() + sdpBenchmarks() + webSocketBenchmarks() + signalingBenchmarks()
     + dtlsBenchmarks() + srtpBenchmarks() + iceBenchmarks() + jitterBenchmarks()
-    + codecBenchmarks()
+    + codecBenchmarks() + udpBenchmarks()
 let selected = all.filter { wanted.isEmpty || wanted.contains($0.format.lowercased()) }
 
 func pad(_ s: String, _ width: Int) -> String { s.count >= width ? s : s + String(repeating: " ", count: width - s.count) }
@@ -25,5 +25,8 @@ for benchmark in selected {
         + lpad(String(Int(result.messagesPerSecond)), 14) + lpad(String(Int(result.nanosecondsPerMessage)), 10)
         + lpad(String(Int(mbps)), 9))
 }
+// The loop-thread cost of a real EventLoop echo cannot be a Harness row (the work runs
+// on the loop's own thread), so it is reported separately.
+if wanted.isEmpty || wanted.contains("udp") { print(udpLoopEchoReport(seconds: seconds)) }
 let formats = wanted.isEmpty ? "" : " " + wanted.sorted().joined(separator: " ")
 print("reproduce: swift run -c release ParleyBench\(formats) --seconds \(seconds)   (one format: name it, e.g. ParleyBench stun)")
