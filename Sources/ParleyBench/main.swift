@@ -1,4 +1,4 @@
-// Parse and serialize throughput of the wire formats, one core.
+// Throughput of the wire formats, crypto, codecs, jitter buffer and UDP engine, one core.
 // Run: `make bench` or `swift run -c release ParleyBench [stun|rtp|rtcp|sdp|ws|signaling ...] [--seconds S]`.
 
 var seconds = 1.0
@@ -16,7 +16,7 @@ let selected = all.filter { wanted.isEmpty || wanted.contains($0.format.lowercas
 func pad(_ s: String, _ width: Int) -> String { s.count >= width ? s : s + String(repeating: " ", count: width - s.count) }
 func lpad(_ s: String, _ width: Int) -> String { s.count >= width ? s : String(repeating: " ", count: width - s.count) + s }
 
-print("Parley wire-format throughput, one core (CPU time of the benchmark thread), \(seconds) s per row")
+print("Parley throughput, one core (CPU time of the benchmark thread), \(seconds) s per row")
 print(pad("format", 10) + pad("operation", 42) + lpad("bytes", 7) + lpad("msgs/s", 14) + lpad("ns/msg", 10) + lpad("MB/s", 9))
 for benchmark in selected {
     let result = run(benchmark, seconds: seconds)
