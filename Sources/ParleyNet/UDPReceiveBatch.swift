@@ -15,10 +15,11 @@ public final class UDPReceiveBatch {
     /// Number of datagrams the last receive filled in.
     public internal(set) var count = 0
 
-    let slab: UnsafeMutableRawPointer
-    let headers: UnsafeMutablePointer<parley_mmsghdr>
-    private let iovecs: UnsafeMutablePointer<iovec>
-    private let names: UnsafeMutablePointer<sockaddr_storage>
+    private let slots: MessageSlots
+    var headers: UnsafeMutablePointer<parley_mmsghdr> { slots.headers }
+    private var slab: UnsafeMutableRawPointer { slots.slab }
+    private var iovecs: UnsafeMutablePointer<iovec> { slots.iovecs }
+    private var names: UnsafeMutablePointer<sockaddr_storage> { slots.names }
 
     /// - Parameters:
     ///   - capacity: datagrams per system call, 1...1024 (32-64 is the useful range).
@@ -27,26 +28,7 @@ public final class UDPReceiveBatch {
         precondition((1...1024).contains(capacity) && (1...65536).contains(slotSize), "UDPReceiveBatch size out of range")
         self.capacity = capacity
         self.slotSize = slotSize
-        slab = UnsafeMutableRawPointer.allocate(byteCount: capacity * slotSize, alignment: 16)
-        headers = .allocate(capacity: capacity)
-        iovecs = .allocate(capacity: capacity)
-        names = .allocate(capacity: capacity)
-        for i in 0..<capacity {
-            names[i] = sockaddr_storage()
-            iovecs[i] = iovec(iov_base: slab + i * slotSize, iov_len: slotSize)
-            var header = msghdr()
-            header.msg_name = UnsafeMutableRawPointer(names + i)
-            header.msg_iov = iovecs + i
-            header.msg_iovlen = 1
-            headers[i] = parley_mmsghdr(msg_hdr: header, msg_len: 0)
-        }
-    }
-
-    deinit {
-        slab.deallocate()
-        headers.deallocate()
-        iovecs.deallocate()
-        names.deallocate()
+        slots = MessageSlots(capacity: capacity, slotSize: slotSize, initialLength: { $0 })
     }
 
     /// Restores the per-call fields the kernel overwrites.
