@@ -17,6 +17,7 @@ let fuzzTargets: [String: (UnsafeRawBufferPointer) -> Void] = [
     "signaling": fuzzSignaling,
     "srtp": fuzzSRTP,
     "ice": fuzzICE,
+    "wav": fuzzWAV,
 ]
 
 #if PARLEY_FUZZ
