@@ -26,7 +26,7 @@ let package = Package(
         .systemLibrary(name: "CLinux"),
 
         // MARK: Layer 1b: thin Swift wrappers over the shims
-        .target(name: "ParleyCrypto", dependencies: ["COpenSSL"], swiftSettings: upcoming),
+        .target(name: "ParleyCrypto", dependencies: ["COpenSSL", "ParleyWireCore"], swiftSettings: upcoming),
         .target(name: "ParleySRTP", dependencies: ["CSRTP"], swiftSettings: upcoming),
         .target(name: "ParleyOpus", dependencies: ["COpus"], swiftSettings: upcoming),
 

@@ -1,3 +1,4 @@
+import ParleyWireCore
 /// A SHA-256 certificate fingerprint as signaled in SDP (RFC 8122 §5, `a=fingerprint`).
 ///
 /// The text form is `sha-256 AB:CD:…` (32 upper-case hex pairs joined by colons). Only
@@ -65,15 +66,15 @@ public struct DTLSFingerprint: Sendable, Hashable, CustomStringConvertible, Enco
     }
 
     /// The hex pairs, upper case, joined by colons (no hash name).
-    public var hexPairs: String { bytes.map { Self.upperHex($0) }.joined(separator: ":") }
+    public var hexPairs: String { Hex.encode(bytes, uppercase: true, separator: UInt8(ascii: ":")) }
 
     /// The RFC 8122 text form for SDP: `sha-256 AB:CD:…`.
     public var sdpValue: String { "\(Self.algorithm) \(hexPairs)" }
 
     /// A short form for error messages and logs: the first three and last two bytes.
     public var abbreviated: String {
-        let pairs = bytes.map { Self.upperHex($0) }
-        return pairs.prefix(3).joined(separator: ":") + "…" + pairs.suffix(2).joined(separator: ":")
+        let colon = UInt8(ascii: ":")
+        return Hex.encode(bytes.prefix(3), uppercase: true, separator: colon) + "…" + Hex.encode(bytes.suffix(2), uppercase: true, separator: colon)
     }
 
     public var description: String { sdpValue }
@@ -85,11 +86,6 @@ public struct DTLSFingerprint: Sendable, Hashable, CustomStringConvertible, Enco
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(Self.algorithm, forKey: .algorithm)
         try container.encode(hexPairs.lowercased(), forKey: .fingerprint)
-    }
-
-    private static func upperHex(_ byte: UInt8) -> String {
-        let digits: [Character] = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "A", "B", "C", "D", "E", "F"]
-        return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
     }
 
     private static func hexValue(_ c: Unicode.Scalar) -> UInt8? {

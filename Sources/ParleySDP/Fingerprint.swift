@@ -34,10 +34,7 @@ public struct Fingerprint: SDPAttributeValue {
 
     /// Upper-case hex pairs separated by colons (RFC 8122 §5).
     public var attributeValue: String {
-        algorithm + " " + bytes.map { byte in
-            let digits = Array("0123456789ABCDEF")
-            return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
-        }.joined(separator: ":")
+        algorithm + " " + Hex.encode(bytes, uppercase: true, separator: UInt8(ascii: ":"))
     }
 
     public func encode(to encoder: any Encoder) throws {

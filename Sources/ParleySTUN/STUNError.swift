@@ -1,3 +1,4 @@
+import ParleyWireCore
 /// Every problem ParleySTUN reports: a message that does not parse, or a value that cannot
 /// be encoded.
 ///
@@ -125,11 +126,8 @@ public struct STUNError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-func hexByte(_ value: UInt8) -> String {
-    let digits: [Character] = Array("0123456789abcdef")
-    return String([digits[Int(value >> 4)], digits[Int(value & 0x0f)]])
-}
+func hexByte(_ value: UInt8) -> String { Hex.encode([value]) }
 
-func hex16(_ value: UInt16) -> String { hexByte(UInt8(value >> 8)) + hexByte(UInt8(truncatingIfNeeded: value)) }
+func hex16(_ value: UInt16) -> String { Hex.encode([UInt8(value >> 8), UInt8(truncatingIfNeeded: value)]) }
 
 func hex32(_ value: UInt32) -> String { hex16(UInt16(value >> 16)) + hex16(UInt16(truncatingIfNeeded: value)) }

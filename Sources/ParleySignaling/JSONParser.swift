@@ -1,3 +1,4 @@
+import ParleyWireCore
 /// A strict RFC 8259 JSON parser for hostile input.
 ///
 /// Why not Foundation's `JSONDecoder`: on Linux it accepts invalid UTF-8 inside strings it
@@ -347,10 +348,7 @@ struct JSONParser {
 
     // MARK: Describing bytes in messages
 
-    private static func hex(_ byte: UInt8) -> String {
-        let digits = Array("0123456789abcdef")
-        return "0x" + String(digits[Int(byte >> 4)]) + String(digits[Int(byte & 0x0F)])
-    }
+    private static func hex(_ byte: UInt8) -> String { "0x" + Hex.encode([byte]) }
 
     private static func printable(_ byte: UInt8) -> String {
         (0x21...0x7E).contains(byte) ? String(UnicodeScalar(byte)) : hex(byte)

@@ -1,10 +1,12 @@
 /// Hexadecimal text to and from bytes, for fixtures, logs and `parley inspect --hex`.
 public enum Hex {
-    /// Lower-case hex, no separators.
-    public static func encode(_ bytes: some Sequence<UInt8>) -> String {
-        let digits = Array("0123456789abcdef".utf8)
+    /// Hex digits of `bytes`: lower case without separators by default; `uppercase` and
+    /// `separator: ":"` give the RFC 8122 fingerprint form (`AB:CD:...`).
+    public static func encode(_ bytes: some Sequence<UInt8>, uppercase: Bool = false, separator: UInt8? = nil) -> String {
+        let digits = Array((uppercase ? "0123456789ABCDEF" : "0123456789abcdef").utf8)
         var out: [UInt8] = []
         for byte in bytes {
+            if let separator, !out.isEmpty { out.append(separator) }
             out.append(digits[Int(byte >> 4)])
             out.append(digits[Int(byte & 0x0f)])
         }

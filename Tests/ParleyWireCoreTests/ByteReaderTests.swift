@@ -43,3 +43,12 @@ import ParleyWireCore
         #expect(throws: Hex.InvalidHex.self) { try Hex.decode("zz") }
     }
 }
+
+@Suite struct HexFormTests {
+    // RFC 8122 §5: fingerprints are upper-case hex pairs joined by colons.
+    @Test func fingerprintForm() {
+        #expect(Hex.encode([0xab, 0x01, 0xff], uppercase: true, separator: UInt8(ascii: ":")) == "AB:01:FF")
+        #expect(Hex.encode([UInt8](), uppercase: true, separator: UInt8(ascii: ":")) == "")
+        #expect(Hex.encode([0x0a]) == "0a")
+    }
+}
