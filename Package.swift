@@ -42,6 +42,11 @@ let package = Package(
         // MARK: Layer 3: engines
         .target(name: "ParleyMedia", dependencies: ["ParleyWireCore", "ParleyRTP", "ParleyOpus"], swiftSettings: upcoming),
         .target(name: "ParleyNet", dependencies: ["CLinux", "ParleyWireCore"], swiftSettings: upcoming),
+        .target(
+            name: "ParleyMediaLeg",
+            dependencies: ["ParleyWireCore", "ParleySTUN", "ParleyRTP", "ParleySDP", "ParleyICE", "ParleyCrypto", "ParleySRTP", "ParleyOpus", "ParleyMedia", "ParleyNet"],
+            swiftSettings: upcoming
+        ),
 
         // MARK: Layer 4: products
         .executableTarget(
@@ -58,7 +63,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "ParleyBench",
-            dependencies: ["ParleySTUN", "ParleyRTP", "ParleySDP", "ParleyWebSocket", "ParleySignaling", "ParleyCrypto", "ParleySRTP", "ParleyICE", "ParleyOpus", "ParleyMedia", "ParleyNet"],
+            dependencies: ["ParleySTUN", "ParleyRTP", "ParleySDP", "ParleyWebSocket", "ParleySignaling", "ParleyCrypto", "ParleySRTP", "ParleyICE", "ParleyOpus", "ParleyMedia", "ParleyNet", "ParleyMediaLeg"],
             swiftSettings: upcoming
         ),
 
@@ -78,6 +83,7 @@ let package = Package(
         .testTarget(name: "ParleyICETests", dependencies: ["ParleyICE", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleyMediaTests", dependencies: ["ParleyMedia", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleyNetTests", dependencies: ["ParleyNet", "ParleyTestSupport"], swiftSettings: upcoming),
+        .testTarget(name: "ParleyMediaLegTests", dependencies: ["ParleyMediaLeg", "ParleyTestSupport"], swiftSettings: upcoming),
     ],
     swiftLanguageModes: [.v6]
 )
