@@ -1,0 +1,124 @@
+import ParleyMedia
+import ParleyOpus
+
+/// Turns 20 ms frames of 48 kHz mono audio into RTP payloads of the negotiated codec and
+/// back, with concealment for lost packets. The leg's audio interface is always 48 kHz
+/// mono; G.711 runs at 8 kHz behind a resampler.
+final class AudioPayloadCodec {
+    enum Kind: String, Sendable, Hashable {
+        case opus, pcmu, pcma
+    }
+
+    /// Options a leg can set on the Opus encoder.
+    struct OpusOptions: Sendable, Hashable {
+        var bitrate: Int
+        var inbandFEC: Bool
+        var dtx: Bool
+        var expectedLossPercent: Int
+    }
+
+    static let interfaceRate = 48_000
+    static let frameSamples = 960
+
+    let kind: Kind
+    /// RTP clock rate of the payload format.
+    let clockRate: Int
+    private let opusEncoder: OpusEncoder?
+    private let opusDecoder: OpusDecoder?
+    private var downsampler: Resampler?
+    private var upsampler: Resampler?
+    /// Last decoded G.711 frame (48 kHz), faded and repeated to conceal a loss.
+    private var lastG711Frame: [Int16] = []
+    private var concealedInARow = 0
+
+    init?(name: String, opus: OpusOptions) throws(MediaLegError) {
+        switch name.lowercased() {
+        case "opus": kind = .opus
+        case "pcmu": kind = .pcmu
+        case "pcma": kind = .pcma
+        default: return nil
+        }
+        do {
+            if kind == .opus {
+                clockRate = 48_000
+                let encoder = try OpusEncoder(sampleRate: 48_000, channels: 1, application: .voip, bitrate: opus.bitrate)
+                try encoder.setInbandFEC(opus.inbandFEC)
+                try encoder.setDTX(opus.dtx)
+                try encoder.setPacketLossPercent(opus.expectedLossPercent)
+                opusEncoder = encoder
+                opusDecoder = try OpusDecoder(sampleRate: 48_000, channels: 1)
+            } else {
+                clockRate = 8_000
+                opusEncoder = nil
+                opusDecoder = nil
+                downsampler = try Resampler(from: 48_000, to: 8_000)
+                upsampler = try Resampler(from: 8_000, to: 48_000)
+            }
+        } catch let error as OpusError {
+            throw MediaLegError(.codec, "opus: \(error)")
+        } catch {
+            throw MediaLegError(.codec, "\(error)")
+        }
+    }
+
+    /// RTP timestamp units in one 20 ms frame.
+    var timestampStep: UInt32 { UInt32(clockRate / 50) }
+
+    /// Encodes 960 samples of 48 kHz mono audio.
+    func encode(_ samples: [Int16]) throws(MediaLegError) -> [UInt8] {
+        switch kind {
+        case .opus:
+            guard let opusEncoder else { throw MediaLegError(.codec, "opus encoder missing") }
+            do { return try opusEncoder.encode(samples) } catch { throw MediaLegError(.codec, "opus encode: \(error)") }
+        case .pcmu, .pcma:
+            let narrow = downsampler!.process(samples)
+            return kind == .pcmu ? G711.muLaw(encoding: narrow) : G711.aLaw(encoding: narrow)
+        }
+    }
+
+    /// Decodes one payload to 48 kHz mono samples.
+    func decode(_ payload: ArraySlice<UInt8>) throws(MediaLegError) -> [Int16] {
+        concealedInARow = 0
+        switch kind {
+        case .opus:
+            guard let opusDecoder else { throw MediaLegError(.codec, "opus decoder missing") }
+            do { return try opusDecoder.decode(Array(payload)) } catch { throw MediaLegError(.codec, "opus decode: \(error)") }
+        case .pcmu, .pcma:
+            let narrow = kind == .pcmu ? G711.muLaw(decoding: Array(payload)) : G711.aLaw(decoding: Array(payload))
+            let wide = upsampler!.process(narrow)
+            lastG711Frame = wide
+            return wide
+        }
+    }
+
+    /// Audio for a lost stretch of `samples48k` samples: Opus FEC from the next packet when
+    /// it is there, else Opus concealment; for G.711 the last frame repeated with a fade
+    /// (silence after 60 ms, as a long repetition sounds worse than a gap).
+    func conceal(samples48k: Int, nextPayload: ArraySlice<UInt8>?) -> [Int16] {
+        concealedInARow += 1
+        let count = max(0, min(samples48k, 5760))
+        // libopus takes gaps in multiples of 2.5 ms (120 samples at 48 kHz).
+        let opusCount = max(120, count / 120 * 120)
+        switch kind {
+        case .opus:
+            guard let opusDecoder else { return [Int16](repeating: 0, count: count) }
+            var out: [Int16]
+            if let nextPayload, !nextPayload.isEmpty, let recovered = try? opusDecoder.decodeFEC(nextPacket: Array(nextPayload), samplesPerChannel: opusCount) {
+                out = recovered
+            } else {
+                out = (try? opusDecoder.decodeLost(samplesPerChannel: opusCount)) ?? []
+            }
+            if out.count < count { out += [Int16](repeating: 0, count: count - out.count) }
+            return Array(out.prefix(count))
+        case .pcmu, .pcma:
+            guard concealedInARow <= 3, !lastG711Frame.isEmpty else { return [Int16](repeating: 0, count: count) }
+            let gain = 1.0 - Double(concealedInARow) * 0.3
+            var out: [Int16] = []
+            out.reserveCapacity(count)
+            while out.count < count {
+                for sample in lastG711Frame where out.count < count { out.append(Int16(Double(sample) * gain)) }
+            }
+            return out
+        }
+    }
+}

@@ -1,0 +1,765 @@
+import ParleyCrypto
+public import ParleyICE
+public import ParleyMedia
+import ParleyRTP
+import ParleySDP
+import ParleySRTP
+public import ParleySTUN
+
+/// One WebRTC-compatible audio leg, sans-I/O: SDP offer/answer, ICE (lite or full),
+/// DTLS-SRTP, Opus or G.711, a jitter buffer and RTCP reports.
+///
+/// It owns no socket and reads no clock. The driver hands it datagrams with the time they
+/// arrived (`receive`), calls `handleTimeout` when `nextDeadline` passes, gives it 20 ms of
+/// audio to send (`sendAudio`) and asks it for 20 ms to play (`playout`); every call
+/// returns what to send and what changed. `MediaLeg` is the driver over real sockets.
+///
+/// Life of a leg: `makeOffer`/`acceptAnswer` or `answer(offer:)` fix the codec, the ICE
+/// credentials, the DTLS role and the peer's certificate fingerprint; `start` begins ICE
+/// (a full agent checks, a lite agent waits for checks); once ICE validated the peer's
+/// address the DTLS client starts its handshake; the exported keys create the SRTP
+/// contexts and the leg is `connected`. Consent (RFC 7675) keeps it alive; without it, or
+/// on a DTLS failure (a certificate that does not match the SDP fingerprint included), the
+/// leg goes to `failed` with a one-line reason.
+public struct MediaLegCore: ~Copyable {
+    public let configuration: MediaLegConfiguration
+    /// The host addresses the driver's sockets are bound to: our ICE candidates.
+    public let localAddresses: [ICETransportAddress]
+    public private(set) var state: MediaLegState = .new
+    /// Why the leg failed or closed, once it did.
+    public private(set) var failure: MediaLegError?
+
+    private let epoch: ContinuousClock.Instant
+    private let wallClockAtEpoch: Int64
+    private var random: any RandomNumberGenerator & Sendable
+    private let localCredentials: ICECredentials
+    private let ssrc: UInt32
+    private let cname: String
+    private let sessionID: UInt64
+
+    // Negotiation
+    private var pendingOffer: SessionDescription?
+    private var negotiated: NegotiatedAudio?
+    private var weOffered = false
+
+    // Transport
+    private enum Agent { case lite(ICELiteAgent), full(ICEFullAgent) }
+    private var agent: Agent?
+    private var dtls: DTLSConnection?
+    private var dtlsStarted = false
+    private var dtlsPeer: ICETransportAddress?
+    private var dtlsLocal: ICETransportAddress?
+    private var outbound: SRTPSession?
+    private var inbound: SRTPSession?
+    private var srtpProfileName: String?
+    private var connectDeadline: ContinuousClock.Instant?
+
+    // Media
+    private var codec: AudioPayloadCodec?
+    private var payloadType: UInt8 = 0
+    private var telephoneEventPayloadType: UInt8?
+    private var codecLabel: String?
+    private var sequenceNumber: UInt16
+    private var rtpTimestamp: UInt32
+    private var markNextPacket = true
+    private var jitter = JitterBuffer()
+    private var reporter: RTCPReporter
+    private var inputResampler: Resampler?
+    private var pendingPlayout: [Int16] = []
+    private var senderReports: [UInt32: (ntpNanoseconds: Int64, rtpTimestamp: UInt32)] = [:]
+    private var delays: (count: Int, sum: Double, minimum: Double, maximum: Double) = (0, 0, .infinity, 0)
+    private var stats = MediaLegStatistics()
+
+    /// - Parameters:
+    ///   - localAddresses: where the driver's sockets are bound (host candidates).
+    ///   - now: the creation time; `wallClockNanoseconds` is the Unix time at that instant
+    ///     (for RTCP's NTP timestamps and delay measurement).
+    ///   - random: ICE credentials, SSRC, sequence start, tie-breaker, RTCP jitter.
+    public init(
+        configuration: MediaLegConfiguration, localAddresses: [ICETransportAddress],
+        now: ContinuousClock.Instant, wallClockNanoseconds: Int64,
+        random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
+    ) {
+        var random = random
+        self.configuration = configuration
+        self.localAddresses = localAddresses
+        epoch = now
+        wallClockAtEpoch = wallClockNanoseconds
+        localCredentials = ICECredentials(ufrag: Self.iceString(8, using: &random), password: Self.iceString(24, using: &random))
+        ssrc = configuration.ssrc ?? UInt32.random(in: 1...UInt32.max, using: &random)
+        cname = configuration.cname ?? Self.iceString(16, using: &random)
+        sessionID = UInt64.random(in: 1...(UInt64(1) << 62), using: &random)
+        sequenceNumber = UInt16.random(in: 0...0x7fff, using: &random)
+        rtpTimestamp = UInt32.random(in: 0...UInt32.max, using: &random)
+        reporter = RTCPReporter(configuration: .init(
+            ssrc: ssrc, cname: cname, clockRate: 48_000, clock: MediaClock(unixNanosecondsAtZero: wallClockNanoseconds)))
+        self.random = random
+        stats.iceMode = configuration.iceMode
+    }
+
+    // MARK: Offer / answer
+
+    /// Our SDP offer (one audio section, `a=setup:actpass`, our host candidates).
+    public mutating func makeOffer() throws(MediaLegError) -> String {
+        guard state == .new, negotiated == nil else { throw MediaLegError(.state, "an offer can only be made before negotiation") }
+        do {
+            let offer = try AudioOfferAnswer(local: capabilities()).makeOffer()
+            pendingOffer = offer
+            weOffered = true
+            return offer.serialized()
+        } catch {
+            throw MediaLegError(.negotiation, "cannot make an offer: \(error)")
+        }
+    }
+
+    /// Takes the peer's answer to `makeOffer()`.
+    public mutating func acceptAnswer(_ sdp: String) throws(MediaLegError) {
+        guard let offer = pendingOffer, negotiated == nil else { throw MediaLegError(.state, "an answer without an outstanding offer") }
+        let answer: SessionDescription
+        do { answer = try SessionDescription(parsing: sdp) } catch { throw MediaLegError(.sdp, "answer: \(error)") }
+        let audio: [NegotiatedAudio]
+        do { audio = try AudioOfferAnswer(local: capabilities()).acceptAnswer(answer, to: offer) } catch {
+            throw MediaLegError(.negotiation, "answer: \(error)")
+        }
+        guard let first = audio.first else { throw MediaLegError(.negotiation, "the answer accepted no audio section") }
+        try configure(first)
+        pendingOffer = nil
+    }
+
+    /// Answers the peer's offer; returns our answer SDP.
+    public mutating func answer(offer sdp: String) throws(MediaLegError) -> String {
+        guard state == .new, negotiated == nil, pendingOffer == nil else { throw MediaLegError(.state, "the leg is already negotiated") }
+        let offer: SessionDescription
+        do { offer = try SessionDescription(parsing: sdp) } catch { throw MediaLegError(.sdp, "offer: \(error)") }
+        let answer: AudioAnswer
+        do { answer = try AudioOfferAnswer(local: capabilities()).answer(to: offer) } catch {
+            throw MediaLegError(.negotiation, "offer: \(error)")
+        }
+        guard let first = answer.audio.first else { throw MediaLegError(.negotiation, "no audio section accepted") }
+        try configure(first)
+        return answer.description.serialized()
+    }
+
+    private func capabilities() -> LocalAudioCapabilities {
+        var candidates: [ICECandidate] = []
+        var perFamily = (v4: 0, v6: 0)
+        for (index, address) in localAddresses.enumerated() {
+            let familyIndex: Int
+            if address.isIPv6Address { familyIndex = perFamily.v6; perFamily.v6 += 1 } else { familyIndex = perFamily.v4; perFamily.v4 += 1 }
+            let priority = ICEPriority.candidate(type: .host, localPreference: ICEPriority.localPreference(for: address, index: familyIndex))
+            candidates.append(ICECandidate(foundation: String(index + 1), priority: priority, address: address.ip.description, port: address.port))
+        }
+        var local = LocalAudioCapabilities(
+            iceUsernameFragment: localCredentials.ufrag, icePassword: localCredentials.password,
+            fingerprint: Fingerprint(algorithm: "sha-256", bytes: configuration.certificate.fingerprint.bytes),
+            sessionID: sessionID, codecs: configuration.codecs, telephoneEvents: true, opusDTX: configuration.opusDTX,
+            iceLite: configuration.iceMode == .lite, candidates: candidates, endOfCandidates: true,
+            setupPreference: configuration.answerSetup,
+            sendStream: .init(ssrc: ssrc, cname: cname, streamID: "parley", trackID: "audio"),
+            originAddress: localAddresses.first?.ip.description ?? "127.0.0.1")
+        local.rtcpFeedback = []
+        return local
+    }
+
+    private mutating func configure(_ audio: NegotiatedAudio) throws(MediaLegError) {
+        let options = AudioPayloadCodec.OpusOptions(
+            bitrate: configuration.opusBitrate, inbandFEC: configuration.opusInbandFEC,
+            dtx: configuration.opusDTX, expectedLossPercent: configuration.opusExpectedLossPercent)
+        guard let codec = try AudioPayloadCodec(name: audio.codec.name, opus: options) else {
+            throw MediaLegError(.negotiation, "negotiated codec \(audio.codec.name) is not one the leg can run")
+        }
+        guard let remoteFingerprint = audio.remoteFingerprints.first(where: { $0.algorithm.lowercased() == "sha-256" }),
+              let expected = DTLSFingerprint(bytes: remoteFingerprint.bytes)
+        else {
+            throw MediaLegError(.fingerprint, "the peer's SDP has no sha-256 certificate fingerprint")
+        }
+        let role: DTLSRole = audio.isDTLSClient ? .client : .server
+        var dtlsConfiguration = DTLSConnection.Configuration(role: role, certificate: configuration.certificate, expectedPeerFingerprint: expected)
+        dtlsConfiguration.srtpProfiles = configuration.srtpProfiles
+        dtlsConfiguration.handshakeTimeout = configuration.dtlsHandshakeTimeout
+        do { dtls = try DTLSConnection(configuration: dtlsConfiguration) } catch { throw MediaLegError(.dtls, "cannot create the DTLS connection: \(error)") }
+
+        let remoteCredentials = ICECredentials(ufrag: audio.remoteICEUsernameFragment, password: audio.remoteICEPassword)
+        switch configuration.iceMode {
+        case .lite:
+            agent = .lite(ICELiteAgent(
+                localCredentials: localCredentials, remoteCredentials: remoteCredentials,
+                configuration: .init(disconnectedAfter: configuration.consentDisconnectedAfter, consentTimeout: configuration.consentTimeout)))
+        case .full:
+            // RFC 8445 §6.1.1: facing a lite peer we control; between full agents the offerer does.
+            let role: ICEFullAgent.Role = (audio.remoteICELite || weOffered) ? .controlling : .controlled
+            var iceConfiguration = ICEFullAgent.Configuration()
+            iceConfiguration.disconnectedAfter = configuration.consentDisconnectedAfter
+            iceConfiguration.consentTimeout = configuration.consentTimeout
+            agent = .full(ICEFullAgent(
+                role: role, tieBreaker: UInt64.random(in: 0...UInt64.max, using: &random),
+                localCredentials: localCredentials, remoteCredentials: remoteCredentials,
+                hostAddresses: localAddresses, remoteCandidates: Self.remoteCandidates(of: audio),
+                random: SystemRandomNumberGenerator(), configuration: iceConfiguration))
+        }
+        self.codec = codec
+        payloadType = audio.codec.payloadType
+        telephoneEventPayloadType = audio.telephoneEvent?.payloadType
+        codecLabel = "\(audio.codec.name)/\(audio.codec.clockRate)" + (audio.codec.channels > 1 ? "/\(audio.codec.channels)" : "")
+        var jitterConfiguration = configuration.jitterBuffer
+        jitterConfiguration.clockRate = UInt32(codec.clockRate)
+        jitter = JitterBuffer(configuration: jitterConfiguration)
+        reporter = RTCPReporter(configuration: .init(
+            ssrc: ssrc, cname: cname, clockRate: UInt32(codec.clockRate), clock: MediaClock(unixNanosecondsAtZero: wallClockAtEpoch)))
+        negotiated = audio
+        stats.dtlsRole = role.rawValue
+        stats.codec = codecLabel
+    }
+
+    /// UDP candidates with literal addresses; mDNS names and TCP are skipped. With none,
+    /// the `c=`/`m=` address stands in as a host candidate.
+    private static func remoteCandidates(of audio: NegotiatedAudio) -> [ICERemoteCandidate] {
+        var result: [ICERemoteCandidate] = []
+        for candidate in audio.remoteCandidates where candidate.isUDP && candidate.component == 1 {
+            guard let address = ICETransportAddress(ip: candidate.address, port: candidate.port) else { continue }
+            let type: ICECandidateType
+            switch candidate.type {
+            case .host: type = .host
+            case .serverReflexive: type = .serverReflexive
+            case .peerReflexive: type = .peerReflexive
+            case .relayed: type = .relay
+            case .other: continue
+            }
+            result.append(ICERemoteCandidate(address: address, priority: candidate.priority, type: type, foundation: candidate.foundation))
+        }
+        if result.isEmpty, let host = audio.remoteAddress, audio.remotePort != 0,
+           let address = ICETransportAddress(ip: host, port: audio.remotePort) {
+            result.append(ICERemoteCandidate(
+                address: address, priority: ICEPriority.candidate(type: .host, localPreference: 65535), type: .host, foundation: "sdp"))
+        }
+        return result
+    }
+
+    // MARK: Driving
+
+    /// Starts ICE (and the DTLS server, which then waits for the client's hello).
+    public mutating func start(now: ContinuousClock.Instant) throws(MediaLegError) -> [MediaLegAction] {
+        guard state == .new else { return [] }
+        guard negotiated != nil, let dtls else { throw MediaLegError(.state, "start before offer/answer completed") }
+        var actions: [MediaLegAction] = []
+        setState(.checking, into: &actions)
+        connectDeadline = now + configuration.connectTimeout
+        if dtls.configuration.role == .server {
+            handle(dtls.start(now: now), now: now, into: &actions)
+            dtlsStarted = true
+        }
+        if case .full(var full) = agent {
+            let iceActions = full.start(now: now)
+            agent = .full(full)
+            handle(iceActions, now: now, into: &actions)
+        }
+        return actions
+    }
+
+    /// When to call `handleTimeout(now:)` next.
+    public var nextDeadline: ContinuousClock.Instant? {
+        guard state == .checking || state == .connected else { return nil }
+        var deadline: ContinuousClock.Instant?
+        func consider(_ instant: ContinuousClock.Instant?) {
+            guard let instant else { return }
+            if deadline.map({ instant < $0 }) ?? true { deadline = instant }
+        }
+        switch agent {
+        case .lite(let lite): consider(lite.nextDeadline)
+        case .full(let full): consider(full.nextDeadline)
+        case nil: break
+        }
+        consider(dtls?.nextDeadline)
+        if state == .checking { consider(connectDeadline) }
+        if state == .connected {
+            if let next = reporter.nextReportTime {
+                consider(instant(nanoseconds: next))
+            } else {
+                consider(epoch)  // schedules the first report
+            }
+        }
+        return deadline
+    }
+
+    /// Runs ICE retransmissions and consent, DTLS retransmissions, RTCP reports and the
+    /// connect timeout.
+    public mutating func handleTimeout(now: ContinuousClock.Instant) -> [MediaLegAction] {
+        guard state == .checking || state == .connected else { return [] }
+        var actions: [MediaLegAction] = []
+        switch agent {
+        case .lite(var lite):
+            let iceActions = lite.handleTimeout(now: now)
+            agent = .lite(lite)
+            handle(iceActions, now: now, into: &actions)
+        case .full(var full):
+            let iceActions = full.handleTimeout(now: now)
+            agent = .full(full)
+            handle(iceActions, now: now, into: &actions)
+        case nil: break
+        }
+        if let dtls, dtlsStarted, let deadline = dtls.nextDeadline, deadline <= now {
+            handle(dtls.handleTimeout(now: now), now: now, into: &actions)
+        }
+        if state == .checking, let connectDeadline, now >= connectDeadline {
+            fail(MediaLegError(.timeout, "not connected \(configuration.connectTimeout) after start (ICE \(iceState), DTLS \(dtlsStateText))"), into: &actions)
+        }
+        if state == .connected {
+            let ns = nanoseconds(now)
+            if let report = reporter.poll(now: ns, using: &random) {
+                sendRTCP(report, into: &actions)
+            }
+        }
+        return actions
+    }
+
+    /// Handles one datagram that arrived from `source` on the socket bound to `local`.
+    public mutating func receive(
+        _ datagram: [UInt8], from source: ICETransportAddress, on local: ICETransportAddress, now: ContinuousClock.Instant
+    ) -> [MediaLegAction] {
+        var actions: [MediaLegAction] = []
+        guard let first = datagram.first else {
+            drop(.empty, from: source, "empty datagram", into: &actions)
+            return actions
+        }
+        switch first {
+        case 0...3:
+            guard state == .checking || state == .connected || state == .new, agent != nil else {
+                drop(.stun, from: source, "STUN while \(state)", into: &actions)
+                return actions
+            }
+            switch agent {
+            case .lite(var lite):
+                let iceActions = lite.receive(datagram, from: source, on: local, now: now)
+                agent = .lite(lite)
+                handle(iceActions, now: now, into: &actions)
+            case .full(var full):
+                let iceActions = full.receive(datagram, from: source, on: local, now: now)
+                agent = .full(full)
+                handle(iceActions, now: now, into: &actions)
+            case nil: break
+            }
+        case 20...63:
+            guard isValidated(source) else {
+                drop(.unvalidatedSource, from: source, "DTLS from an address ICE has not validated", into: &actions)
+                return actions
+            }
+            guard let dtls, dtlsStarted else {
+                drop(.dtls, from: source, "DTLS before our handshake started", into: &actions)
+                return actions
+            }
+            dtlsPeer = source
+            dtlsLocal = local
+            let dropsBefore = dtls.droppedDatagrams.values.reduce(0, +)
+            handle(dtls.receive(datagram: datagram, now: now), now: now, into: &actions)
+            if dtls.droppedDatagrams.values.reduce(0, +) > dropsBefore {
+                drop(.dtls, from: source, "not a usable DTLS record", into: &actions)
+            }
+        case 128...191:
+            guard isValidated(source) else {
+                drop(.unvalidatedSource, from: source, "RTP from an address ICE has not validated", into: &actions)
+                return actions
+            }
+            guard let inbound else {
+                drop(.beforeKeys, from: source, "SRTP before the DTLS handshake finished", into: &actions)
+                return actions
+            }
+            // RFC 5761 §4: with rtcp-mux, RTCP packet types 192-223 sit where RTP has
+            // marker+payload type.
+            if datagram.count >= 2, (192...223).contains(datagram[1]) {
+                receiveRTCP(datagram, inbound: inbound, from: source, now: now, into: &actions)
+            } else {
+                receiveRTP(datagram, inbound: inbound, from: source, now: now, into: &actions)
+            }
+        default:
+            drop(.unknownKind, from: source, "first byte \(first) is not STUN, DTLS or RTP (RFC 7983)", into: &actions)
+        }
+        return actions
+    }
+
+    /// Encodes and sends one 20 ms frame (any rate; mono or stereo, downmixed). Frames
+    /// given before the leg is connected are counted and dropped.
+    public mutating func sendAudio(_ frame: AudioFrame, now: ContinuousClock.Instant) throws(MediaLegError) -> [MediaLegAction] {
+        guard state == .connected, let codec, let outbound, let destination = mediaDestination else {
+            stats.framesNotSent &+= 1
+            return []
+        }
+        let samples = try interfaceSamples(frame)
+        let payload = try codec.encode(samples)
+        defer { rtpTimestamp &+= codec.timestampStep }
+        // Opus DTX: a 1-2 byte result means "nothing worth sending" (RFC 7587 §3.1.3).
+        if configuration.opusDTX, codec.kind == .opus, payload.count <= 2 {
+            stats.framesNotSent &+= 1
+            markNextPacket = true
+            return []
+        }
+        let packet = RTPPacket(
+            marker: markNextPacket, payloadType: payloadType, sequenceNumber: sequenceNumber,
+            timestamp: rtpTimestamp, ssrc: ssrc, payload: payload[...])
+        markNextPacket = false
+        sequenceNumber &+= 1
+        var actions: [MediaLegAction] = []
+        do {
+            let bytes = try outbound.protect(rtp: try packet.serialized())
+            actions.append(.send(bytes: bytes, from: destination.local, to: destination.remote))
+        } catch {
+            throw MediaLegError(.srtp, "cannot protect RTP: \(error)")
+        }
+        reporter.recordSent(timestamp: rtpTimestamp, payloadBytes: payload.count, now: nanoseconds(now))
+        stats.framesSent &+= 1
+        return actions
+    }
+
+    /// The next 20 ms of received audio, 48 kHz mono (960 samples): decoded packets,
+    /// concealment for losses, silence when nothing is due. Call once per 20 ms tick.
+    public mutating func playout(now: ContinuousClock.Instant) -> [Int16] {
+        let tick = AudioPayloadCodec.frameSamples
+        guard let codec, state == .connected || state == .checking else {
+            stats.framesSilent &+= 1
+            return [Int16](repeating: 0, count: tick)
+        }
+        let ns = nanoseconds(now)
+        let scale = AudioPayloadCodec.interfaceRate / codec.clockRate
+        var kind: (packet: Bool, concealed: Bool) = (false, false)
+        var rounds = 0
+        repeat {
+            rounds += 1
+            switch jitter.pop(now: ns) {
+            case .packet(let frame):
+                kind.packet = true
+                if let decoded = try? codec.decode(frame.payload) {
+                    pendingPlayout += decoded
+                    measureDelay(timestamp: frame.timestamp, clockRate: codec.clockRate, now: ns)
+                } else {
+                    stats.dropped[.undecodable, default: 0] &+= 1
+                    pendingPlayout += codec.conceal(samples48k: frame.samples * scale, nextPayload: nil)
+                }
+            case .lost(let loss):
+                kind.concealed = true
+                pendingPlayout += codec.conceal(samples48k: loss.samples * scale, nextPayload: loss.nextPacket?.payload)
+            case .continuation:
+                kind.packet = true
+            case .stretch:
+                kind.concealed = true
+                pendingPlayout += codec.conceal(samples48k: tick, nextPayload: nil)
+            case .empty:
+                break
+            }
+        } while !jitter.tickComplete && rounds < 16
+        if kind.packet { stats.framesPlayedFromPackets &+= 1 } else if kind.concealed { stats.framesConcealed &+= 1 } else { stats.framesSilent &+= 1 }
+        if pendingPlayout.count < tick { pendingPlayout += [Int16](repeating: 0, count: tick - pendingPlayout.count) }
+        let out = Array(pendingPlayout.prefix(tick))
+        pendingPlayout.removeFirst(tick)
+        // Never let undelivered audio pile up (a peer sending faster than real time).
+        if pendingPlayout.count > tick * 10 { pendingPlayout.removeFirst(pendingPlayout.count - tick * 10) }
+        return out
+    }
+
+    /// Ends the leg: an RTCP BYE and a DTLS close_notify when connected, then `closed`.
+    public mutating func close(now: ContinuousClock.Instant) -> [MediaLegAction] {
+        guard state != .closed else { return [] }
+        var actions: [MediaLegAction] = []
+        if state == .connected {
+            var report = reporter.makeReport(now: nanoseconds(now))
+            report.packets.append(.goodbye(RTCPGoodbye(ssrcs: [ssrc])))
+            sendRTCP(report, into: &actions)
+        }
+        if let dtls, dtlsStarted { handle(dtls.close(), now: now, into: &actions) }
+        switch agent {
+        case .lite(var lite): _ = lite.close(); agent = .lite(lite)
+        case .full(var full): _ = full.close(); agent = .full(full)
+        case nil: break
+        }
+        setState(.closed, into: &actions)
+        return actions
+    }
+
+    /// Everything the leg counted, as of now.
+    public var statistics: MediaLegStatistics {
+        var result = stats
+        result.state = state
+        result.failure = failure?.description
+        result.iceState = iceState
+        result.selectedPair = selectedPair
+        result.srtpProfile = srtpProfileName
+        result.rtp = reporter.statistics
+        result.srtpInbound = inbound?.counters ?? SRTPCounters()
+        result.jitterBuffer = jitter.statistics
+        result.rtcpReportsSent = reporter.reportsSent
+        if delays.count > 0 {
+            result.endToEndDelayMilliseconds = .init(
+                count: delays.count, minimum: delays.minimum, mean: delays.sum / Double(delays.count), maximum: delays.maximum)
+        }
+        return result
+    }
+
+    // MARK: Internals
+
+    public var iceState: ICEConnectionState {
+        switch agent {
+        case .lite(let lite): return lite.state
+        case .full(let full): return full.state
+        case nil: return .new
+        }
+    }
+
+    public var selectedPair: ICECandidatePair? {
+        switch agent {
+        case .lite(let lite): return lite.selectedPair
+        case .full(let full): return full.selectedPair
+        case nil: return nil
+        }
+    }
+
+    private var dtlsStateText: String {
+        guard let dtls else { return "none" }
+        switch dtls.state {
+        case .new: return "new"
+        case .handshaking: return "handshaking"
+        case .connected: return "connected"
+        case .failed(let error): return "failed (\(error))"
+        case .closed: return "closed"
+        }
+    }
+
+    /// Where media goes: the nominated pair, else (a lite agent whose peer has not
+    /// nominated yet) the first pair a check validated.
+    private var mediaDestination: (local: ICETransportAddress, remote: ICETransportAddress)? {
+        if let pair = selectedPair { return (pair.local, pair.remote) }
+        if case .lite(let lite) = agent, let pair = lite.validPairs.first { return (pair.local, pair.remote) }
+        return nil
+    }
+
+    /// DTLS and SRTP are accepted only from addresses that passed an ICE check with our
+    /// credentials (RFC 8445 §11: media follows a validated pair).
+    private func isValidated(_ source: ICETransportAddress) -> Bool {
+        switch agent {
+        case .lite(let lite):
+            return lite.validPairs.contains { $0.remote == source }
+        case .full(let full):
+            if full.selectedPair?.remote == source { return true }
+            return full.checklist.contains { $0.remote.address == source && $0.state == .succeeded }
+        case nil:
+            return false
+        }
+    }
+
+    private mutating func handle(_ iceActions: [ICEAction], now: ContinuousClock.Instant, into actions: inout [MediaLegAction]) {
+        for action in iceActions {
+            switch action {
+            case .send(let bytes, let from, let to):
+                actions.append(.send(bytes: bytes, from: from, to: to))
+            case .stateChanged(let iceState):
+                switch iceState {
+                case .failed:
+                    let reason = state == .connected || selectedPair != nil
+                        ? "ICE consent expired: no answer from the peer for \(configuration.consentTimeout) (RFC 7675)"
+                        : "ICE failed: no candidate pair worked"
+                    fail(MediaLegError(.ice, reason), into: &actions)
+                case .connected:
+                    startDTLSClientIfReady(now: now, into: &actions)
+                    updateConnected(into: &actions)
+                default:
+                    break
+                }
+            case .selectedPairChanged:
+                startDTLSClientIfReady(now: now, into: &actions)
+                updateConnected(into: &actions)
+            case .dropped(let reason, let from):
+                drop(.stun, from: from, "STUN \(reason)", into: &actions)
+            }
+        }
+        // A lite agent validates pairs before the peer nominates: the DTLS client may start.
+        if case .lite = agent { startDTLSClientIfReady(now: now, into: &actions) }
+    }
+
+    private mutating func startDTLSClientIfReady(now: ContinuousClock.Instant, into actions: inout [MediaLegAction]) {
+        guard !dtlsStarted, state == .checking, let dtls, dtls.configuration.role == .client, let destination = mediaDestination else { return }
+        dtlsStarted = true
+        dtlsPeer = destination.remote
+        dtlsLocal = destination.local
+        handle(dtls.start(now: now), now: now, into: &actions)
+    }
+
+    private mutating func handle(_ dtlsActions: [DTLSAction], now: ContinuousClock.Instant, into actions: inout [MediaLegAction]) {
+        for action in dtlsActions {
+            switch action {
+            case .send(let bytes):
+                guard let to = dtlsPeer ?? mediaDestination?.remote, let from = dtlsLocal ?? mediaDestination?.local else { continue }
+                actions.append(.send(bytes: bytes, from: from, to: to))
+            case .connected(let keys):
+                do {
+                    guard let profile = SRTPProfile(dtlsProfileID: keys.profile.profileID) else {
+                        throw MediaLegError(.srtp, "DTLS negotiated SRTP profile \(keys.profile.rawValue), which libsrtp cannot run")
+                    }
+                    outbound = try SRTPSession(profile: profile, keyMaterial: keys.localKeyAndSalt, direction: .outbound)
+                    inbound = try SRTPSession(profile: profile, keyMaterial: keys.remoteKeyAndSalt, direction: .inbound)
+                    srtpProfileName = profile.registeredName
+                    updateConnected(into: &actions)
+                } catch let error as MediaLegError {
+                    fail(error, into: &actions)
+                } catch {
+                    fail(MediaLegError(.srtp, "cannot create SRTP contexts: \(error)"), into: &actions)
+                }
+            case .received:
+                break  // WebRTC sends no application data over the DTLS association.
+            case .closed:
+                if state == .checking || state == .connected {
+                    failure = MediaLegError(.dtls, "the peer closed the DTLS association")
+                    setState(.closed, into: &actions)
+                }
+            case .failed(let error):
+                let kind: MediaLegError.Kind = error.kind == .fingerprintMismatch ? .fingerprint : .dtls
+                fail(MediaLegError(kind, "DTLS \(error)"), into: &actions)
+            }
+        }
+    }
+
+    private mutating func updateConnected(into actions: inout [MediaLegAction]) {
+        guard state == .checking, outbound != nil, inbound != nil, mediaDestination != nil else { return }
+        let iceUp = iceState == .connected || iceState == .checking && mediaDestination != nil
+        guard iceUp else { return }
+        setState(.connected, into: &actions)
+    }
+
+    private mutating func receiveRTP(
+        _ datagram: [UInt8], inbound: SRTPSession, from source: ICETransportAddress, now: ContinuousClock.Instant,
+        into actions: inout [MediaLegAction]
+    ) {
+        let plain: [UInt8]
+        do { plain = try inbound.unprotect(srtp: datagram) } catch {
+            drop(Self.reason(for: error), from: source, "SRTP \(error)", into: &actions)
+            return
+        }
+        let packet: RTPPacket
+        do { packet = try RTPPacket(parsing: plain) } catch {
+            drop(.malformedRTP, from: source, "RTP \(error)", into: &actions)
+            return
+        }
+        if packet.payloadType == telephoneEventPayloadType { return }  // DTMF: the call layer's business
+        guard packet.payloadType == payloadType else {
+            drop(.unknownPayloadType, from: source, "RTP payload type \(packet.payloadType) was not negotiated", into: &actions)
+            return
+        }
+        let ns = nanoseconds(now)
+        reporter.recordReceived(packet, now: ns)
+        _ = jitter.push(packet, now: ns)
+    }
+
+    private mutating func receiveRTCP(
+        _ datagram: [UInt8], inbound: SRTPSession, from source: ICETransportAddress, now: ContinuousClock.Instant,
+        into actions: inout [MediaLegAction]
+    ) {
+        let plain: [UInt8]
+        do { plain = try inbound.unprotectRTCP(srtcp: datagram) } catch {
+            stats.srtcpInbound.authFailures &+= error.kind == .authFailure ? 1 : 0
+            stats.srtcpInbound.replays &+= (error.kind == .replayOld || error.kind == .replayFail) ? 1 : 0
+            drop(Self.reason(for: error), from: source, "SRTCP \(error)", into: &actions)
+            return
+        }
+        stats.srtcpInbound.unprotected &+= 1
+        let compound: RTCPCompoundPacket
+        do { compound = try RTCPCompoundPacket(parsing: plain) } catch {
+            drop(.malformedRTP, from: source, "RTCP \(error)", into: &actions)
+            return
+        }
+        let ns = nanoseconds(now)
+        stats.rtcpReportsReceived &+= 1
+        for packet in compound.packets {
+            if case .senderReport(let report) = packet {
+                senderReports[report.ssrc] = (report.ntpTimestamp.unixNanoseconds, report.rtpTimestamp)
+            }
+        }
+        reporter.receive(compound, now: ns)
+    }
+
+    private mutating func sendRTCP(_ report: RTCPCompoundPacket, into actions: inout [MediaLegAction]) {
+        guard let outbound, let destination = mediaDestination, let bytes = try? report.serialized(),
+              let protected = try? outbound.protectRTCP(rtcp: bytes) else { return }
+        actions.append(.send(bytes: protected, from: destination.local, to: destination.remote))
+    }
+
+    /// One-way delay of a played frame: our wall clock now minus the peer's wall clock
+    /// when it captured the frame, from the RTP/NTP pair of its last sender report.
+    private mutating func measureDelay(timestamp: UInt32, clockRate: Int, now: UInt64) {
+        guard let ssrc = reporter.receiveStatistics.keys.first, let report = senderReports[ssrc] else { return }
+        let offsetUnits = Int64(Int32(bitPattern: timestamp &- report.rtpTimestamp))
+        let captured = report.ntpNanoseconds + offsetUnits * 1_000_000_000 / Int64(clockRate)
+        let played = wallClockAtEpoch + Int64(clamping: now)
+        let delay = Double(played - captured) / 1_000_000
+        guard delay > -1000, delay < 60_000 else { return }  // clocks not comparable
+        delays.count += 1
+        delays.sum += delay
+        delays.minimum = min(delays.minimum, delay)
+        delays.maximum = max(delays.maximum, delay)
+    }
+
+    private mutating func interfaceSamples(_ frame: AudioFrame) throws(MediaLegError) -> [Int16] {
+        var mono = frame.samples
+        if frame.channels > 1 {
+            mono = stride(from: 0, to: frame.samples.count - frame.channels + 1, by: frame.channels).map { index in
+                var sum = 0
+                for channel in 0..<frame.channels { sum += Int(frame.samples[index + channel]) }
+                return Int16(clamping: sum / frame.channels)
+            }
+        }
+        if frame.sampleRate != AudioPayloadCodec.interfaceRate {
+            if inputResampler?.inputRate != frame.sampleRate {
+                do { inputResampler = try Resampler(from: frame.sampleRate, to: AudioPayloadCodec.interfaceRate) } catch {
+                    throw MediaLegError(.codec, "cannot resample \(frame.sampleRate) Hz audio: \(error)")
+                }
+            }
+            mono = inputResampler!.process(mono)
+        }
+        let tick = AudioPayloadCodec.frameSamples
+        if mono.count < tick { mono += [Int16](repeating: 0, count: tick - mono.count) }
+        return Array(mono.prefix(tick))
+    }
+
+    private static func reason(for error: SRTPError) -> MediaLegDropReason {
+        switch error.kind {
+        case .authFailure: return .srtpAuthentication
+        case .replayOld, .replayFail: return .srtpReplay
+        default: return .srtpMalformed
+        }
+    }
+
+    private mutating func drop(_ reason: MediaLegDropReason, from source: ICETransportAddress, _ detail: String, into actions: inout [MediaLegAction]) {
+        stats.dropped[reason, default: 0] &+= 1
+        actions.append(.dropped(reason, from: source, detail: detail))
+    }
+
+    private mutating func fail(_ error: MediaLegError, into actions: inout [MediaLegAction]) {
+        guard state != .failed, state != .closed else { return }
+        failure = error
+        setState(.failed, into: &actions)
+    }
+
+    private mutating func setState(_ new: MediaLegState, into actions: inout [MediaLegAction]) {
+        guard new != state else { return }
+        state = new
+        actions.append(.stateChanged(new))
+    }
+
+    private func nanoseconds(_ instant: ContinuousClock.Instant) -> UInt64 {
+        let elapsed = epoch.duration(to: instant)
+        guard elapsed > .zero else { return 0 }
+        let (seconds, attoseconds) = elapsed.components
+        return UInt64(seconds) &* 1_000_000_000 &+ UInt64(attoseconds / 1_000_000_000)
+    }
+
+    private func instant(nanoseconds value: UInt64) -> ContinuousClock.Instant {
+        epoch + .nanoseconds(Int64(clamping: value))
+    }
+
+    private static func iceString(_ count: Int, using random: inout some RandomNumberGenerator) -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+        return String((0..<count).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &random)] })
+    }
+}
+
+extension ICETransportAddress {
+    var isIPv6Address: Bool {
+        if case .ipv6 = ip { return true }
+        return false
+    }
+}
