@@ -31,6 +31,8 @@ import os
 import queue
 import shutil
 import signal
+import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -115,6 +117,13 @@ class Network:
             log(f"removing stale namespace {name}")
             run("ip", "link", "del", f"pcrh{suffix}", check=False)
             run("ip", "netns", "del", name, check=False)
+        # Work directories (profile, tone) of runs that are gone.
+        base = tempfile.gettempdir()
+        for entry in os.listdir(base):
+            parts = entry.split("-")
+            if (entry.startswith(NS_PREFIX) and len(parts) >= 4 and parts[2].isdigit()
+                    and not pid_alive(int(parts[2]))):
+                shutil.rmtree(os.path.join(base, entry), ignore_errors=True)
 
     @staticmethod
     def pick_subnet(pid: int) -> tuple[str, str]:
@@ -139,6 +148,11 @@ class Network:
         run("ip", "link", "add", self.host_if, "type", "veth", "peer", "name", self.ns_if)
         self.created_link = True
         run("ip", "link", "set", self.ns_if, "netns", self.ns)
+        # IPv4 only: no link-local IPv6 addresses, so no neighbour discovery chatter on the
+        # link and no IPv6 candidate that could ever be gathered.
+        with open(f"/proc/sys/net/ipv6/conf/{self.host_if}/disable_ipv6", "w") as f:
+            f.write("1")
+        run("ip", "netns", "exec", self.ns, "sysctl", "-qw", f"net.ipv6.conf.{self.ns_if}.disable_ipv6=1")
         run("ip", "addr", "add", f"{self.host_address}/30", "dev", self.host_if)
         run("ip", "link", "set", self.host_if, "up")
         run("ip", "-n", self.ns, "addr", "add", f"{self.ns_address}/30", "dev", self.ns_if)
@@ -158,6 +172,46 @@ class Network:
         if self.created_ns:
             run("ip", "netns", "del", self.ns, check=False)
             self.created_ns = False
+
+
+# ---------------------------------------------------------------------------------------
+# Optional packet capture of the veth (what Chromium and the leg really send)
+
+
+class PacketCapture:
+    """Writes every frame seen on the host end of the veth pair to a classic pcap file.
+    DTLS handshakes and the RTP/RTCP/SRTCP headers are in clear, so this shows what
+    Chromium sent even when the leg cannot make sense of it."""
+
+    def __init__(self, path: str, interface: str) -> None:
+        self.sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0003))
+        self.sock.bind((interface, 0))
+        self.sock.settimeout(0.2)
+        self.file = open(path, "wb")
+        # pcap global header: magic, version 2.4, UTC offset, accuracy, snaplen, Ethernet.
+        self.file.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
+        self.running = True
+        self.thread = threading.Thread(target=self._run, name="pcap", daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        while self.running:
+            try:
+                frame = self.sock.recv(65535)
+            except socket.timeout:
+                continue
+            except OSError:
+                break
+            now = time.time()
+            seconds = int(now)
+            self.file.write(struct.pack("<IIII", seconds, int((now - seconds) * 1e6), len(frame), len(frame)))
+            self.file.write(frame)
+
+    def stop(self) -> None:
+        self.running = False
+        self.thread.join(timeout=1)
+        self.sock.close()
+        self.file.close()
 
 
 # ---------------------------------------------------------------------------------------
@@ -285,6 +339,19 @@ def write_tone(path: str, hertz: float, seconds: float) -> None:
         w.setsampwidth(2)
         w.setframerate(SAMPLE_RATE)
         w.writeframes(frames.tobytes())
+
+
+def openssl_profile_name(chromium_name: str) -> str:
+    """Chromium's `srtpCipher` (e.g. SRTP_AES128_CM_HMAC_SHA1_80) under the OpenSSL name
+    of RFC 5764's profile (SRTP_AES128_CM_SHA1_80), as aiortc_peer.py reports it."""
+    name = chromium_name.upper()
+    if "GCM" in name:
+        return "SRTP_AEAD_AES_256_GCM" if "256" in name else "SRTP_AEAD_AES_128_GCM"
+    if "CM" in name and name.endswith("80"):
+        return "SRTP_AES128_CM_SHA1_80"
+    if "CM" in name and name.endswith("32"):
+        return "SRTP_AES128_CM_SHA1_32"
+    return chromium_name
 
 
 def write_recording(path: str, pcm: bytes) -> None:
@@ -441,6 +508,7 @@ class Run:
         self.stdin = Stdin()
         self.last_state = "new"
         self.cleaned = False
+        self.capture: PacketCapture | None = None
 
     def left(self) -> float:
         return self.deadline - time.monotonic()
@@ -451,6 +519,8 @@ class Run:
         self.cleaned = True
         if self.chromium is not None:
             self.chromium.stop()
+        if self.capture is not None:
+            self.capture.stop()
         self.network.down()
         if self.workdir:
             shutil.rmtree(self.workdir, ignore_errors=True)
@@ -494,7 +564,7 @@ class Run:
 
     def start_chromium(self) -> None:
         started = time.monotonic()
-        self.workdir = tempfile.mkdtemp(prefix="parley-cr-")
+        self.workdir = tempfile.mkdtemp(prefix=f"{NS_PREFIX}{os.getpid()}-")
         tone = os.path.join(self.workdir, "tone.wav")
         write_tone(tone, self.args.tone, self.args.seconds)
         self.chromium = Chromium(self.args.chromium, self.network, self.workdir, tone)
@@ -589,6 +659,8 @@ class Run:
             "requestsSent": pair.get("requestsSent"),
             "responsesReceived": pair.get("responsesReceived"),
         }
+        flat["srtpCipher"] = transport.get("srtpCipher")
+        flat["iceRole"] = transport.get("iceRole")
         flat["dtlsCipher"] = transport.get("dtlsCipher")
         flat["tlsVersion"] = transport.get("tlsVersion")
         flat["raw"] = {k: stats.get(k) for k in ("inbound", "outbound", "remoteInbound",
@@ -598,14 +670,17 @@ class Run:
             "framesReceived": flat["packetsReceived"],
             "sampleRate": SAMPLE_RATE,
             "samplesReceived": samples,
-            "srtpProfile": transport.get("srtpCipher", ""),
+            "srtpProfile": openssl_profile_name(transport.get("srtpCipher", "")),
             "dtlsRole": transport.get("dtlsRole", ""),
+            "iceRole": transport.get("iceRole", ""),
             "stats": flat,
         }
 
     def execute(self) -> None:
         Network.remove_stale()
         self.network.up()
+        if self.args.pcap:
+            self.capture = PacketCapture(self.args.pcap, self.network.host_if)
         emit({"type": "ready", "address": self.network.host_address})
         self.start_chromium()
         self.negotiate()
@@ -636,6 +711,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--timeout", type=float, default=60.0, help="limit for the whole run")
     parser.add_argument("--no-telephone-event", action="store_true",
                         help="negotiate the codec alone, without telephone-event")
+    parser.add_argument("--pcap", help="write the veth traffic to this pcap file (debugging)")
     parser.add_argument("--chromium", default=os.environ.get("PARLEY_CHROMIUM", "/usr/bin/chromium"))
     return parser.parse_args(argv)
 

@@ -119,13 +119,14 @@ def restrict_codecs(transceiver, codec: str) -> None:
     transceiver.setCodecPreferences(codecs)
 
 
-async def run_case(role: str, codec: str, seconds: float, workdir: str) -> dict:
+async def run_case(role: str, codec: str, seconds: float, workdir: str, pcap: bool) -> dict:
     """One pairing; `role` is Chromium's role."""
     record = os.path.join(workdir, f"chromium-{role}-{codec}.wav")
+    extra = ["--pcap", os.path.join(workdir, f"chromium-{role}-{codec}.pcap")] if pcap else []
     started = time.monotonic()
     proc = await asyncio.create_subprocess_exec(
         sys.executable, PEER, "--role", role, "--codec", codec, "--tone", str(CHROMIUM_TONE),
-        "--seconds", str(seconds), "--record", record, "--timeout", str(seconds + 40),
+        "--seconds", str(seconds), "--record", record, "--timeout", str(seconds + 40), *extra,
         stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
     times: dict[str, float] = {}
     states: list[str] = []
@@ -236,6 +237,8 @@ async def main() -> int:
     parser.add_argument("--cases", default="offer:opus,answer:opus,offer:pcmu,answer:pcmu",
                         help="comma-separated ROLE:CODEC, ROLE being Chromium's role")
     parser.add_argument("--keep", help="directory to keep the recordings and SDP in")
+    parser.add_argument("--pcap", action="store_true",
+                        help="with --keep: also capture the veth traffic of each case")
     parser.add_argument("--verbose", action="store_true", help="print the SDP and all stats")
     args = parser.parse_args()
     workdir = args.keep or tempfile.mkdtemp(prefix="parley-selfcheck-")
@@ -245,7 +248,7 @@ async def main() -> int:
         role, codec = case.split(":")
         began = time.monotonic()
         try:
-            result = await run_case(role, codec, args.seconds, workdir)
+            result = await run_case(role, codec, args.seconds, workdir, bool(args.pcap and args.keep))
         except Exception as e:  # one broken case must not hide the others
             result = {"case": f"chromium {role} {codec}", "problems": [f"{type(e).__name__}: {e}"]}
         result["wallSeconds"] = round(time.monotonic() - began, 2)
