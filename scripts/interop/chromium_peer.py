@@ -4,7 +4,7 @@
 Speaks the stdio protocol of scripts/interop/README.md:
 
     python3 scripts/interop/chromium_peer.py --role offer|answer --codec opus|pcmu \
-        --tone HZ --seconds S --record OUT.wav [--timeout T]
+        --tone HZ --seconds S --record OUT.wav [--timeout T (whole run, default 60)]
 
 Chromium ignores loopback when it gathers ICE candidates, so it runs in a network
 namespace of its own (`parley-cr-<pid>`), joined to the host by a veth pair
@@ -16,6 +16,21 @@ The page (chromium_peer.html) is driven over the DevTools protocol through
 `--remote-debugging-pipe`: Chromium reads commands from its fd 3 and writes replies to
 its fd 4, each a JSON object ending in a NUL byte. No DevTools port is opened, so the
 script needs no network path into the namespace.
+
+What it sends and records: the fake microphone plays a generated WAV of the tone
+(Chromium loops the file), with echo cancellation, noise suppression and gain control
+off; `setCodecPreferences` keeps only the chosen codec (plus telephone-event at its
+clock rate unless --no-telephone-event). The remote track plays in a muted <audio>
+element (Chromium renders remote WebRTC audio, and so feeds WebAudio, only then) and
+goes through an AudioWorklet in a 48 kHz AudioContext; recording starts when the
+connection state becomes `connected`. After --seconds of sending the sender's track
+is replaced by none (RTP stops, RTCP goes on), one more second is recorded, then the
+`done` message reports getStats (framesReceived = inbound packetsReceived, 20 ms each).
+
+Other options: --pcap FILE writes the veth traffic (DTLS handshakes and RTP/RTCP headers
+are in clear) for debugging; --no-telephone-event; --chromium PATH (or PARLEY_CHROMIUM).
+Namespaces, veth pairs and work directories of runs whose process is gone are removed
+at start; Chromium dies with this script (PR_SET_PDEATHSIG), even on SIGKILL.
 
 Needs root (ip netns), Debian `chromium`. Python standard library only.
 """
@@ -482,9 +497,13 @@ class Stdin:
             if not line:
                 continue
             try:
-                self.lines.put(json.loads(line))
+                message = json.loads(line)
             except json.JSONDecodeError:
-                log(f"ignoring a line that is not JSON: {line[:80]}")
+                message = None
+            if isinstance(message, dict):
+                self.lines.put(message)
+            else:
+                log(f"ignoring a line that is not a JSON object: {line[:80]}")
         self.lines.put(None)
 
     def get(self, timeout: float) -> dict | None:
@@ -713,7 +732,10 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                         help="negotiate the codec alone, without telephone-event")
     parser.add_argument("--pcap", help="write the veth traffic to this pcap file (debugging)")
     parser.add_argument("--chromium", default=os.environ.get("PARLEY_CHROMIUM", "/usr/bin/chromium"))
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    if args.seconds <= 0 or args.timeout <= 0 or args.tone <= 0:
+        parser.error("--tone, --seconds and --timeout must be positive")
+    return args
 
 
 class Terminated(BaseException):
