@@ -4,7 +4,7 @@
 set -eu
 
 APT_PACKAGES="pkg-config libopus-dev libsrtp2-dev libssl-dev libsqlite3-dev"
-PIP_PACKAGES=""
+PIP_PACKAGES="aiortc"
 
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
