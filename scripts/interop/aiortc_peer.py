@@ -379,10 +379,10 @@ class Peer:
             emit({"type": "answer", "sdp": pc.localDescription.sdp})
 
         self.stage = "connecting (ICE + DTLS) until the first tone frame"
-        started = await self._until(self.tone.started)
+        started = await self._until(self.tone.started, stdin)
         self.stage = "sending the tone"
         end = started + args.seconds + TAIL_SECONDS
-        await self._until(asyncio.sleep(max(0.0, end - time.monotonic())))
+        await self._until(asyncio.sleep(max(0.0, end - time.monotonic())), stdin)
 
         self.recorder.close()
         emit(await self._done_message(transceiver))
@@ -393,14 +393,19 @@ class Peer:
         except asyncio.TimeoutError:
             pass
 
-    async def _until(self, awaitable: Any) -> Any:
-        """Awaits `awaitable` unless the connection fails or closes first."""
+    async def _until(self, awaitable: Any, stdin: StdinLines) -> Any:
+        """Awaits `awaitable` unless the connection fails or closes, or stdin
+        closes (the test gave up on us), first."""
         task = asyncio.ensure_future(awaitable)
-        done, _ = await asyncio.wait({task, self.failed}, return_when=asyncio.FIRST_COMPLETED)
+        done, _ = await asyncio.wait(
+            {task, self.failed, stdin.closed}, return_when=asyncio.FIRST_COMPLETED
+        )
         if task in done:
             return task.result()
         task.cancel()
-        raise PeerFailure(f"connection {self.failed.result()} while {self.stage}")
+        if self.failed.done():
+            raise PeerFailure(f"connection {self.failed.result()} while {self.stage}")
+        raise PeerFailure(f"stdin closed while {self.stage}")
 
     async def _done_message(self, transceiver: Any) -> dict[str, Any]:
         dtls = transceiver.receiver.transport
@@ -447,6 +452,7 @@ class Peer:
             "samplesReceived": self.recorder.samples,
             "srtpProfile": profile.decode() if profile else "",
             "dtlsRole": dtls._role,
+            "iceRole": dtls.transport.role,
             "stats": {**flat, **stats},
         }
 

@@ -21,7 +21,7 @@ import tempfile
 import time
 import wave
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 PEER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "aiortc_peer.py")
 OFFER_TONE = 440.0
@@ -36,10 +36,19 @@ class Case:
     offer_profile: str
     answer_profile: str
     expect_profile: Optional[str]  # None: the connection must fail
+    # Variants of what the Swift leg may send, made by editing the relayed SDP.
+    variant: str = ""
+    edit_offer: Optional[Callable[[str], str]] = None
+    edit_answer: Optional[Callable[[str], str]] = None
+    # (offerer, answerer) DTLS roles; default: the answerer is the client.
+    dtls_roles: tuple[str, str] = ("server", "client")
+    # (offerer, answerer) ICE roles, when the case pins them.
+    ice_roles: Optional[tuple[str, str]] = None
 
     @property
     def name(self) -> str:
-        return f"{self.codec}/{self.offer_profile}-{self.answer_profile}"
+        base = f"{self.codec}/{self.offer_profile}-{self.answer_profile}"
+        return f"{base}/{self.variant}" if self.variant else base
 
 
 @dataclass
@@ -101,10 +110,14 @@ async def run_case(case: Case, seconds: float, directory: str) -> tuple[PeerRun,
         offer = await next_message(a, offerer)
         if not offer or offer.get("type") != "offer":
             raise CheckFailed(f"offerer: expected offer, got {offer!r}")
+        if case.edit_offer:
+            offer = {**offer, "sdp": case.edit_offer(offer["sdp"])}
         send(b, offer)
         answer = await next_message(b, answerer)
         if not answer or answer.get("type") != "answer":
             raise CheckFailed(f"answerer: expected answer, got {answer!r}")
+        if case.edit_answer:
+            answer = {**answer, "sdp": case.edit_answer(answer["sdp"])}
         send(a, answer)
 
         async def until_end(proc, run: PeerRun) -> None:
@@ -254,15 +267,17 @@ def check_case(case: Case, offerer: PeerRun, answerer: PeerRun, seconds: float) 
     for run, done in ((offerer, done_o), (answerer, done_a)):
         if done["srtpProfile"] != case.expect_profile:
             raise CheckFailed(f"{run.role}: srtpProfile {done['srtpProfile']}, wanted {case.expect_profile}")
-    if {done_o["dtlsRole"], done_a["dtlsRole"]} != {"client", "server"}:
-        raise CheckFailed(f"DTLS roles {done_o['dtlsRole']} / {done_a['dtlsRole']}")
+    if (done_o["dtlsRole"], done_a["dtlsRole"]) != case.dtls_roles:
+        raise CheckFailed(f"DTLS roles {done_o['dtlsRole']} / {done_a['dtlsRole']}, wanted {case.dtls_roles}")
+    if case.ice_roles and (done_o["iceRole"], done_a["iceRole"]) != case.ice_roles:
+        raise CheckFailed(f"ICE roles {done_o['iceRole']} / {done_a['iceRole']}, wanted {case.ice_roles}")
     heard_o = check_recording(offerer, ANSWER_TONE, seconds)
     heard_a = check_recording(answerer, OFFER_TONE, seconds)
     return (
-        f"{case.expect_profile}; offerer dtls {done_o['dtlsRole']} heard {heard_o['frequency']} Hz "
+        f"{case.expect_profile}; offerer dtls {done_o['dtlsRole']} ice {done_o['iceRole']} heard {heard_o['frequency']} Hz "
         f"{heard_o['levelDb']} dBFS, {done_o['framesReceived']} frames @ {done_o['sampleRate']} Hz, "
         f"stats {json.dumps({k: done_o['stats'].get(k) for k in ('packetsReceived', 'packetsLost', 'jitter', 'packetsSent')})}; "
-        f"answerer dtls {done_a['dtlsRole']} heard {heard_a['frequency']} Hz {heard_a['levelDb']} dBFS, "
+        f"answerer dtls {done_a['dtlsRole']} ice {done_a['iceRole']} heard {heard_a['frequency']} Hz {heard_a['levelDb']} dBFS, "
         f"{done_a['framesReceived']} frames"
     )
 
@@ -282,7 +297,27 @@ def cases() -> list[Case]:
     out.append(Case("opus", "cm", "both", CM))
     # No profile in common: both ends must report an error, within the timeout.
     out.append(Case("pcmu", "gcm", "cm", None))
+    # What the Swift leg may do instead of aiortc: offer setup:active or passive
+    # rather than actpass, or be ICE-lite (then aiortc must be controlling and
+    # nominate; the edited side is really a full agent, so an ICE-lite offer also
+    # exercises the role-conflict repair).
+    out.append(Case("opus", "both", "both", GCM, "offer-setup-active",
+                    edit_offer=lambda s: set_setup(s, "active"), dtls_roles=("client", "server")))
+    out.append(Case("opus", "both", "both", GCM, "offer-setup-passive",
+                    edit_offer=lambda s: set_setup(s, "passive"), dtls_roles=("server", "client")))
+    out.append(Case("opus", "both", "both", GCM, "answer-ice-lite",
+                    edit_answer=add_ice_lite, ice_roles=("controlling", "controlled")))
+    out.append(Case("pcmu", "both", "both", GCM, "offer-ice-lite", edit_offer=add_ice_lite))
     return out
+
+
+def set_setup(sdp: str, value: str) -> str:
+    return re.sub(r"^a=setup:\S+", f"a=setup:{value}", sdp, flags=re.MULTILINE)
+
+
+def add_ice_lite(sdp: str) -> str:
+    # Session level: right after the t= line.
+    return re.sub(r"^(t=.*\r?\n)", r"\1a=ice-lite\r\n", sdp, count=1, flags=re.MULTILINE)
 
 
 async def main_async(args: argparse.Namespace) -> int:
