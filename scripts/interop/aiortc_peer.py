@@ -489,8 +489,17 @@ async def main_async(args: argparse.Namespace) -> int:
     return status
 
 
+class ArgumentParser(argparse.ArgumentParser):
+    """Bad arguments are a failure like any other: an `error` line, exit 1."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        emit({"type": "error", "message": f"bad arguments: {message}"})
+        hard_exit(1)
+
+
 def parse_args(argv: list[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--role", choices=["offer", "answer"], required=True)
     parser.add_argument("--codec", choices=sorted(CODEC_MIME), required=True)
     parser.add_argument("--tone", type=float, required=True, help="sine frequency in Hz")
