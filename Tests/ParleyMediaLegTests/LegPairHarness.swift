@@ -19,6 +19,9 @@ struct LegPairHarness: ~Copyable {
     var latency: Duration = .milliseconds(5)
     /// Returns nil to drop a datagram, or the bytes to deliver.
     var filter: ((_ bytes: [UInt8], _ from: ICETransportAddress, _ to: ICETransportAddress) -> [UInt8]?)?
+    /// Every datagram a side sent, when `recordSends` is on.
+    var recordSends = false
+    var sent: [(side: String, bytes: [UInt8])] = []
     var offererReceived: [Int16] = []
     var answererReceived: [Int16] = []
     var offererTone = ToneGenerator(frequency: 440, amplitude: 0.3, sampleRate: 48_000)
@@ -54,6 +57,7 @@ struct LegPairHarness: ~Copyable {
         for action in actions {
             if case .send(let bytes, let from, let to) = action {
                 inFlight.append((now + latency, bytes, from, to))
+                if recordSends { sent.append((side, bytes)) }
             } else {
                 events.append((side, action))
             }
