@@ -3,6 +3,7 @@
 # Debian packages first (apt-get update only when something is missing), then PyPI.
 set -eu
 
+APT_PACKAGES="pkg-config libopus-dev libsrtp2-dev libssl-dev libsqlite3-dev chromium"
 PIP_PACKAGES="aiortc"
 
 SUDO=""
