@@ -1,16 +1,27 @@
 #!/bin/sh
 # Installs what the build and tests need, only what is missing, quietly.
 # Debian packages first (apt-get update only when something is missing), then PyPI.
+# `install-deps.sh bench` also installs what `make bench` compares against.
 set -eu
 
-APT_PACKAGES="pkg-config libopus-dev libsrtp2-dev libssl-dev libsqlite3-dev chromium"
+# C libraries for the shims; chromium and iproute2 (network namespaces) for the Chromium
+# interop test; python3 with pip and venv for the aiortc one.
+APT_PACKAGES="pkg-config libopus-dev libsrtp2-dev libssl-dev libsqlite3-dev chromium iproute2 python3 python3-pip"
 PIP_PACKAGES="aiortc"
+if [ "${1:-}" = "bench" ]; then
+    APT_PACKAGES="$APT_PACKAGES rtpengine-daemon"
+fi
 
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 
 missing=""
 for pkg in $APT_PACKAGES; do
+    # A package counts as present if dpkg has it, or (python3, pip) if the command exists.
+    case "$pkg" in
+        python3) command -v python3 >/dev/null 2>&1 && continue ;;
+        python3-pip) python3 -m pip --version >/dev/null 2>&1 && continue ;;
+    esac
     if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
         missing="$missing $pkg"
     fi
@@ -29,6 +40,11 @@ if [ -n "$PIP_PACKAGES" ]; then
     done
     if [ -n "$pip_missing" ]; then
         echo "installing PyPI packages:$pip_missing"
-        python3 -m pip install -q --disable-pip-version-check $pip_missing
+        # Debian's own python3 refuses to install into itself (PEP 668) unless told to.
+        extra=""
+        if python3 -m pip install --help 2>/dev/null | grep -q -- "--break-system-packages"; then
+            extra="--break-system-packages"
+        fi
+        python3 -m pip install -q --disable-pip-version-check $extra $pip_missing
     fi
 fi
