@@ -8,7 +8,6 @@ internal import COpenSSL
 public struct CryptoError: Error, Sendable, Hashable, CustomStringConvertible {
     fileprivate enum Code: Hashable, Sendable {
         case openSSL
-        case invalidFingerprint
         case fingerprintMismatch
         case srtpNotNegotiated
         case handshakeTimeout
@@ -20,8 +19,6 @@ public struct CryptoError: Error, Sendable, Hashable, CustomStringConvertible {
         fileprivate let code: Code
         /// An OpenSSL call failed (see ``CryptoError/function`` and ``CryptoError/reasons``).
         public static let openSSL = Kind(code: .openSSL)
-        /// A certificate fingerprint string (SDP `a=fingerprint`) could not be parsed.
-        public static let invalidFingerprint = Kind(code: .invalidFingerprint)
         /// The DTLS peer's certificate does not have the fingerprint signaled in SDP.
         public static let fingerprintMismatch = Kind(code: .fingerprintMismatch)
         /// The DTLS handshake completed without an SRTP protection profile (no `use_srtp`).
@@ -34,7 +31,6 @@ public struct CryptoError: Error, Sendable, Hashable, CustomStringConvertible {
         public var description: String {
             switch code {
             case .openSSL: return "openSSL"
-            case .invalidFingerprint: return "invalidFingerprint"
             case .fingerprintMismatch: return "fingerprintMismatch"
             case .srtpNotNegotiated: return "srtpNotNegotiated"
             case .handshakeTimeout: return "handshakeTimeout"
@@ -48,16 +44,13 @@ public struct CryptoError: Error, Sendable, Hashable, CustomStringConvertible {
     public let function: String
     /// OpenSSL's error queue, oldest first, as readable strings (empty for non-OpenSSL errors).
     public let reasons: [String]
-    /// For parse errors: the character offset in the input where the problem is.
-    public let offset: Int?
     /// A one-line human explanation for errors that are not OpenSSL's own.
     public let detail: String?
 
-    private init(code: Code, function: String, reasons: [String], offset: Int? = nil, detail: String? = nil) {
+    private init(code: Code, function: String, reasons: [String], detail: String? = nil) {
         self.code = code
         self.function = function
         self.reasons = reasons
-        self.offset = offset
         self.detail = detail
     }
 
@@ -72,10 +65,6 @@ public struct CryptoError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Drains OpenSSL's error queue, adding `detail` (used when OpenSSL may have said nothing).
     static func openSSL(_ function: String, detail: String) -> CryptoError {
         CryptoError(code: .openSSL, function: function, reasons: drainErrorQueue(), detail: detail)
-    }
-
-    static func invalidFingerprint(offset: Int, _ detail: String) -> CryptoError {
-        CryptoError(code: .invalidFingerprint, function: "DTLSFingerprint.init(sdp:)", reasons: [], offset: offset, detail: detail)
     }
 
     static func fingerprintMismatch(_ detail: String) -> CryptoError {
@@ -110,7 +99,6 @@ public struct CryptoError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         var text = "\(function) failed"
         if let detail { text += ": \(detail)" }
-        if let offset { text += " (at offset \(offset))" }
         if !reasons.isEmpty { text += (detail == nil ? ": " : "; OpenSSL: ") + reasons.joined(separator: "; ") }
         return text
     }

@@ -22,49 +22,6 @@ public struct DTLSFingerprint: Sendable, Hashable, CustomStringConvertible, Enco
         bytes = try Digest.hash(.sha256, certificateDER)
     }
 
-    /// Parses the value of an SDP `a=fingerprint:` attribute, e.g. `sha-256 AB:CD:…`.
-    ///
-    /// The hash name is case-insensitive (RFC 8122 §5 grammar uses a token); hex digits may
-    /// be either case; one or more spaces or tabs separate the two parts, and surrounding
-    /// white space is ignored. Errors carry the character offset of the problem.
-    public init(sdp text: String) throws(CryptoError) {
-        let chars = Array(text.unicodeScalars)
-        var index = 0
-        func isBlank(_ c: Unicode.Scalar) -> Bool { c == " " || c == "\t" }
-        while index < chars.count, isBlank(chars[index]) { index += 1 }
-        let nameStart = index
-        while index < chars.count, !isBlank(chars[index]) { index += 1 }
-        let name = String(String.UnicodeScalarView(chars[nameStart..<index])).lowercased()
-        guard !name.isEmpty else { throw .invalidFingerprint(offset: nameStart, "missing hash function name") }
-        guard name == Self.algorithm else {
-            throw .invalidFingerprint(offset: nameStart, "unsupported hash function \"\(name)\": only sha-256 is accepted")
-        }
-        guard index < chars.count else { throw .invalidFingerprint(offset: index, "missing fingerprint after hash function name") }
-        while index < chars.count, isBlank(chars[index]) { index += 1 }
-        var end = chars.count
-        while end > index, isBlank(chars[end - 1]) { end -= 1 }
-
-        var digest: [UInt8] = []
-        while index < end {
-            if !digest.isEmpty {
-                guard chars[index] == ":" else { throw .invalidFingerprint(offset: index, "expected ':' between hex pairs") }
-                index += 1
-            }
-            guard index + 2 <= end, let high = Self.hexValue(chars[index]), let low = Self.hexValue(chars[index + 1]) else {
-                throw .invalidFingerprint(offset: index, "expected two hex digits")
-            }
-            guard digest.count < DigestAlgorithm.sha256.byteCount else {
-                throw .invalidFingerprint(offset: index, "more than 32 bytes for sha-256")
-            }
-            digest.append(high << 4 | low)
-            index += 2
-        }
-        guard digest.count == DigestAlgorithm.sha256.byteCount else {
-            throw .invalidFingerprint(offset: end, "sha-256 fingerprint has \(digest.count) bytes, expected 32")
-        }
-        bytes = digest
-    }
-
     /// The hex pairs, upper case, joined by colons (no hash name).
     public var hexPairs: String { Hex.encode(bytes, uppercase: true, separator: UInt8(ascii: ":")) }
 
@@ -86,14 +43,5 @@ public struct DTLSFingerprint: Sendable, Hashable, CustomStringConvertible, Enco
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(Self.algorithm, forKey: .algorithm)
         try container.encode(hexPairs.lowercased(), forKey: .fingerprint)
-    }
-
-    private static func hexValue(_ c: Unicode.Scalar) -> UInt8? {
-        switch c.value {
-        case 0x30...0x39: return UInt8(c.value - 0x30)
-        case 0x41...0x46: return UInt8(c.value - 0x41 + 10)
-        case 0x61...0x66: return UInt8(c.value - 0x61 + 10)
-        default: return nil
-        }
     }
 }

@@ -13,54 +13,11 @@ import ParleyTestSupport
     }
 
     // RFC 8122 §5: hash-func SP fingerprint, fingerprint = 2UHEX *(":" 2UHEX).
-    @Test func rfc8122TextFormRoundTrip() throws {
+    @Test func rfc8122TextForm() throws {
         let fingerprint = try #require(DTLSFingerprint(bytes: Array(0..<32)))
         let text = fingerprint.sdpValue
         #expect(text == "sha-256 00:01:02:03:04:05:06:07:08:09:0A:0B:0C:0D:0E:0F:10:11:12:13:14:15:16:17:18:19:1A:1B:1C:1D:1E:1F")
-        #expect(try DTLSFingerprint(sdp: text) == fingerprint)
         #expect(fingerprint.abbreviated == "00:01:02…1E:1F")
-        let generated = try DTLSCertificate.generate().fingerprint
-        #expect(try DTLSFingerprint(sdp: generated.sdpValue) == generated)
-    }
-
-    @Test func parsingIsCaseInsensitiveAndTrimsBlanks() throws {
-        let fingerprint = try #require(DTLSFingerprint(bytes: (0..<32).map { UInt8(0xA0 + $0 % 16) }))
-        let lower = "  SHA-256\t" + fingerprint.hexPairs.lowercased() + " "
-        #expect(try DTLSFingerprint(sdp: lower) == fingerprint)
-    }
-
-    @Test(arguments: [
-        ("", 0, "missing hash function name"),
-        ("sha-1 AB:CD", 0, "unsupported hash function \"sha-1\""),
-        ("sha-256", 7, "missing fingerprint"),
-        ("sha-256 AB;CD", 10, "expected ':'"),
-        ("sha-256 AB:C", 11, "expected two hex digits"),
-        ("sha-256 AB:CG", 11, "expected two hex digits"),
-        ("sha-256 AB:CD", 13, "has 2 bytes, expected 32"),
-    ])
-    func invalidFingerprintsNameTheOffset(text: String, offset: Int, message: String) {
-        do {
-            _ = try DTLSFingerprint(sdp: text)
-            Issue.record("\(text) parsed")
-        } catch {
-            #expect(error.kind == .invalidFingerprint)
-            #expect(error.offset == offset, "\(error)")
-            #expect(error.description.contains(message), "\(error)")
-        }
-    }
-
-    @Test func tooLongFingerprintIsRejected() {
-        let text = "sha-256 " + Array(repeating: "AB", count: 33).joined(separator: ":")
-        #expect(throws: CryptoError.self) { try DTLSFingerprint(sdp: text) }
-    }
-
-    @Test func randomStringsNeverTrap() {
-        var generator = SeededGenerator(seed: 8122)
-        let alphabet = Array("sha-256 0123456789abcdefABCDEF:;\t xyz")
-        for _ in 0..<5000 {
-            let text = String((0..<generator.below(110)).map { _ in alphabet[generator.below(alphabet.count)] })
-            _ = try? DTLSFingerprint(sdp: text)
-        }
     }
 
     @Test func fingerprintJSON() throws {
