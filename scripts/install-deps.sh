@@ -4,6 +4,10 @@
 set -eu
 
 APT_PACKAGES="pkg-config libopus-dev libsrtp2-dev libssl-dev libsqlite3-dev"
+# `install-deps.sh bench`: also what `make bench` compares against. The relay benchmark starts
+# its own rtpengine on its own ports, so a packaged rtpengine service does not get in the way.
+BENCH_APT_PACKAGES="rtpengine-daemon"
+if [ "${1:-}" = "bench" ]; then APT_PACKAGES="$APT_PACKAGES $BENCH_APT_PACKAGES"; fi
 PIP_PACKAGES=""
 
 SUDO=""
