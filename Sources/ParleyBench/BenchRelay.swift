@@ -106,6 +106,7 @@ private func relayScenarioTable(_ scenario: RelayScenario, rtpengine: String?, r
         }
         configurations.append(("parley GCM", { try parleyRun(gcm, out: .aeadAes128Gcm, sockets: sockets, pace: pace, wallLimit: wallLimit) }))
         if let rtpengine {
+            // Same suite both sides: rtpengine reuses the offerer's key and skips the crypto.
             configurations.append(("rtpengine pass-through", { try rtpengineRun(cm, answerSuite: "AES_CM_128_HMAC_SHA1_80", path: rtpengine, sockets: sockets, pace: pace, wallLimit: wallLimit) }))
         }
         var results = [[RelayRun]](repeating: [], count: configurations.count)
@@ -114,7 +115,7 @@ private func relayScenarioTable(_ scenario: RelayScenario, rtpengine: String?, r
                 do { results[index].append(try configuration.run()) } catch { lines.append("  \(configuration.name): failed: \(error)") }
             }
         }
-        lines.append(pad("relay", 11) + pad("SRTP in -> out", 26) + lpad("sent", 8) + lpad("forwarded", 10) + lpad("loss", 7)
+        lines.append(pad("relay", 11) + pad("SRTP in -> out", 30) + lpad("sent", 8) + lpad("forwarded", 10) + lpad("loss", 7)
             + lpad("CPU s", 7) + lpad("µs/pkt", 8) + lpad("(range)", 14) + lpad("pkts/CPU-s", 11) + lpad("pkts/s wall", 12) + "  output checked")
         var medians: [String: Double] = [:]
         for runs in results where !runs.isEmpty {
@@ -123,7 +124,7 @@ private func relayScenarioTable(_ scenario: RelayScenario, rtpengine: String?, r
             medians[run.relay + " " + run.cipher] = run.microsecondsPerPacket
             let loss = run.load.sent > 0 ? Double(run.load.sent - run.load.received) / Double(run.load.sent) * 100 : 0
             let range = sorted.count > 1 ? "\(format(sorted.first!.microsecondsPerPacket, 1))-\(format(sorted.last!.microsecondsPerPacket, 1))" : ""
-            lines.append(pad(run.relay, 11) + pad(run.cipher, 26) + lpad("\(run.load.sent)", 8) + lpad("\(run.load.received)", 10)
+            lines.append(pad(run.relay, 11) + pad(run.cipher, 30) + lpad("\(run.load.sent)", 8) + lpad("\(run.load.received)", 10)
                 + lpad(format(loss, 2) + "%", 7) + lpad(format(run.cpuSeconds, 2), 7) + lpad(format(run.microsecondsPerPacket, 2), 8)
                 + lpad(range, 14) + lpad("\(Int(Double(run.load.received) / max(run.cpuSeconds, 1e-9)))", 11)
                 + lpad("\(Int(Double(run.load.received) / max(run.load.wallSeconds, 1e-9)))", 12) + "  " + run.checked)
@@ -273,7 +274,7 @@ private func rtpengineRun(_ load: RelayStreamLoad, answerSuite: String, path: St
         _ = try? ng.call(["command": .string("delete"), "call-id": .string("parley-bench-\(stream)"),
                           "from-tag": .string("a\(stream)")], timeoutMs: 200)
     }
-    let cipher = answerSuite == "AES_CM_128_HMAC_SHA1_80" ? "AES_CM_80 pass-through (same key)"
+    let cipher = answerSuite == "AES_CM_128_HMAC_SHA1_80" ? "AES_CM_80 passed through"
         : answerSuite == "AEAD_AES_128_GCM" ? "AES_CM_80 -> GCM" : "AES_CM_80 -> AES_CM_32"
     return RelayRun(relay: "rtpengine", cipher: cipher, load: result, cpuSeconds: cpuAfter - cpuBefore,
                     checked: checkSummary(result, check))
