@@ -26,7 +26,9 @@ test: build build-release unit-test fuzz-smoke
 unit-test: deps
 	$(SWIFT) test $(STRICT)
 
-bench: deps
+# `install-deps.sh bench` also installs rtpengine, which the relay rows run beside ours.
+bench:
+	@./scripts/install-deps.sh bench
 	$(SWIFT) run -c release ParleyBench
 
 fuzz-build: deps

@@ -1,6 +1,9 @@
 // Throughput of the wire formats, crypto, codecs, jitter buffer and UDP engine, one core.
 // Run: `make bench` or `swift run -c release ParleyBench [stun|rtp|rtcp|sdp|ws|signaling ...] [--seconds S]`.
 
+// Our relay as a child process of the `relay` comparison (BenchRelayServe.swift).
+if CommandLine.arguments.dropFirst().first == "relay-serve" { runRelayServeAndExit() }
+
 var seconds = 1.0
 var wanted: Set<String> = []
 var args = CommandLine.arguments.dropFirst()
@@ -28,5 +31,7 @@ for benchmark in selected {
 // The loop-thread cost of a real EventLoop echo cannot be a Harness row (the work runs
 // on the loop's own thread), so it is reported separately.
 if wanted.isEmpty || wanted.contains("udp") { print(udpLoopEchoReport(seconds: seconds)) }
+// Relay forwarding against rtpengine: child processes measured from /proc (BenchRelay.swift).
+if wanted.isEmpty || wanted.contains("relay") { print(relayComparisonReport()) }
 let formats = wanted.isEmpty ? "" : " " + wanted.sorted().joined(separator: " ")
 print("reproduce: swift run -c release ParleyBench\(formats) --seconds \(seconds)   (one format: name it, e.g. ParleyBench stun)")
