@@ -231,6 +231,8 @@ public actor MediaLeg {
                 }
                 if state == .failed { stopIO() }
                 resumeWaiters()
+            case .receivedRTP:
+                break  // relay mode needs a second leg to forward to; a lone leg plays what it receives
             case .dropped(let reason, let from, let detail):
                 let count = loggedDrops[reason, default: 0] &+ 1
                 loggedDrops[reason] = count

@@ -1,4 +1,5 @@
 public import ParleyICE
+public import ParleyRTP
 public import ParleySTUN
 
 /// Why the leg dropped a datagram. Each is counted; the driver logs them.
@@ -37,6 +38,9 @@ public enum MediaLegAction: Sendable, Hashable {
     case send(bytes: [UInt8], from: ICETransportAddress, to: ICETransportAddress)
     /// The leg moved to a new state; on `.failed`, `failure` says why.
     case stateChanged(MediaLegState)
+    /// Relay mode: an authenticated RTP packet of the negotiated codec arrived; pass it to
+    /// the other leg's `relay(_:now:)`.
+    case receivedRTP(RTPPacket)
     /// A datagram was dropped; `detail` is one line for the log.
     case dropped(MediaLegDropReason, from: ICETransportAddress, detail: String)
 }

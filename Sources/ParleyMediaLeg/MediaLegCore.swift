@@ -1,7 +1,7 @@
 import ParleyCrypto
 public import ParleyICE
 public import ParleyMedia
-import ParleyRTP
+public import ParleyRTP
 import ParleySDP
 import ParleySRTP
 public import ParleySTUN
@@ -62,6 +62,8 @@ public struct MediaLegCore: ~Copyable {
     private var sequenceNumber: UInt16
     private var rtpTimestamp: UInt32
     private var markNextPacket = true
+    /// Relay mode: the source stream being forwarded and the offsets onto our numbering.
+    private var relayOffsets: (ssrc: UInt32, sequence: UInt16, timestamp: UInt32)?
     private var jitter = JitterBuffer()
     private var reporter: RTCPReporter
     private var inputResampler: Resampler?
@@ -409,6 +411,37 @@ public struct MediaLegCore: ~Copyable {
         return actions
     }
 
+    /// Relay mode: sends a packet received on the other leg of the call, unchanged but for
+    /// what must be ours: payload type, SSRC, and sequence numbers and timestamps moved by
+    /// a fixed offset (so the receiver still sees the sender's gaps and timing).
+    public mutating func relay(_ packet: RTPPacket, now: ContinuousClock.Instant) -> [MediaLegAction] {
+        guard state == .connected, let outbound, let destination = mediaDestination else {
+            stats.framesNotSent &+= 1
+            return []
+        }
+        if relayOffsets == nil || relayOffsets?.ssrc != packet.ssrc {
+            relayOffsets = (packet.ssrc, sequenceNumber &- packet.sequenceNumber, rtpTimestamp &- packet.timestamp)
+        }
+        guard let offsets = relayOffsets else { return [] }
+        var outgoing = packet
+        outgoing.payloadType = payloadType
+        outgoing.ssrc = ssrc
+        outgoing.csrcs = []
+        outgoing.headerExtension = nil
+        outgoing.sequenceNumber = packet.sequenceNumber &+ offsets.sequence
+        outgoing.timestamp = packet.timestamp &+ offsets.timestamp
+        // Continue from here if the other side's stream restarts (new SSRC).
+        sequenceNumber = outgoing.sequenceNumber &+ 1
+        rtpTimestamp = outgoing.timestamp &+ (codec?.timestampStep ?? 960)
+        guard let plain = try? outgoing.serialized(), let bytes = try? outbound.protect(rtp: plain) else {
+            stats.framesNotSent &+= 1
+            return []
+        }
+        reporter.recordSent(timestamp: outgoing.timestamp, payloadBytes: outgoing.payload.count, now: nanoseconds(now))
+        stats.framesSent &+= 1
+        return [.send(bytes: bytes, from: destination.local, to: destination.remote)]
+    }
+
     /// The next 20 ms of received audio, 48 kHz mono (960 samples): decoded packets,
     /// concealment for losses, silence when nothing is due. Call once per 20 ms tick.
     public mutating func playout(now: ContinuousClock.Instant) -> [Int16] {
@@ -642,7 +675,11 @@ public struct MediaLegCore: ~Copyable {
         }
         let ns = nanoseconds(now)
         reporter.recordReceived(packet, now: ns)
-        _ = jitter.push(packet, now: ns)
+        if configuration.relay {
+            actions.append(.receivedRTP(packet))
+        } else {
+            _ = jitter.push(packet, now: ns)
+        }
     }
 
     private mutating func receiveRTCP(
