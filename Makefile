@@ -23,8 +23,11 @@ build-release: deps
 # debug build accepts), every test runs, then every fuzz target runs for a few seconds.
 test: build build-release unit-test fuzz-smoke
 
+# Suites that run audio in real time (RealTimeMediaTests: loopback legs, aiortc, Chromium)
+# run after the others, on their own, so CPU-heavy tests do not starve their 20 ms pacing.
 unit-test: deps
-	$(SWIFT) test $(STRICT)
+	$(SWIFT) test $(STRICT) --skip RealTimeMediaTests
+	$(SWIFT) test $(STRICT) --skip-build --filter RealTimeMediaTests
 
 # `install-deps.sh bench` also installs rtpengine, which the relay rows run beside ours.
 bench:
