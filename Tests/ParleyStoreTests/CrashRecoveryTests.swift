@@ -134,3 +134,23 @@ import Glibc
         for _ in 0..<600 { usleep(100_000) }
     }
 }
+
+@Suite struct DurabilityTests {
+    @Test func aPowerLossStoreRecordsTheSameAndIsReadableElsewhere() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try SQLiteStore(path: directory.storePath, durability: .powerLoss)
+        #expect(store.durability == .powerLoss)
+        try store.createApplication(key: "app", name: "test", secret: "s", at: T.base)
+        try store.recordUserSeen(applicationKey: "app", userId: "alice", at: T.base)
+        let finished = try store.completedCall(callID(1), start: T.base)
+        // After the FULL commit the connection is back to NORMAL and keeps working.
+        try store.createCall(id: callID(2), applicationKey: "app", caller: "bob", callee: "alice", startedTime: T.at(5))
+        try store.rotateSecret(key: "app", newSecret: "t", at: T.at(6), gracePeriodMilliseconds: 10)
+        let other = try SQLiteStore(path: directory.storePath)
+        #expect(other.durability == .processCrash)
+        #expect(try other.call(id: callID(1)) == finished)
+        #expect(try other.closeCallsInProgress(at: T.at(9)).map(\.callId) == [callID(2)])
+        #expect(try other.application(key: "app")?.validSecrets(at: T.at(15)) == ["t", "s"])
+    }
+}
