@@ -41,7 +41,7 @@ extension SQLiteStore {
     @discardableResult
     func completedCall(
         _ id: String, caller: String = "alice", callee: String = "bob", start: Int64, talkMilliseconds: Int64 = 60_000
-    ) throws -> CallRecord {
+    ) throws(StoreError) -> CallRecord {
         try createCall(id: id, applicationKey: "app", caller: caller, callee: callee, startedTime: start)
         try updateCallState(id: id, to: .progressing, at: start + 40)
         try updateCallState(id: id, to: .ringing, at: start + 220)
