@@ -1,0 +1,112 @@
+import ParleySQLite
+
+/// The store's schema as an ordered list of migrations. A database records each applied
+/// migration in `schema_version`; opening applies the missing ones, in one transaction,
+/// so a database is always at exactly one version of this list.
+///
+/// Never edit a migration that has shipped: append a new one.
+enum Schema {
+    struct Migration {
+        let version: Int64
+        let name: String
+        let sql: String
+    }
+
+    static let migrations: [Migration] = [
+        Migration(
+            version: 1, name: "applications, users, calls, call legs",
+            sql: """
+                CREATE TABLE applications (
+                    key TEXT PRIMARY KEY NOT NULL,
+                    name TEXT NOT NULL,
+                    secret TEXT NOT NULL,
+                    previous_secret TEXT,
+                    previous_secret_valid_until INTEGER,
+                    created_at INTEGER NOT NULL,
+                    secret_rotated_at INTEGER
+                ) STRICT;
+
+                CREATE TABLE users (
+                    application_key TEXT NOT NULL REFERENCES applications (key) ON DELETE CASCADE,
+                    user_id TEXT NOT NULL,
+                    first_seen_at INTEGER NOT NULL,
+                    last_seen_at INTEGER NOT NULL,
+                    PRIMARY KEY (application_key, user_id)
+                ) STRICT, WITHOUT ROWID;
+
+                CREATE TABLE calls (
+                    seq INTEGER PRIMARY KEY,
+                    id TEXT NOT NULL UNIQUE,
+                    application_key TEXT NOT NULL REFERENCES applications (key) ON DELETE CASCADE,
+                    caller TEXT NOT NULL,
+                    callee TEXT NOT NULL,
+                    direction TEXT NOT NULL,
+                    state TEXT NOT NULL,
+                    started_at INTEGER NOT NULL,
+                    progressed_at INTEGER,
+                    rung_at INTEGER,
+                    answered_at INTEGER,
+                    established_at INTEGER,
+                    ended_at INTEGER,
+                    end_cause TEXT,
+                    error_code TEXT,
+                    error_message TEXT,
+                    duration_ms INTEGER,
+                    CHECK ((state = 'ended') = (ended_at IS NOT NULL AND end_cause IS NOT NULL)),
+                    CHECK ((end_cause = 'error') = (error_code IS NOT NULL))
+                ) STRICT;
+                CREATE INDEX calls_by_start ON calls (application_key, started_at, seq);
+                CREATE INDEX calls_by_caller ON calls (application_key, caller, started_at, seq);
+                CREATE INDEX calls_by_callee ON calls (application_key, callee, started_at, seq);
+                CREATE INDEX calls_in_progress ON calls (state) WHERE state <> 'ended';
+
+                CREATE TABLE call_legs (
+                    call_seq INTEGER NOT NULL REFERENCES calls (seq) ON DELETE CASCADE,
+                    role TEXT NOT NULL,
+                    user_id TEXT NOT NULL,
+                    device_id TEXT,
+                    updated_at INTEGER NOT NULL,
+                    packets_sent INTEGER NOT NULL,
+                    octets_sent INTEGER NOT NULL,
+                    packets_received INTEGER NOT NULL,
+                    octets_received INTEGER NOT NULL,
+                    inbound_fraction_lost REAL NOT NULL,
+                    inbound_cumulative_lost INTEGER NOT NULL,
+                    inbound_jitter_ms REAL NOT NULL,
+                    outbound_fraction_lost REAL,
+                    outbound_cumulative_lost INTEGER,
+                    outbound_jitter_ms REAL,
+                    round_trip_time_ms REAL,
+                    PRIMARY KEY (call_seq, role)
+                ) STRICT, WITHOUT ROWID;
+                """),
+    ]
+
+    /// The version a fully migrated database has.
+    static var latestVersion: Int64 { migrations.last?.version ?? 0 }
+
+    /// Brings `db` to `latestVersion`. Safe to run on every open and from several
+    /// processes at once: the version check and the migrations share one write transaction.
+    /// - Returns: the versions applied now (empty when the database was up to date).
+    static func migrate(_ db: SQLiteDatabase) throws -> [Int64] {
+        try db.transaction(.immediate) { () throws -> [Int64] in
+            try db.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, name TEXT NOT NULL) STRICT")
+            let current = try db.prepare("SELECT max(version) FROM schema_version").queryFirst { row throws(SQLiteError) in
+                try row.optionalInt64(0)
+            } ?? nil
+            let version = current ?? 0
+            if version > latestVersion {
+                throw StoreError(
+                    .schemaTooNew,
+                    "database schema version \(version) is newer than this build's \(latestVersion); upgrade parleyd")
+            }
+            var applied: [Int64] = []
+            for migration in migrations where migration.version > version {
+                try db.execute(migration.sql)
+                try db.execute("INSERT INTO schema_version (version, name) VALUES (?1, ?2)", [.integer(migration.version), .text(migration.name)])
+                applied.append(migration.version)
+            }
+            return applied
+        }
+    }
+}

@@ -1,0 +1,75 @@
+import ParleyStore
+import Testing
+
+@Suite struct ApplicationTests {
+    @Test func createListAndGet() throws {
+        let store = try SQLiteStore.inMemory()
+        #expect(try store.applications().isEmpty)
+        let created = try store.createApplication(key: "k2", name: "second", secret: "czI=", at: T.at(5))
+        try store.createApplication(key: "k1", name: "first", secret: "czE=", at: T.at(1))
+        #expect(created == Application(key: "k2", name: "second", secret: "czI=", createdTime: T.at(5)))
+        #expect(try store.applications().map(\.key) == ["k1", "k2"])
+        #expect(try store.application(key: "k2") == created)
+        #expect(try store.application(key: "nope") == nil)
+    }
+
+    @Test func duplicateKeyIsAlreadyExists() throws {
+        let store = try SQLiteStore.inMemory()
+        try store.createApplication(key: "k", name: "a", secret: "s", at: T.base)
+        let error = #expect(throws: StoreError.self) { try store.createApplication(key: "k", name: "b", secret: "t", at: T.base) }
+        #expect(error?.kind == .alreadyExists)
+        #expect(error?.message == "application k already exists")
+    }
+
+    @Test func rotationKeepsThePreviousSecretForTheGracePeriod() throws {
+        let store = try SQLiteStore.inMemory()
+        try store.createApplication(key: "k", name: "a", secret: "old", at: T.base)
+        let rotated = try store.rotateSecret(key: "k", newSecret: "new", at: T.at(1000), gracePeriodMilliseconds: 60_000)
+        #expect(rotated.secret == "new")
+        #expect(rotated.previousSecret == "old")
+        #expect(rotated.previousSecretValidUntil == T.at(61_000))
+        #expect(rotated.secretRotatedTime == T.at(1000))
+        #expect(try store.application(key: "k") == rotated)
+        #expect(rotated.validSecrets(at: T.at(60_999)) == ["new", "old"])
+        #expect(rotated.validSecrets(at: T.at(61_000)) == ["new"])
+
+        // A second rotation replaces the previous secret; no grace drops it at once.
+        let again = try store.rotateSecret(key: "k", newSecret: "newer", at: T.at(2000), gracePeriodMilliseconds: 0)
+        #expect(again.previousSecret == nil)
+        #expect(again.previousSecretValidUntil == nil)
+        #expect(again.validSecrets(at: T.at(2000)) == ["newer"])
+        #expect(try store.application(key: "k") == again)
+    }
+
+    @Test func rotationRefusals() throws {
+        let store = try SQLiteStore.inMemory()
+        try store.createApplication(key: "k", name: "a", secret: "s", at: T.base)
+        let unknown = #expect(throws: StoreError.self) { try store.rotateSecret(key: "x", newSecret: "t", at: T.base, gracePeriodMilliseconds: 0) }
+        #expect(unknown?.kind == .notFound)
+        let same = #expect(throws: StoreError.self) { try store.rotateSecret(key: "k", newSecret: "s", at: T.base, gracePeriodMilliseconds: 0) }
+        #expect(same?.kind == .invalidArgument)
+        let negative = #expect(throws: StoreError.self) { try store.rotateSecret(key: "k", newSecret: "t", at: T.base, gracePeriodMilliseconds: -1) }
+        #expect(negative?.kind == .invalidArgument)
+        #expect(try store.application(key: "k")?.secret == "s")
+    }
+
+    @Test func usersBecomeKnownPerApplicationWhenFirstSeen() throws {
+        let store = try SQLiteStore.inMemory()
+        try store.createApplication(key: "a1", name: "one", secret: "s", at: T.base)
+        try store.createApplication(key: "a2", name: "two", secret: "s", at: T.base)
+        #expect(try !store.isKnownUser(applicationKey: "a1", userId: "alice"))
+        let first = try store.recordUserSeen(applicationKey: "a1", userId: "alice", at: T.at(100))
+        #expect(first == KnownUser(applicationKey: "a1", userId: "alice", firstSeenTime: T.at(100), lastSeenTime: T.at(100)))
+        try store.recordUserSeen(applicationKey: "a1", userId: "alice", at: T.at(500))
+        // An out-of-order earlier report does not move lastSeen back.
+        let later = try store.recordUserSeen(applicationKey: "a1", userId: "alice", at: T.at(300))
+        #expect(later.firstSeenTime == T.at(100))
+        #expect(later.lastSeenTime == T.at(500))
+        #expect(try store.isKnownUser(applicationKey: "a1", userId: "alice"))
+        #expect(try !store.isKnownUser(applicationKey: "a2", userId: "alice"))
+        #expect(try store.knownUser(applicationKey: "a1", userId: "alice") == later)
+
+        let unknownApp = #expect(throws: StoreError.self) { try store.recordUserSeen(applicationKey: "zz", userId: "alice", at: T.base) }
+        #expect(unknownApp?.kind == .notFound)
+    }
+}
