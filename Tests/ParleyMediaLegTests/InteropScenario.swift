@@ -1,3 +1,4 @@
+import Foundation
 import ParleyCrypto
 import ParleyMedia
 import ParleyMediaLeg
@@ -86,6 +87,7 @@ struct InteropScenario: Sendable, CustomStringConvertible {
         print("interop \(self): connected, we heard \(ourFrequency) Hz over \(statistics.rtp.packetsReceived) packets, "
               + "delay \(delay.map { String(format: "%.1f/%.1f/%.1f ms", $0.minimum, $0.mean, $0.maximum) } ?? "-"), "
               + "peer heard \(peerFrequency) Hz in \(Int(peerFrames)) frames, \(statistics.srtpProfile ?? "?"), DTLS \(statistics.dtlsRole ?? "?")")
+        if let json = try? JSONEncoder().encode(statistics) { print("leg statistics: \(String(decoding: json, as: UTF8.self))") }
     }
 }
 
