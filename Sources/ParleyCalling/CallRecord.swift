@@ -1,0 +1,55 @@
+public import ParleySignaling
+
+/// What the store keeps about a call: its parties, its times and how it ended.
+///
+/// Times are wall-clock milliseconds since the Unix epoch. The engine emits a new version
+/// (`CallAction.record`) whenever one of these fields changes; the last one has
+/// `state == .ended`, an `endCause` and an `endedTime`. The JSON form (`Codable`) uses
+/// these names, with the end cause as its protocol string.
+public struct CallRecord: Sendable, Hashable, Codable {
+    public var callID: String
+    /// The caller's user and application.
+    public var caller: AppUser
+    /// The caller's device.
+    public var callerDeviceID: String
+    /// The callee (same application as the caller).
+    public var callee: AppUser
+    /// The callee device that answered, once one did.
+    public var answeredDeviceID: String?
+    /// Custom headers of `call.start`.
+    public var headers: [String: String]
+    public var video: Bool
+    public var state: CallState
+    public var startedTime: Int64
+    public var progressedTime: Int64?
+    public var rungTime: Int64?
+    public var answeredTime: Int64?
+    public var establishedTime: Int64?
+    public var endedTime: Int64?
+    public var endCause: SignalingMessage.EndCause?
+    /// For `endCause == .error`: the error code, e.g. `destination_not_found`.
+    public var errorCode: String?
+    /// For `endCause == .error`: the error text, e.g. `destination user not found`.
+    public var errorMessage: String?
+
+    public init(
+        callID: String, caller: AppUser, callerDeviceID: String, callee: AppUser,
+        headers: [String: String], video: Bool, startedTime: Int64
+    ) {
+        self.callID = callID
+        self.caller = caller
+        self.callerDeviceID = callerDeviceID
+        self.callee = callee
+        self.headers = headers
+        self.video = video
+        self.state = .initiating
+        self.startedTime = startedTime
+    }
+
+    /// Talk time in milliseconds: from establishment to the end (0 if never established).
+    public var durationMillis: Int64? {
+        guard let endedTime else { return nil }
+        guard let establishedTime else { return 0 }
+        return max(0, endedTime - establishedTime)
+    }
+}
