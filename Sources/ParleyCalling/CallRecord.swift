@@ -4,8 +4,10 @@ public import ParleySignaling
 ///
 /// Times are wall-clock milliseconds since the Unix epoch. The engine emits a new version
 /// (`CallAction.record`) whenever one of these fields changes; the last one has
-/// `state == .ended`, an `endCause` and an `endedTime`. The JSON form (`Codable`) uses
-/// these names, with the end cause as its protocol string.
+/// `state == .ended`, an `endCause` and an `endedTime`. The JSON form (`Codable`) spells
+/// ids as the protocol does (`callId`, `callerDeviceId`, `answeredDeviceId`; users as
+/// `{"applicationKey": ..., "userId": ...}`), other members by their names, the state and
+/// end cause as their strings, absent values omitted.
 public struct CallRecord: Sendable, Hashable, Codable {
     public var callID: String
     /// The caller's user and application.
@@ -31,6 +33,13 @@ public struct CallRecord: Sendable, Hashable, Codable {
     public var errorCode: String?
     /// For `endCause == .error`: the error text, e.g. `destination user not found`.
     public var errorMessage: String?
+
+    enum CodingKeys: String, CodingKey {
+        case callID = "callId", caller, callerDeviceID = "callerDeviceId", callee
+        case answeredDeviceID = "answeredDeviceId", headers, video, state
+        case startedTime, progressedTime, rungTime, answeredTime, establishedTime, endedTime
+        case endCause, errorCode, errorMessage
+    }
 
     public init(
         callID: String, caller: AppUser, callerDeviceID: String, callee: AppUser,

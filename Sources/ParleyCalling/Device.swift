@@ -8,6 +8,10 @@ public struct Device: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The `deviceId` of its `hello` (stable per installation).
     public var deviceID: String
 
+    enum CodingKeys: String, CodingKey {
+        case user, deviceID = "deviceId"
+    }
+
     public init(user: AppUser, deviceID: String) {
         self.user = user
         self.deviceID = deviceID
