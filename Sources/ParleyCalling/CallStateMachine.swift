@@ -43,7 +43,9 @@ public struct CallStateMachine: Sendable {
     private var anyAcknowledged = false
     private var legsRequested = false
     private var callerLegConnected = false
-    private var calleeLegConnected = false
+    /// Callee legs whose ICE and DTLS are done. A device may connect its leg before it
+    /// answers (it has the anchor's offer from `call.incoming`).
+    private var connectedCalleeLegs: Set<Device> = []
 
     private var ringDeadline: ContinuousClock.Instant?
     private var setupDeadline: ContinuousClock.Instant?
@@ -294,8 +296,9 @@ public struct CallStateMachine: Sendable {
         case .legConnected(let leg):
             switch leg {
             case .caller: callerLegConnected = true
-            case .callee(let device) where device == answeredDevice: calleeLegConnected = true
-            case .callee: return
+            case .callee(let device):
+                guard calleeStatus[device] != nil else { return }
+                connectedCalleeLegs.insert(device)
             }
             checkEstablished(now: now)
         case .legFailed(let leg, let reason):
@@ -345,7 +348,7 @@ public struct CallStateMachine: Sendable {
     }
 
     private mutating func checkEstablished(now: CallTime) {
-        guard state == .answered, callerLegConnected, calleeLegConnected, let answeredDevice else { return }
+        guard state == .answered, callerLegConnected, let answeredDevice, connectedCalleeLegs.contains(answeredDevice) else { return }
         record.state = .established
         record.establishedTime = now.unixMillis
         setupDeadline = nil
@@ -362,6 +365,7 @@ public struct CallStateMachine: Sendable {
         guard let status = calleeStatus.removeValue(forKey: device) else { return }
         callees.removeAll { $0 == device }
         formerCallees.insert(device)
+        connectedCalleeLegs.remove(device)
         graceDeadlines[device] = nil
         if case .offered = status {
             output.append(.send(device, .callEnded(.init(callID: callID, cause: cause, error: error, details: details(for: device, endedAt: now.unixMillis)))))

@@ -207,6 +207,19 @@ struct CallTimerTests {
         #expect(world.log(alice) == ["result", "call.media", "call.progress", "call.answered"])
     }
 
+    @Test("A callee device connects its leg before answering: established right at the answer")
+    func earlyCalleeLeg() {
+        var world = world()
+        world.call(from: alice, to: "bob", callID: id)
+        world.media(.legConnected(.caller), id)
+        world.media(.legConnected(.callee(bob1)), id)
+        world.media(.legConnected(.callee(bob2)), id)
+        #expect(world.registry.record(of: id)?.state == .progressing)
+        world.answer(bob1, id)
+        #expect(world.log(alice) == ["result", "call.media", "call.progress", "call.answered", "call.established"])
+        #expect(world.log(bob1) == ["call.incoming", "result", "call.answered", "call.established"])
+    }
+
     @Test("Hang up by the application (REST): canceled before the answer, hungUp after")
     func serverHangup() throws {
         var world = world()
