@@ -9,6 +9,7 @@ public import ParleySignaling
 /// `{"applicationKey": ..., "userId": ...}`), other members by their names, the state and
 /// end cause as their strings, absent values omitted.
 public struct CallRecord: Sendable, Hashable, Codable {
+    /// The call's id (a lower-case UUID).
     public var callID: String
     /// The caller's user and application.
     public var caller: AppUser
@@ -20,14 +21,23 @@ public struct CallRecord: Sendable, Hashable, Codable {
     public var answeredDeviceID: String?
     /// Custom headers of `call.start`.
     public var headers: [String: String]
+    /// Whether the caller offered video.
     public var video: Bool
+    /// Where the call is; `.ended` in the last version.
     public var state: CallState
+    /// When the server accepted `call.start`.
     public var startedTime: Int64
+    /// When the caller got `call.progress`.
     public var progressedTime: Int64?
+    /// When the caller got `call.ringing` (the first `call.ack`).
     public var rungTime: Int64?
+    /// When a callee device answered.
     public var answeredTime: Int64?
+    /// When both media legs were connected.
     public var establishedTime: Int64?
+    /// When the call ended.
     public var endedTime: Int64?
+    /// Why it ended; nil while in progress.
     public var endCause: SignalingMessage.EndCause?
     /// For `endCause == .error`: the error code, e.g. `destination_not_found`.
     public var errorCode: String?
@@ -41,6 +51,7 @@ public struct CallRecord: Sendable, Hashable, Codable {
         case endCause, errorCode, errorMessage
     }
 
+    /// A record of a call just started (state `initiating`).
     public init(
         callID: String, caller: AppUser, callerDeviceID: String, callee: AppUser,
         headers: [String: String], video: Bool, startedTime: Int64
