@@ -22,6 +22,7 @@ public struct CallRegistry: Sendable {
     private var devicesByCall: [String: [Device]] = [:]
     private var recentlyEnded: Set<String> = []
     private var recentlyEndedOrder: [String] = []
+    private var deadlines = DeadlineQueue()
 
     public init(configuration: CallConfiguration = CallConfiguration()) {
         self.configuration = configuration
@@ -139,20 +140,18 @@ public struct CallRegistry: Sendable {
 
     /// The earliest deadline of any call; call `handleTimeout(now:)` when it passes.
     public var nextDeadline: ContinuousClock.Instant? {
-        var earliest: ContinuousClock.Instant?
-        for machine in calls.values {
-            guard let deadline = machine.nextDeadline else { continue }
-            if earliest.map({ deadline < $0 }) ?? true { earliest = deadline }
-        }
-        return earliest
+        deadlines.earliest
     }
 
     /// Fires every call timer due at `now`.
     public mutating func handleTimeout(now: CallTime) -> [CallAction] {
         var actions: [CallAction] = []
-        let due = calls.filter { $0.value.nextDeadline.map { $0 <= now.instant } ?? false }.keys.sorted()
-        for callID in due {
-            guard var machine = calls[callID] else { continue }
+        var fired: Set<String> = []
+        while let next = deadlines.next, next.deadline <= now.instant, fired.insert(next.callID).inserted {
+            guard var machine = calls.removeValue(forKey: next.callID) else {
+                deadlines.set(next.callID, to: nil)
+                continue
+            }
             actions += machine.handleTimeout(now: now)
             store(machine)
         }
@@ -192,9 +191,16 @@ public struct CallRegistry: Sendable {
             }
             throw CallingError(.callNotFound, callID: callID, "no such call")
         }
-        let actions = try machine.handle(input, now: now)
-        store(machine)
-        return actions
+        // Taken out while it changes, so that its storage is not copied (copy on write).
+        calls[callID] = nil
+        do throws(CallingError) {
+            let actions = try machine.handle(input, now: now)
+            store(machine)
+            return actions
+        } catch {
+            calls[callID] = machine
+            throw error
+        }
     }
 
     /// Saves a machine after it changed, keeps the device index true, and forgets ended calls.
@@ -204,6 +210,7 @@ public struct CallRegistry: Sendable {
             callsByDevice[device]?.remove(callID)
             if callsByDevice[device]?.isEmpty == true { callsByDevice[device] = nil }
         }
+        deadlines.set(callID, to: machine.nextDeadline)
         if machine.state == .ended {
             calls[callID] = nil
             devicesByCall[callID] = nil

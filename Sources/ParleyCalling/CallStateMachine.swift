@@ -122,10 +122,13 @@ public struct CallStateMachine: Sendable {
     public var nextDeadline: ContinuousClock.Instant? {
         guard state != .ended else { return nil }
         var earliest = maximumDeadline
-        for deadline in [ringDeadline, setupDeadline] + graceDeadlines.values.map(Optional.some) {
-            guard let deadline else { continue }
+        func consider(_ deadline: ContinuousClock.Instant?) {
+            guard let deadline else { return }
             if earliest.map({ deadline < $0 }) ?? true { earliest = deadline }
         }
+        consider(ringDeadline)
+        consider(setupDeadline)
+        for deadline in graceDeadlines.values { consider(deadline) }
         return earliest
     }
 

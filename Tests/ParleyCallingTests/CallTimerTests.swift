@@ -1,5 +1,6 @@
 import ParleyCalling
 import ParleySignaling
+import ParleyTestSupport
 import Testing
 
 /// Ring timeout, media setup, reconnect grace and maximum length.
@@ -218,6 +219,32 @@ struct CallTimerTests {
         world.answer(bob1, id)
         #expect(world.log(alice) == ["result", "call.media", "call.progress", "call.answered", "call.established"])
         #expect(world.log(bob1) == ["call.incoming", "result", "call.answered", "call.established"])
+    }
+
+    @Test("Many calls: deadlines fire in order, each once, including after updates")
+    func manyDeadlines() {
+        var world = CallWorld()
+        var generator = SeededGenerator(seed: 11)
+        world.connect(bob1)
+        var ids: [String] = []
+        for index in 0..<100 {
+            let caller = CallWorld.device("user\(index)", "d")
+            world.connect(caller)
+            let id = CallID.random(using: &generator)
+            ids.append(id)
+            world.call(from: caller, to: "bob", callID: id)
+            // Every third call is answered: its deadline moves to the media setup timer.
+            if index % 3 == 0 { world.answer(bob1, id) }
+            world.advance(by: .milliseconds(100))
+        }
+        #expect(world.registry.activeCalls.count == 100)
+        world.advance(by: .seconds(61))
+        #expect(world.registry.activeCalls.isEmpty)
+        #expect(world.registry.nextDeadline == nil)
+        let endings = world.records.filter { $0.state == .ended }
+        #expect(endings.count == 100)
+        #expect(endings.map(\.endedTime!) == endings.map(\.endedTime!).sorted())
+        #expect(Set(endings.map(\.callID)) == Set(ids))
     }
 
     @Test("Hang up by the application (REST): canceled before the answer, hungUp after")
