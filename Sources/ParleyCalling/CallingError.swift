@@ -48,6 +48,6 @@ public struct CallingError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// The `error` frame answering the request whose `id` was `requestID`.
     public func errorReply(to requestID: String?) -> SignalingMessage {
-        .error(.init(replyTo: requestID, code: signalingCode, message: String(description.prefix(1024)), field: field))
+        .error(.init(replyTo: requestID, code: signalingCode, message: description.prefixUTF8(1024), field: field))
     }
 }
