@@ -1,0 +1,23 @@
+/// The call timers and limits (server configuration; docs/calls.md).
+public struct CallConfiguration: Sendable, Hashable {
+    /// From `call.start` until a callee device answers: then the call ends with `noAnswer`
+    /// (no device acknowledged it) or `timeout` (a device rang).
+    public var ringTimeout: Duration = .seconds(60)
+    /// From the answer until both media legs are connected: then the call ends with
+    /// `error` `media_failed`.
+    public var mediaSetupTimeout: Duration = .seconds(30)
+    /// How long a party's dropped connection may stay away (session resume) before its
+    /// calls end with `inactive`.
+    public var reconnectGrace: Duration = .seconds(30)
+    /// The longest call, counted from `call.start`: then it ends with `timeout`.
+    public var maximumCallLength: Duration = .seconds(4 * 3600)
+    /// Custom headers: names plus values in UTF-8 bytes, at most (protocol: 1024).
+    public var maxHeadersBytes: Int = 1024
+    /// Custom headers: how many, at most (protocol: 64).
+    public var maxHeaderCount: Int = 64
+    /// How many ended call ids the registry remembers, so that a late request about one
+    /// gets `invalid_state` rather than `call_not_found` and its id cannot be reused.
+    public var recentlyEndedCapacity: Int = 4096
+
+    public init() {}
+}

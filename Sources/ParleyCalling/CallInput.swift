@@ -1,0 +1,44 @@
+public import ParleySignaling
+
+/// An event that moves a call's state machine. parleyd turns requests (`call.ack`,
+/// `call.answer`, ...) into these through `CallRegistry`, or feeds a machine directly.
+public enum CallInput: Sendable, Hashable {
+    /// `call.ack` (or a relayed push) from a callee device: it is ringing.
+    case acknowledged(Device)
+    /// `call.answer` from a callee device, with its SDP answer to the leg's offer.
+    case answered(Device, sdp: String)
+    /// `call.decline` from a callee device.
+    case declined(Device)
+    /// `call.hangup` from the caller or a callee device.
+    case hungUp(Device)
+    /// Hang up on behalf of the application (REST `DELETE /v1/calls/{id}`): `canceled`
+    /// before the answer, `hungUp` after.
+    case serverHangup
+    /// `call.dtmf` from a party of an established call.
+    case dtmf(Device, digits: String)
+    /// A report of the media layer about one of the call's legs.
+    case media(MediaEvent)
+    /// A party's connection dropped. A ringing callee device leaves the ring set at once;
+    /// the caller or the answering device has `reconnectGrace` to resume.
+    case deviceDisconnected(Device)
+    /// A party's connection is gone for good (a new session without resume, or its
+    /// grace ran out elsewhere): a ringing callee device leaves the ring set, the caller
+    /// or the answering device ends the call with `inactive`.
+    case deviceLost(Device)
+    /// A party's connection came back within its grace time (session resumed).
+    case deviceReconnected(Device)
+    /// The server failed for this call: it ends with `error` and this code and text
+    /// (e.g. `internal_error` when the server stops).
+    case failed(SignalingMessage.CallError)
+}
+
+/// What presence knows about the callee when a call starts.
+public enum CalleeReach: Sendable, Hashable {
+    /// The application never saw this user: the call fails with `destination_not_found`.
+    case unknownUser
+    /// A known user with no connected device (and, until push lands, no way to wake one):
+    /// the call fails with `destination_unavailable`.
+    case unavailable
+    /// The user's connected devices, each of which rings.
+    case devices([Device])
+}

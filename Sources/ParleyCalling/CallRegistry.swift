@@ -1,0 +1,238 @@
+public import ParleySignaling
+
+/// Every call on the server and the presence they need, sans-I/O: parleyd feeds it
+/// connections, call requests, media reports and timeouts, and performs the actions it
+/// returns in order (send messages, drive media legs, store records).
+///
+/// ```swift
+/// var registry = CallRegistry()
+/// registry.deviceConnected(alice, resumed: false, now: t)       // after hello.ok
+/// let actions = registry.handleRequest(message, from: alice, now: t)  // call.* requests
+/// registry.handleMedia(.callerLegReady(sdp: answer), callID: id, now: t)
+/// if let deadline = registry.nextDeadline { ... registry.handleTimeout(now: t) }
+/// ```
+public struct CallRegistry: Sendable {
+    public let configuration: CallConfiguration
+    /// Users and their connected devices.
+    public private(set) var presence = Presence()
+
+    private var calls: [String: CallStateMachine] = [:]
+    /// Which calls each device takes part in, to route disconnections.
+    private var callsByDevice: [Device: Set<String>] = [:]
+    private var devicesByCall: [String: [Device]] = [:]
+    private var recentlyEnded: Set<String> = []
+    private var recentlyEndedOrder: [String] = []
+    private var deadlines = DeadlineQueue()
+
+    public init(configuration: CallConfiguration = CallConfiguration()) {
+        self.configuration = configuration
+    }
+
+    // MARK: Presence
+
+    /// Records that the application has seen this user (parleyd seeds this from its store).
+    public mutating func markKnown(_ user: AppUser) {
+        presence.markKnown(user)
+    }
+
+    /// A device authenticated. With `resumed` (its `hello` resumed the previous session)
+    /// its calls continue; without, any call it was part of loses it (a ringing device
+    /// leaves the ring set; a party's call ends with `inactive`).
+    public mutating func deviceConnected(_ device: Device, resumed: Bool, now: CallTime) -> [CallAction] {
+        presence.connect(device)
+        return forEachCall(of: device, now: now, resumed ? .deviceReconnected(device) : .deviceLost(device))
+    }
+
+    /// A device's connection dropped. A ringing callee device leaves the ring set at
+    /// once; the caller or the answering device has `reconnectGrace` to resume before its
+    /// call ends with `inactive`.
+    public mutating func deviceDisconnected(_ device: Device, now: CallTime) -> [CallAction] {
+        presence.disconnect(device)
+        return forEachCall(of: device, now: now, .deviceDisconnected(device))
+    }
+
+    private mutating func forEachCall(of device: Device, now: CallTime, _ input: CallInput) -> [CallAction] {
+        var actions: [CallAction] = []
+        for callID in (callsByDevice[device] ?? []).sorted() {
+            if let result = try? apply(input, to: callID, now: now) {
+                actions += result
+            }
+        }
+        return actions
+    }
+
+    // MARK: Requests
+
+    /// Handles a call request from an authenticated device: `call.start`, `call.ack`,
+    /// `call.answer`, `call.decline`, `call.hangup`, `call.dtmf`, `ice.candidate`. Returns
+    /// the reply first (`result`, or `error` with the code docs/protocol.md gives), then
+    /// the call's actions. Other messages get `error` `not_implemented` (parleyd handles
+    /// `hello`, `ping` and push itself).
+    public mutating func handleRequest(_ message: SignalingMessage, from device: Device, now: CallTime) -> [CallAction] {
+        let requestID = message.requestID
+        do throws(CallingError) {
+            let actions: [CallAction]
+            switch message {
+            case .callStart(let start): actions = try startCall(start, from: device, now: now)
+            case .callAck(let request): actions = try apply(.acknowledged(device), to: request.callID, now: now)
+            case .callAnswer(let answer): actions = try apply(.answered(device, sdp: answer.sdp), to: answer.callID, now: now)
+            case .callDecline(let request): actions = try apply(.declined(device), to: request.callID, now: now)
+            case .callHangup(let request): actions = try apply(.hungUp(device), to: request.callID, now: now)
+            case .callDTMF(let dtmf): actions = try apply(.dtmf(device, digits: dtmf.digits), to: dtmf.callID, now: now)
+            case .iceCandidate(let candidate):
+                // The anchor is ICE-lite: it learns addresses from checks, so a trickled
+                // candidate only needs to name a call of this device.
+                guard calls[candidate.callID]?.devices.contains(device) == true else {
+                    throw notFound(candidate.callID, device: device)
+                }
+                actions = []
+            default:
+                throw CallingError(.notImplemented, callID: message.callID, "\(message.type.rawValue) is not a call request")
+            }
+            guard let requestID else { return actions }
+            return [.send(device, .result(.init(replyTo: requestID)))] + actions
+        } catch {
+            return [.send(device, error.errorReply(to: requestID))]
+        }
+    }
+
+    private mutating func startCall(_ start: SignalingMessage.CallStart, from device: Device, now: CallTime) throws(CallingError) -> [CallAction] {
+        guard case .user(let calleeID) = start.to else {
+            throw CallingError(.notImplemented, callID: start.callID, field: "to.kind", "calls to \(start.to.kind.rawValue) addresses are not implemented yet")
+        }
+        guard CallID.isValid(start.callID) else {
+            throw CallingError(.badRequest, callID: nil, field: "callId", "call id is not a lower-case UUID")
+        }
+        if calls[start.callID] != nil || recentlyEnded.contains(start.callID) {
+            throw CallingError(.callExists, callID: start.callID, field: "callId", "call id already in use")
+        }
+        try CallStateMachine.checkHeaders(start.headers, callID: start.callID, configuration: configuration)
+        let callee = AppUser(applicationKey: device.user.applicationKey, userID: calleeID)
+        let (machine, actions) = CallStateMachine.start(start, from: device, to: callee, reach: presence.reach(callee), now: now, configuration: configuration)
+        store(machine)
+        return actions
+    }
+
+    /// Hangs up a call on behalf of the application (REST `DELETE /v1/calls/{id}`):
+    /// `canceled` before the answer, `hungUp` after. Throws `call_not_found` or `invalid_state`.
+    public mutating func hangUp(callID: String, now: CallTime) throws(CallingError) -> [CallAction] {
+        try apply(.serverHangup, to: callID, now: now)
+    }
+
+    /// Ends every call with `error` (e.g. `internal_error`, "server shutting down").
+    public mutating func endAll(_ error: SignalingMessage.CallError, now: CallTime) -> [CallAction] {
+        var actions: [CallAction] = []
+        for callID in calls.keys.sorted() {
+            if let result = try? apply(.failed(error), to: callID, now: now) {
+                actions += result
+            }
+        }
+        return actions
+    }
+
+    // MARK: Media and time
+
+    /// A report of the media layer about one of a call's legs. Reports about calls that
+    /// ended are ignored.
+    public mutating func handleMedia(_ event: MediaEvent, callID: String, now: CallTime) -> [CallAction] {
+        (try? apply(.media(event), to: callID, now: now)) ?? []
+    }
+
+    /// The earliest deadline of any call; call `handleTimeout(now:)` when it passes.
+    public var nextDeadline: ContinuousClock.Instant? {
+        deadlines.earliest
+    }
+
+    /// Fires every call timer due at `now`.
+    public mutating func handleTimeout(now: CallTime) -> [CallAction] {
+        var actions: [CallAction] = []
+        var fired: Set<String> = []
+        while let next = deadlines.next, next.deadline <= now.instant, fired.insert(next.callID).inserted {
+            guard var machine = calls.removeValue(forKey: next.callID) else {
+                deadlines.set(next.callID, to: nil)
+                continue
+            }
+            actions += machine.handleTimeout(now: now)
+            store(machine)
+        }
+        return actions
+    }
+
+    // MARK: Queries
+
+    /// The current record of a call in progress.
+    public func record(of callID: String) -> CallRecord? {
+        calls[callID]?.record
+    }
+
+    /// The calls in progress.
+    public var activeCalls: [CallRecord] {
+        calls.values.map(\.record)
+    }
+
+    /// The ids of the calls a device takes part in.
+    public func callIDs(of device: Device) -> Set<String> {
+        callsByDevice[device] ?? []
+    }
+
+    // MARK: Bookkeeping
+
+    private func notFound(_ callID: String, device: Device) -> CallingError {
+        if recentlyEnded.contains(callID) {
+            return CallingError(.invalidState, callID: callID, "the call ended")
+        }
+        return CallingError(.callNotFound, callID: callID, "no such call for device \(device.deviceID)")
+    }
+
+    private mutating func apply(_ input: CallInput, to callID: String, now: CallTime) throws(CallingError) -> [CallAction] {
+        guard var machine = calls[callID] else {
+            if recentlyEnded.contains(callID) {
+                throw CallingError(.invalidState, callID: callID, "the call ended")
+            }
+            throw CallingError(.callNotFound, callID: callID, "no such call")
+        }
+        // Taken out while it changes, so that its storage is not copied (copy on write).
+        calls[callID] = nil
+        do throws(CallingError) {
+            let actions = try machine.handle(input, now: now)
+            store(machine)
+            return actions
+        } catch {
+            calls[callID] = machine
+            throw error
+        }
+    }
+
+    /// Saves a machine after it changed, keeps the device index true, and forgets ended calls.
+    private mutating func store(_ machine: CallStateMachine) {
+        let callID = machine.callID
+        for device in devicesByCall[callID] ?? [] {
+            callsByDevice[device]?.remove(callID)
+            if callsByDevice[device]?.isEmpty == true { callsByDevice[device] = nil }
+        }
+        deadlines.set(callID, to: machine.nextDeadline)
+        if machine.state == .ended {
+            calls[callID] = nil
+            devicesByCall[callID] = nil
+            rememberEnded(callID)
+            return
+        }
+        calls[callID] = machine
+        let devices = machine.devices
+        devicesByCall[callID] = devices
+        for device in devices {
+            callsByDevice[device, default: []].insert(callID)
+        }
+    }
+
+    private mutating func rememberEnded(_ callID: String) {
+        guard configuration.recentlyEndedCapacity > 0, recentlyEnded.insert(callID).inserted else { return }
+        recentlyEndedOrder.append(callID)
+        // Trimmed in batches so that each end costs O(1) amortized.
+        if recentlyEndedOrder.count > 2 * configuration.recentlyEndedCapacity {
+            let excess = recentlyEndedOrder.count - configuration.recentlyEndedCapacity
+            for old in recentlyEndedOrder.prefix(excess) { recentlyEnded.remove(old) }
+            recentlyEndedOrder.removeFirst(excess)
+        }
+    }
+}
