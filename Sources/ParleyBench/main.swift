@@ -13,7 +13,7 @@ while let arg = args.popFirst() {
 
 let all: [Benchmark] = stunBenchmarks() + rtpBenchmarks() + sdpBenchmarks() + webSocketBenchmarks() + signalingBenchmarks()
     + dtlsBenchmarks() + srtpBenchmarks() + iceBenchmarks() + jitterBenchmarks()
-    + codecBenchmarks() + udpBenchmarks() + storeBenchmarks()
+    + codecBenchmarks() + udpBenchmarks() + storeBenchmarks() + callingBenchmarks()
 let selected = all.filter { wanted.isEmpty || wanted.contains($0.format.lowercased()) }
 
 func pad(_ s: String, _ width: Int) -> String { s.count >= width ? s : s + String(repeating: " ", count: width - s.count) }
