@@ -46,7 +46,7 @@ let package = Package(
         .target(name: "ParleyMedia", dependencies: ["ParleyWireCore", "ParleyRTP", "ParleyOpus"], swiftSettings: upcoming),
         .target(name: "ParleyNet", dependencies: ["CLinux", "ParleyWireCore"], swiftSettings: upcoming),
         .target(name: "ParleyEdge", dependencies: ["ParleyWireCore", "ParleyNet", "ParleyHTTP", "ParleyWebSocket", "ParleyCrypto"], swiftSettings: upcoming),
-        .target(name: "ParleyStore", dependencies: ["ParleyWireCore", "ParleySQLite"], swiftSettings: upcoming),
+        .target(name: "ParleyStore", dependencies: ["ParleyWireCore", "ParleySQLite", "ParleySignaling", "ParleyCalling"], swiftSettings: upcoming),
         .target(name: "ParleyCalling", dependencies: ["ParleyWireCore", "ParleySignaling"], swiftSettings: upcoming),
         .target(
             name: "ParleyMediaLeg",

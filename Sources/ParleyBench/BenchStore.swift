@@ -1,3 +1,5 @@
+import ParleyCalling
+import ParleySignaling
 import ParleyStore
 
 #if canImport(Glibc)

@@ -33,11 +33,11 @@ public struct CallQuery: Sendable, Hashable {
 /// JSON (`Encodable`, the body of `GET /v1/calls`): `{"calls":[...],"nextCursor":"..."}`,
 /// `nextCursor` omitted on the last page.
 public struct CallPage: Sendable, Hashable, Codable {
-    public var calls: [CallRecord]
+    public var calls: [StoredCall]
     /// Present when more calls may follow.
     public var nextCursor: String?
 
-    public init(calls: [CallRecord], nextCursor: String? = nil) {
+    public init(calls: [StoredCall], nextCursor: String? = nil) {
         self.calls = calls
         self.nextCursor = nextCursor
     }

@@ -1,3 +1,5 @@
+public import ParleyCalling
+public import ParleySignaling
 import ParleySQLite
 
 /// Parley's data on SQLite: applications, the users each application has seen, and call
@@ -175,7 +177,7 @@ public final class SQLiteStore {
     public func createCall(
         id: String, applicationKey: String, caller: String, callee: String, direction: CallDirection = .appToApp,
         startedTime: Int64
-    ) throws(StoreError) -> CallRecord {
+    ) throws(StoreError) -> StoredCall {
         try write(durable: false) {
             do {
                 try db.execute(
@@ -190,7 +192,7 @@ public final class SQLiteStore {
                 throw StoreError(.alreadyExists, "call \(id) already exists")
             }
         }
-        return CallRecord(
+        return StoredCall(
             callId: id, applicationKey: applicationKey, caller: caller, callee: callee, direction: direction,
             state: .initiating, details: CallTimes(startedTime: startedTime))
     }
@@ -238,8 +240,8 @@ public final class SQLiteStore {
     ///   for another cause.
     @discardableResult
     public func finishCall(
-        id: String, cause: CallEndCause, error callError: CallError? = nil, at time: Int64, legs: [CallLeg] = []
-    ) throws(StoreError) -> CallRecord {
+        id: String, cause: SignalingMessage.EndCause, error callError: CallError? = nil, at time: Int64, legs: [CallLeg] = []
+    ) throws(StoreError) -> StoredCall {
         try Self.checkCause(cause, callError, id)
         return try write(durable: true) {
             guard let (seq, state) = try fetchSeqAndState(id) else { throw StoreError(.notFound, "call \(id) not found") }
@@ -259,13 +261,13 @@ public final class SQLiteStore {
     /// - Returns: the calls closed, so their parties can be told.
     @discardableResult
     public func closeCallsInProgress(
-        cause: CallEndCause = .error, error callError: CallError? = .serverRestarted, at time: Int64
-    ) throws(StoreError) -> [CallRecord] {
+        cause: SignalingMessage.EndCause = .error, error callError: CallError? = .serverRestarted, at time: Int64
+    ) throws(StoreError) -> [StoredCall] {
         try Self.checkCause(cause, callError, "in progress")
         return try write(durable: true) {
             let open = try db.cachedStatement("SELECT seq FROM calls WHERE state <> 'ended' ORDER BY seq")
                 .query { row throws(SQLiteError) in try row.int64(0) }
-            var closed: [CallRecord] = []
+            var closed: [StoredCall] = []
             for seq in open {
                 try endCall(seq: seq, cause: cause, error: callError, at: time)
                 if let record = try fetchCall(whereClause: "seq = ?1", [.integer(seq)]) { closed.append(record) }
@@ -276,7 +278,7 @@ public final class SQLiteStore {
 
     /// The call with `id`, with its legs; nil if there is none, or if `applicationKey` is
     /// given and the call belongs to another application.
-    public func call(id: String, applicationKey: String? = nil) throws(StoreError) -> CallRecord? {
+    public func call(id: String, applicationKey: String? = nil) throws(StoreError) -> StoredCall? {
         try read {
             if let applicationKey {
                 return try fetchCall(whereClause: "id = ?1 AND application_key = ?2", [.text(id), .text(applicationKey)])
@@ -310,7 +312,7 @@ public final class SQLiteStore {
                 [.text(query.applicationKey), SQLiteValue(query.user), .integer(query.since),
                  .integer(after.startedTime), .integer(after.row), .integer(Int64(query.limit) + 1)],
                 Self.readCallRow)
-            var calls: [CallRecord] = []
+            var calls: [StoredCall] = []
             for row in rows.prefix(query.limit) {
                 var record = try Self.decode(row)
                 record.legs = try fetchLegs(seq: row.seq)
@@ -368,7 +370,7 @@ public final class SQLiteStore {
         }
     }
 
-    private static func checkCause(_ cause: CallEndCause, _ error: CallError?, _ what: String) throws(StoreError) {
+    private static func checkCause(_ cause: SignalingMessage.EndCause, _ error: CallError?, _ what: String) throws(StoreError) {
         if cause == .error, error == nil {
             throw StoreError(.invalidArgument, "call \(what): cause error needs an error code and message")
         }
@@ -409,7 +411,7 @@ public final class SQLiteStore {
     /// A call row as stored, before its enumeration strings are checked.
     private struct CallRow {
         var seq: Int64
-        var record: CallRecord
+        var record: StoredCall
         var direction: String
         var state: String
         var endCause: String?
@@ -422,7 +424,7 @@ public final class SQLiteStore {
             endedTime: try row.optionalInt64(12))
         var error: CallError?
         if let code = try row.optionalString(14) { error = CallError(code: code, message: try row.optionalString(15) ?? "") }
-        let record = CallRecord(
+        let record = StoredCall(
             callId: try row.string(1), applicationKey: try row.string(2), caller: try row.string(3), callee: try row.string(4),
             direction: .appToApp, state: .initiating, details: times, error: error, durationMs: try row.optionalInt64(16))
         return CallRow(
@@ -432,7 +434,7 @@ public final class SQLiteStore {
 
     /// The record of a row without its legs. Unknown enumeration strings (written by a
     /// newer Parley, or by hand) are `corruptRecord`.
-    private static func decode(_ row: CallRow) throws(StoreError) -> CallRecord {
+    private static func decode(_ row: CallRow) throws(StoreError) -> StoredCall {
         func value<E: RawRepresentable<String>>(_ text: String, _ column: String) throws(StoreError) -> E {
             guard let value = E(rawValue: text) else {
                 throw StoreError(.corruptRecord, "unknown value \"\(text)\" in calls.\(column) of call \(row.record.callId)")
@@ -442,11 +444,11 @@ public final class SQLiteStore {
         var record = row.record
         record.direction = try value(row.direction, "direction")
         record.state = try value(row.state, "state")
-        if let cause = row.endCause { record.endCause = try value(cause, "end_cause") as CallEndCause }
+        if let cause = row.endCause { record.endCause = try value(cause, "end_cause") as SignalingMessage.EndCause }
         return record
     }
 
-    private func fetchCall(whereClause: String, _ values: [SQLiteValue]) throws -> CallRecord? {
+    private func fetchCall(whereClause: String, _ values: [SQLiteValue]) throws -> StoredCall? {
         let found = try db.cachedStatement("SELECT \(Self.callColumns) FROM calls WHERE \(whereClause)")
             .queryFirst(values, Self.readCallRow)
         guard let found else { return nil }
@@ -499,7 +501,7 @@ public final class SQLiteStore {
         throw StoreError(.callEnded, "call \(id) has ended")
     }
 
-    private func endCall(seq: Int64, cause: CallEndCause, error: CallError?, at time: Int64) throws {
+    private func endCall(seq: Int64, cause: SignalingMessage.EndCause, error: CallError?, at time: Int64) throws {
         try db.execute(
             """
             UPDATE calls SET state = 'ended', ended_at = ?2, end_cause = ?3, error_code = ?4, error_message = ?5,

@@ -1,3 +1,5 @@
+import ParleyCalling
+import ParleySignaling
 import Foundation
 import ParleySQLite
 import ParleyStore

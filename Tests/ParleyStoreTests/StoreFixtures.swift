@@ -1,3 +1,5 @@
+import ParleyCalling
+import ParleySignaling
 import Foundation
 import ParleyStore
 
@@ -41,7 +43,7 @@ extension SQLiteStore {
     @discardableResult
     func completedCall(
         _ id: String, caller: String = "alice", callee: String = "bob", start: Int64, talkMilliseconds: Int64 = 60_000
-    ) throws(StoreError) -> CallRecord {
+    ) throws(StoreError) -> StoredCall {
         try createCall(id: id, applicationKey: "app", caller: caller, callee: callee, startedTime: start)
         try updateCallState(id: id, to: .progressing, at: start + 40)
         try updateCallState(id: id, to: .ringing, at: start + 220)

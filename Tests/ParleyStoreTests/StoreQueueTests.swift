@@ -14,7 +14,7 @@ import Testing
         try await withThrowingTaskGroup(of: Void.self) { group in
             for number in 0..<40 {
                 group.addTask { () async throws -> Void in
-                    _ = try await queue.perform { store throws(StoreError) -> CallRecord in
+                    _ = try await queue.perform { store throws(StoreError) -> StoredCall in
                         try store.completedCall(callID(number), start: T.at(Int64(number)))
                     }
                 }

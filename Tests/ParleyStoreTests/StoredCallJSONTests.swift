@@ -2,7 +2,7 @@ import Foundation
 import ParleyStore
 import Testing
 
-@Suite struct CallRecordJSONTests {
+@Suite struct StoredCallJSONTests {
     private func json(_ value: some Encodable) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
@@ -26,11 +26,11 @@ import Testing
             "state":"ended"}
             """
         #expect(try json(record) == expected)
-        #expect(try JSONDecoder().decode(CallRecord.self, from: Data(expected.utf8)) == record)
+        #expect(try JSONDecoder().decode(StoredCall.self, from: Data(expected.utf8)) == record)
     }
 
     @Test func failedCallCarriesItsErrorAndOmitsAbsentTimes() throws {
-        let record = CallRecord(
+        let record = StoredCall(
             callId: callID(2), applicationKey: "app", caller: "alice", callee: "dave", direction: .appToApp, state: .ended,
             details: CallTimes(startedTime: 1_764_421_401_000, endedTime: 1_764_421_401_003), endCause: .error,
             error: CallError(code: "destination_not_found", message: "destination user not found"), durationMs: 0)

@@ -1,31 +1,11 @@
+public import ParleyCalling
+public import ParleySignaling
+
 /// Where a call goes. Only app-to-app calls exist so far; phone, SIP and conference
 /// calls add cases with their issues.
 public enum CallDirection: String, Sendable, Hashable, CaseIterable, Codable {
     /// From one user of an application to another (both on the SDK).
     case appToApp
-}
-
-/// The server's state of a call (the call state machine's states).
-public enum CallState: String, Sendable, Hashable, CaseIterable, Codable {
-    case initiating
-    case progressing
-    case ringing
-    case answered
-    case established
-    case ended
-}
-
-/// Why a call ended: the documented SDK's eight causes, spelled as in `call.ended`
-/// (docs/protocol.md, "End causes").
-public enum CallEndCause: String, Sendable, Hashable, CaseIterable, Codable {
-    case hungUp
-    case canceled
-    case denied
-    case otherDeviceAnswered
-    case timeout
-    case noAnswer
-    case inactive
-    case error
 }
 
 /// Why a call with cause `error` failed: an error code (`a-z 0-9 _`) and a one-line
@@ -161,7 +141,7 @@ public struct CallLeg: Sendable, Hashable, Codable {
 ///  "endCause":"hungUp","durationMs":112420,
 ///  "legs":[{"role":"caller","userId":"alice","updatedTime":1764421318400,"statistics":{"packetsSent":5600,...}}]}
 /// ```
-public struct CallRecord: Sendable, Hashable, Codable {
+public struct StoredCall: Sendable, Hashable, Codable {
     /// The call id (a lower-case UUID).
     public var callId: String
     public var applicationKey: String
@@ -173,7 +153,7 @@ public struct CallRecord: Sendable, Hashable, Codable {
     public var state: CallState
     public var details: CallTimes
     /// Set once the call ended.
-    public var endCause: CallEndCause?
+    public var endCause: SignalingMessage.EndCause?
     /// Set when `endCause` is `error`.
     public var error: CallError?
     /// Once ended: milliseconds from the answer to the end, 0 when never answered.
@@ -183,7 +163,7 @@ public struct CallRecord: Sendable, Hashable, Codable {
 
     public init(
         callId: String, applicationKey: String, caller: String, callee: String, direction: CallDirection,
-        state: CallState, details: CallTimes, endCause: CallEndCause? = nil, error: CallError? = nil,
+        state: CallState, details: CallTimes, endCause: SignalingMessage.EndCause? = nil, error: CallError? = nil,
         durationMs: Int64? = nil, legs: [CallLeg] = []
     ) {
         self.callId = callId
