@@ -98,7 +98,7 @@ public struct ApplicationCredentials: Sendable, Hashable, Codable {
     /// the secret one of ``acceptedSecrets(at:)``, compared in constant time (as SHA-256
     /// digests, so the time does not depend on the length either). Throws `badCredentials`.
     public func authenticate(_ credentials: BasicCredentials, now: Int64) throws(AuthError) {
-        guard credentials.applicationKey == key else {
+        guard credentials.applicationKey.utf8.elementsEqual(key.utf8) else {
             throw AuthError(.badCredentials, field: "authorization", "the credentials are for another application")
         }
         let presented = try Self.sha256(Array(credentials.secret.utf8))

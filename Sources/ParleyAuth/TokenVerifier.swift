@@ -52,7 +52,7 @@ public struct TokenVerifier: Sendable, Hashable {
     public func verifyIgnoringReplay(_ token: String, for application: ApplicationCredentials, now: Int64) throws(AuthError) -> UserToken {
         let jwt = try JSONWebToken.parse(token)
         let claims = try UserToken(jwt)
-        guard claims.applicationKey == application.key else {
+        guard claims.applicationKey.utf8.elementsEqual(application.key.utf8) else {
             throw AuthError(.wrongApplication, field: "iss",
                             "the token is for application \"\(AuthError.printable(claims.applicationKey))\", not \"\(application.key)\"")
         }

@@ -71,10 +71,12 @@ public struct UserToken: Sendable, Hashable, Encodable {
             throw AuthError(.malformed, field: "aud", "the token is restricted to an audience (\"aud\"); user tokens carry none")
         }
         let issuer = try Self.string(claims, "iss")
-        guard let form = IssuerForm.allCases.first(where: { issuer.hasPrefix($0.prefix) }) else {
+        // Prefixes are compared as bytes: String comparison would apply Unicode canonical
+        // equivalence, and a combining mark could then glue onto the final '/'.
+        guard let form = IssuerForm.allCases.first(where: { issuer.utf8.starts(with: $0.prefix.utf8) }) else {
             throw AuthError(.malformed, field: "iss", "issuer \"\(AuthError.printable(issuer))\" is not //parley/applications/{key} or //rtc.sinch.com/applications/{key}")
         }
-        let applicationKey = String(issuer.dropFirst(form.prefix.count))
+        let applicationKey = String(decoding: issuer.utf8.dropFirst(form.prefix.utf8.count), as: UTF8.self)
         guard ApplicationCredentials.isValidKey(applicationKey) else {
             throw AuthError(.malformed, field: "iss", "issuer \"\(AuthError.printable(issuer))\" does not end in a valid application key (1-64 bytes of A-Z a-z 0-9 - _)")
         }
@@ -112,18 +114,18 @@ public struct UserToken: Sendable, Hashable, Encodable {
 
     private static func userID(subject: String, issuer: String, form: IssuerForm, applicationKey: String) throws(AuthError) -> String {
         let expectedPrefix = issuer + "/users/"
-        guard subject.hasPrefix(expectedPrefix) else {
+        guard subject.utf8.starts(with: expectedPrefix.utf8) else {
             // Say "another application" only when sub clearly names one.
-            for other in IssuerForm.allCases where subject.hasPrefix(other.prefix) {
-                let rest = subject.dropFirst(other.prefix.count)
-                let key = rest.prefix { $0 != "/" }
-                if key != applicationKey[...] {
+            for other in IssuerForm.allCases where subject.utf8.starts(with: other.prefix.utf8) {
+                let rest = subject.utf8.dropFirst(other.prefix.utf8.count)
+                let key = String(decoding: rest.prefix { $0 != UInt8(ascii: "/") }, as: UTF8.self)
+                if !key.utf8.elementsEqual(applicationKey.utf8) {
                     throw AuthError(.wrongApplication, field: "sub", "subject names application \"\(AuthError.printable(key))\" but the issuer names \"\(applicationKey)\"")
                 }
             }
             throw AuthError(.badUserID, field: "sub", "subject \"\(AuthError.printable(subject))\" is not \"\(AuthError.printable(expectedPrefix)){userId}\"")
         }
-        let userID = String(subject.dropFirst(expectedPrefix.count))
+        let userID = String(decoding: subject.utf8.dropFirst(expectedPrefix.utf8.count), as: UTF8.self)
         guard isValidUserID(userID) else {
             throw AuthError(.badUserID, field: "sub", "user id \"\(AuthError.printable(userID))\" is not 1-255 bytes of A-Z a-z 0-9 - _ =")
         }

@@ -135,6 +135,22 @@ import Testing
         #expect(error.description.count < 160)
     }
 
+    /// Prefixes are compared byte by byte: a combining mark after a '/' does not vanish
+    /// into a grapheme cluster, and non-ASCII look-alikes are not application keys.
+    @Test func unicodeTricksInIssuerAndSubject() throws {
+        func forged(iss: String, sub: String) -> String {
+            let payload = "{\"iss\":\"\(iss)\",\"sub\":\"\(sub)\",\"iat\":1764421200,\"exp\":1764421800,\"nonce\":\"n\"}"
+            return Base64.encodeURL(Array(#"{"alg":"HS256","kid":"hkdfv1-20251129"}"#.utf8)) + "." + Base64.encodeURL(Array(payload.utf8))
+                + "." + Base64.encodeURL([UInt8](repeating: 1, count: 32))
+        }
+        let iss = "//parley/applications/" + Self.key
+        #expect(try Self.refusal(forged(iss: iss, sub: iss + "/users/\u{301}alice"), now: Self.iat)?.kind == .badUserID)
+        #expect(try Self.refusal(forged(iss: iss, sub: iss + "/users\u{301}/alice"), now: Self.iat)?.kind == .badUserID)
+        #expect(try Self.refusal(forged(iss: "//parley/applications/\u{301}" + Self.key, sub: iss + "/users/alice"), now: Self.iat)?.kind == .malformed)
+        #expect(try Self.refusal(forged(iss: "//parley/applications/caf\u{e9}", sub: "//parley/applications/caf\u{e9}/users/a"), now: Self.iat)?.kind == .malformed)
+        #expect(try Self.refusal(forged(iss: "//parley/applications/cafe\u{301}", sub: "//parley/applications/cafe\u{301}/users/a"), now: Self.iat)?.kind == .malformed)
+    }
+
     @Test func protocolCodes() {
         let codes: [(AuthError.Kind, String)] = [
             (.malformed, "token_malformed"), (.unsupportedAlgorithm, "token_malformed"), (.unknownKey, "token_malformed"),
@@ -231,6 +247,23 @@ enum AuthErrorProbe {
             // cryptoFailure cannot be provoked through the API; its mapping is in AuthError.
             return AuthError.unknownApplication("unreachable")
         }
+    }
+}
+
+/// The worked example in docs/protocol.md "Authentication".
+@Suite struct ProtocolDocumentExampleTests {
+    static let token = "eyJhbGciOiJIUzI1NiIsImtpZCI6ImhrZGZ2MS0yMDI1MTEyOSIsInR5cCI6IkpXVCJ9.eyJpc3MiOiIvL3BhcmxleS9hcHBsaWNhdGlvbnMvM2Y2YzFmMmUtOGQzYS00YjdlLTljMWQtNWEyYjdlOWYwYzQxIiwic3ViIjoiLy9wYXJsZXkvYXBwbGljYXRpb25zLzNmNmMxZjJlLThkM2EtNGI3ZS05YzFkLTVhMmI3ZTlmMGM0MS91c2Vycy9hbGljZSIsImlhdCI6MTc2NDQyMTIwMCwiZXhwIjoxNzY0NTA3NjAwLCJub25jZSI6InEzWnQ4eVcxIn0.vEF3qUKaJUGL7vMNLpnP_Bk9c-QoTU_QD_768n7vktg"
+
+    @Test func signingKeyAndTokenMatchTheDocument() throws {
+        let application = try TokenVerifierTests.application()
+        let key = try UserToken.signingKey(secret: application.secret, keyDate: #require(TokenKeyDate(digits: "20251129")))
+        #expect(key == Array(try Base64.decode("s6rwlHCsdphOACo1tZA6cgNG/F25rOJC8BJKLknFYWA=")))
+        let minted = try UserToken.mint(applicationKey: TokenVerifierTests.key, secret: TokenVerifierTests.secret, userID: "alice",
+                                        issuedAt: 1_764_421_200, lifetime: 86_400, nonce: "q3Zt8yW1")
+        #expect(minted == Self.token)
+        var nonces = NonceReplayCache()
+        let claims = try TokenVerifier().verify(Self.token, for: application, now: 1_764_421_200, nonces: &nonces)
+        #expect(claims.userID == "alice")
     }
 }
 
