@@ -1,5 +1,3 @@
-import ParleyCrypto
-
 /// An application's key and secret, with the previous secret while a rotation's grace
 /// period lasts. The store keeps these; this type generates, rotates and checks them.
 ///
@@ -101,19 +99,15 @@ public struct ApplicationCredentials: Sendable, Hashable, Codable {
         guard credentials.applicationKey.utf8.elementsEqual(key.utf8) else {
             throw AuthError(.badCredentials, field: "authorization", "the credentials are for another application")
         }
-        let presented = try Self.sha256(Array(credentials.secret.utf8))
+        let presented = try AuthCrypto.sha256(Array(credentials.secret.utf8))
         var matched = false
         for accepted in acceptedSecrets(at: now) {
             // No early exit: both secrets are always compared.
-            if Digest.constantTimeEqual(try Self.sha256(Array(accepted.base64.utf8)), presented) { matched = true }
+            if AuthCrypto.constantTimeEqual(try AuthCrypto.sha256(Array(accepted.base64.utf8)), presented) { matched = true }
         }
         guard matched else {
             throw AuthError(.badCredentials, field: "authorization", "wrong application secret")
         }
-    }
-
-    private static func sha256(_ bytes: [UInt8]) throws(AuthError) -> [UInt8] {
-        do { return try Digest.hash(.sha256, bytes) } catch { throw AuthError(.cryptoFailure, "SHA-256 failed: \(error)") }
     }
 
     private enum CodingKeys: String, CodingKey { case key, secret, previousSecret, previousSecretExpiresAt }

@@ -1,5 +1,3 @@
-import ParleyCrypto
-
 /// A JWT in JWS compact serialization (RFC 7519 §3, RFC 7515 §7.1) signed with HS256,
 /// parsed with strict checks but not yet verified.
 ///
@@ -103,8 +101,8 @@ public struct JSONWebToken: Sendable, Hashable {
     /// Checks the signature with `key`, comparing in constant time (RFC 7515 §5.2 step 8).
     /// Throws `badSignature` if it does not match.
     public func verifyHS256(key: [UInt8]) throws(AuthError) {
-        let expected = try Self.hmacSHA256(key: key, signingInput)
-        guard Digest.constantTimeEqual(expected, signature) else {
+        let expected = try AuthCrypto.hmacSHA256(key: key, signingInput)
+        guard AuthCrypto.constantTimeEqual(expected, signature) else {
             throw AuthError(.badSignature, field: "signature", "the signature does not match the key")
         }
     }
@@ -113,15 +111,7 @@ public struct JSONWebToken: Sendable, Hashable {
     /// returns the compact token. The caller writes the JSON; ``parse(_:)`` reads it back.
     public static func signHS256(headerJSON: [UInt8], payloadJSON: [UInt8], key: [UInt8]) throws(AuthError) -> String {
         let input = Array((Base64.encodeURL(headerJSON) + "." + Base64.encodeURL(payloadJSON)).utf8)
-        let signature = try hmacSHA256(key: key, input)
+        let signature = try AuthCrypto.hmacSHA256(key: key, input)
         return String(decoding: input, as: UTF8.self) + "." + Base64.encodeURL(signature)
-    }
-
-    static func hmacSHA256(key: [UInt8], _ message: [UInt8]) throws(AuthError) -> [UInt8] {
-        do {
-            return try Digest.hmac(.sha256, key: key, message)
-        } catch {
-            throw AuthError(.cryptoFailure, "HMAC-SHA256 failed: \(error)")
-        }
     }
 }

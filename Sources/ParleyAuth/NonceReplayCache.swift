@@ -1,5 +1,3 @@
-import ParleyCrypto
-
 /// The nonces of accepted user tokens, per application, each kept until the token could
 /// no longer be accepted anyway (its `exp` plus the clock-skew leeway). Sans-I/O: the
 /// caller passes the time and owns the value (one per server, behind its own lock).
@@ -118,8 +116,7 @@ public struct NonceReplayCache: Sendable {
 
     /// The first 128 bits of SHA-256(nonce): fixed-size entries whatever the nonce length.
     private static func digest(_ nonce: String) throws(AuthError) -> NonceDigest {
-        let hash: [UInt8]
-        do { hash = try Digest.hash(.sha256, Array(nonce.utf8)) } catch { throw AuthError(.cryptoFailure, "SHA-256 failed: \(error)") }
+        let hash = try AuthCrypto.sha256(Array(nonce.utf8))
         var high: UInt64 = 0
         var low: UInt64 = 0
         for index in 0..<8 {

@@ -10,7 +10,8 @@
 ///
 /// `init(_:)` reads the claims of a parsed token and checks their form only; nothing here
 /// is trusted before ``TokenVerifier`` has checked the signature. The `Encodable` form
-/// (for `parley inspect` and logs) has every member below under the same names.
+/// (for `parley inspect` and logs) has every member below, named as here except
+/// `userId` and `keyId` (the spelling of docs/protocol.md).
 public struct UserToken: Sendable, Hashable, Encodable {
     /// Which issuer prefix the token uses; both are accepted, `sub` must use the same one.
     public enum IssuerForm: String, Sendable, Hashable, Encodable, CaseIterable {
@@ -50,6 +51,12 @@ public struct UserToken: Sendable, Hashable, Encodable {
     public let notBefore: Int64?
     /// The `nonce` claim: 1-255 bytes of printable ASCII without space.
     public let nonce: String
+
+    // JSON names follow docs/protocol.md (`userId`, like `hello.ok`).
+    private enum CodingKeys: String, CodingKey {
+        case keyID = "keyId", keyDate, issuer, subject, issuerForm, applicationKey, userID = "userId"
+        case issuedAt, expiresAt, notBefore, nonce
+    }
 
     /// The key id prefix; the only key derivation accepted.
     public static let keyIDPrefix = "hkdfv1-"
@@ -176,7 +183,7 @@ public struct UserToken: Sendable, Hashable, Encodable {
 
     /// The HS256 key for tokens of `keyDate`: HMAC-SHA256(key: secret bytes, message: "YYYYMMDD").
     public static func signingKey(secret: ApplicationSecret, keyDate: TokenKeyDate) throws(AuthError) -> [UInt8] {
-        try JSONWebToken.hmacSHA256(key: secret.bytes, Array(keyDate.description.utf8))
+        try AuthCrypto.hmacSHA256(key: secret.bytes, Array(keyDate.description.utf8))
     }
 
     /// A fresh random nonce: 16 random bytes as base64url (22 characters).

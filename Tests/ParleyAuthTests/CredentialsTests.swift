@@ -39,6 +39,15 @@ import Foundation
         #expect(throws: (any Error).self) { try JSONDecoder().decode(ApplicationCredentials.self, from: bad) }
     }
 
+    /// The JSON form `parley inspect` prints for a token (docs/auth.md).
+    @Test func userTokenJSONForm() throws {
+        let token = try UserToken.decodeUnverified(ProtocolDocumentExampleTests.token)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let json = String(decoding: try encoder.encode(token), as: UTF8.self)
+        #expect(json == #"{"applicationKey":"3f6c1f2e-8d3a-4b7e-9c1d-5a2b7e9f0c41","expiresAt":1764507600,"issuedAt":1764421200,"issuer":"//parley/applications/3f6c1f2e-8d3a-4b7e-9c1d-5a2b7e9f0c41","issuerForm":"parley","keyDate":"20251129","keyId":"hkdfv1-20251129","nonce":"q3Zt8yW1","subject":"//parley/applications/3f6c1f2e-8d3a-4b7e-9c1d-5a2b7e9f0c41/users/alice","userId":"alice"}"#)
+    }
+
     @Test func basicCredentialsRoundTrip() throws {
         let credentials = BasicCredentials(applicationKey: "3f6c1f2e-8d3a-4b7e-9c1d-5a2b7e9f0c41", secret: "ZGVmZ2hpamtsbW5vcHFycw==")
         #expect(credentials.authorizationValue == "Basic M2Y2YzFmMmUtOGQzYS00YjdlLTljMWQtNWEyYjdlOWYwYzQxOlpHVm1aMmhwYW10c2JXNXZjSEZ5Y3c9PQ==")
