@@ -1,0 +1,80 @@
+public import ParleyNet
+public import ParleyHTTP
+public import ParleyWebSocket
+
+/// A complete WebSocket message, as delivered and as sent.
+public enum WebSocketMessage: Sendable, Hashable {
+    /// A text message (valid UTF-8).
+    case text(String)
+    /// A binary message.
+    case binary([UInt8])
+}
+
+/// The application's answer to a WebSocket upgrade request.
+public enum WebSocketAcceptance: Sendable {
+    /// Switch protocols, choosing one of the offered subprotocols or none.
+    case accept(subprotocol: String? = nil)
+    /// Refuse with an HTTP status (e.g. 401, 403) and a one-line message; the connection closes.
+    case reject(status: Int, message: String)
+}
+
+/// What the server does with WebSocket connections on `path`.
+///
+/// Callbacks run on the connection's event loop thread, in order for one connection;
+/// they must not block (hand long work to another thread and answer with
+/// `EdgeWebSocket.send`, which any thread may call).
+public struct WebSocketRoute: Sendable {
+    /// The request path (without query) that upgrades, e.g. `/v1/ws`.
+    public var path: String
+    /// Decides whether to accept an upgrade (authentication by token, origin checks).
+    public var accept: @Sendable (WebSocketUpgradeRequest, SocketAddress) -> WebSocketAcceptance
+    /// The connection is open (after the 101 was queued).
+    public var onOpen: @Sendable (EdgeWebSocket) -> Void
+    /// A message arrived.
+    public var onMessage: @Sendable (EdgeWebSocket, WebSocketMessage) -> Void
+    /// The connection closed: the close code and reason the peer sent, or the one this
+    /// side failed it with (1008 rate, 1009 size, 1002 protocol, 1006 lost, 1001 idle or
+    /// shutdown). Called exactly once per opened connection.
+    public var onClose: @Sendable (EdgeWebSocket, WebSocketClose) -> Void
+
+    /// A route; `accept` defaults to accepting without a subprotocol.
+    public init(path: String,
+                accept: @escaping @Sendable (WebSocketUpgradeRequest, SocketAddress) -> WebSocketAcceptance = { _, _ in .accept() },
+                onOpen: @escaping @Sendable (EdgeWebSocket) -> Void = { _ in },
+                onMessage: @escaping @Sendable (EdgeWebSocket, WebSocketMessage) -> Void,
+                onClose: @escaping @Sendable (EdgeWebSocket, WebSocketClose) -> Void = { _, _ in }) {
+        self.path = path
+        self.accept = accept
+        self.onOpen = onOpen
+        self.onMessage = onMessage
+        self.onClose = onClose
+    }
+}
+
+/// Who sent an HTTP request.
+public struct EdgeRequestContext: Sendable, Hashable {
+    /// The client's address.
+    public let remoteAddress: SocketAddress
+    /// The address the client connected to.
+    public let localAddress: SocketAddress
+    /// Identifies the TCP connection within this server (stable over keep-alive requests).
+    public let connectionID: UInt64
+}
+
+/// The application side of an `EdgeServer`: a function answering HTTP requests (REST,
+/// `/healthz`, `/metrics`) and an optional WebSocket route.
+public struct EdgeHandlers: Sendable {
+    /// Answers one HTTP request, on the loop thread; must not block for long.
+    public var http: @Sendable (HTTPRequest, EdgeRequestContext) -> HTTPResponse
+    /// The WebSocket route, if any.
+    public var webSocket: WebSocketRoute?
+
+    /// Handlers; `http` defaults to `404 Not Found` for everything.
+    public init(http: @escaping @Sendable (HTTPRequest, EdgeRequestContext) -> HTTPResponse = { _, _ in
+                    HTTPResponse.text(status: 404, "not found\n")
+                },
+                webSocket: WebSocketRoute? = nil) {
+        self.http = http
+        self.webSocket = webSocket
+    }
+}
