@@ -17,7 +17,7 @@ final class EdgeConnection: @unchecked Sendable {
 
     let id: UInt64
     let tcp: TCPConnection
-    private unowned let server: EdgeServer
+    private let server: EdgeServer
     private let context: EdgeRequestContext
     private var phase: Phase
     /// When the current timeout ends; checked by one lazily re-armed timer.

@@ -132,7 +132,7 @@ public final class EdgeServer: Sendable {
                 state.listeners = listeners
                 for listener in listeners {
                     do {
-                        try state.loop.register(listener, closeOnShutdown: true, onReadable: { [unowned self] in
+                        try state.loop.register(listener, closeOnShutdown: true, onReadable: { [self] in
                             self.acceptConnections(on: listener, state: state)
                         })
                     } catch {

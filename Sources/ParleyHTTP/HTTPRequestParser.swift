@@ -204,17 +204,17 @@ public struct HTTPRequestParser: Sendable {
         }
         let start = readIndex
         guard start < buffer.count else { return false }
+        // The same checks run in the same order whether the head arrived whole or in
+        // pieces, so a request gets the same verdict however the network split it.
+        try scanRequestLine(from: start)
         guard let end = endOfHead(from: start) else {
-            try checkIncompleteHead(from: start)
+            if buffer.count - start > limits.maxHeadSize { throw headTooLarge(start) }
             searchFrom = buffer.count
             return false
         }
         searchFrom = 0
         requestLineSeen = false
-        guard end - start <= limits.maxHeadSize else {
-            throw HTTPError(.headTooLarge, offset: base + start + limits.maxHeadSize,
-                            "head of \(end - start) bytes exceeds the limit of \(limits.maxHeadSize)")
-        }
+        guard end - start <= limits.maxHeadSize else { throw headTooLarge(start) }
         guard let lineEnd = HTTPGrammar.findCRLF(in: buffer, from: start) else { return false }
         let (method, target, version) = try parseRequestLine(start..<lineEnd)
         var headers = HTTPHeaders()
@@ -247,46 +247,41 @@ public struct HTTPRequestParser: Sendable {
         return nil
     }
 
-    /// Fails early on an incomplete head that can never become valid: a request line
-    /// over the limit (414), a head over the limit (431), or a request line holding bytes
-    /// no request line may hold (400; e.g. a TLS ClientHello sent to a plain port).
-    private mutating func checkIncompleteHead(from start: Int) throws(HTTPError) {
-        let available = buffer.count - start
-        if !requestLineSeen {
-            // Resume one byte back: a CR at the end may meet its LF now.
-            var index = max(start, searchFrom - 1)
-            while index < buffer.count {
-                let byte = buffer[index]
-                if byte == 0x0d {
-                    guard index + 1 < buffer.count else { break }
-                    guard buffer[index + 1] == 0x0a else {
-                        throw HTTPError(.malformed, offset: base + index, "bare CR in the request line")
-                    }
-                    requestLineSeen = true
-                    break
+    private func headTooLarge(_ start: Int) -> HTTPError {
+        HTTPError(.headTooLarge, offset: base + start + limits.maxHeadSize, "no end of the head within \(limits.maxHeadSize) bytes")
+    }
+
+    /// Checks the request line as its bytes arrive, so a hopeless one fails early: bytes
+    /// no request line may hold (400; e.g. a TLS ClientHello on a plain port), a bare CR
+    /// (400), or no CRLF within the length limit (414). Looks only at the first
+    /// `maxRequestLineLength + 2` bytes, in order.
+    private mutating func scanRequestLine(from start: Int) throws(HTTPError) {
+        guard !requestLineSeen else { return }
+        let limit = limits.maxRequestLineLength
+        // Resume one byte back: a CR at the end may meet its LF now.
+        var index = max(start, searchFrom - 1)
+        while index < buffer.count && index - start <= limit {
+            let byte = buffer[index]
+            if byte == 0x0d {
+                guard index + 1 < buffer.count else { return }
+                guard buffer[index + 1] == 0x0a else {
+                    throw HTTPError(.malformed, offset: base + index, "bare CR in the request line")
                 }
-                guard byte >= 0x20 && byte < 0x7f else {
-                    throw HTTPError(.malformed, offset: base + index, "byte 0x\(String(byte, radix: 16)) in the request line")
-                }
-                index += 1
+                requestLineSeen = true
+                return
             }
-            if !requestLineSeen && available > limits.maxRequestLineLength {
-                throw HTTPError(.requestLineTooLong, offset: base + start + limits.maxRequestLineLength,
-                                "no end of the request line within \(limits.maxRequestLineLength) bytes")
+            guard byte >= 0x20 && byte < 0x7f else {
+                throw HTTPError(.malformed, offset: base + index, "byte 0x\(String(byte, radix: 16)) in the request line")
             }
+            index += 1
         }
-        if available > limits.maxHeadSize {
-            throw HTTPError(.headTooLarge, offset: base + start + limits.maxHeadSize,
-                            "no end of the head within \(limits.maxHeadSize) bytes")
+        if buffer.count - start > limit + 1 {
+            throw HTTPError(.requestLineTooLong, offset: base + start + limit, "no end of the request line within \(limit) bytes")
         }
     }
 
     /// request-line = method SP request-target SP HTTP-version (§3).
     private func parseRequestLine(_ range: Range<Int>) throws(HTTPError) -> (String, String, HTTPVersion) {
-        guard range.count <= limits.maxRequestLineLength else {
-            throw HTTPError(.requestLineTooLong, offset: base + range.lowerBound,
-                            "request line of \(range.count) bytes exceeds the limit of \(limits.maxRequestLineLength)")
-        }
         let line = buffer[range]
         guard let firstSpace = line.firstIndex(of: 0x20) else {
             throw HTTPError(.malformed, offset: base + range.lowerBound, "request line is not METHOD SP target SP version")

@@ -263,4 +263,42 @@ struct RequestParserTests {
             }
         }
     }
+
+    @Test("Split delivery gives the same requests and the same error as whole delivery")
+    func splitConsistency() {
+        func run(_ pieces: [ArraySlice<UInt8>]) -> ([HTTPRequest], HTTPError?) {
+            var parser = HTTPRequestParser(limits: .init(maxRequestLineLength: 64, maxHeadSize: 256, maxHeaderCount: 8, maxBodySize: 64))
+            var requests: [HTTPRequest] = []
+            for piece in pieces {
+                parser.append(piece)
+                do {
+                    while let request = try parser.next(), requests.count < 100 { requests.append(request) }
+                } catch {
+                    return (requests, error)
+                }
+            }
+            return (requests, nil)
+        }
+        var random = SeededGenerator(seed: 0x5350_4c49)
+        let samples = [
+            "POST /x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\nT: v\r\n\r\nGET / HTTP/1.1\r\nHost: a\r\n\r\n",
+            "GET /" + String(repeating: "a", count: 70) + " HTTP/1.1\r\nHost: a\r\n\r\n",
+            "GET / HTTP/1.1\r\nHost: a\r\nX: " + String(repeating: "b", count: 300) + "\r\n\r\n",
+        ].map { Array($0.utf8) }
+        for round in 0..<3000 {
+            var input = samples[round % samples.count]
+            for _ in 0..<random.below(3) { input[random.below(input.count)] = random.byte() }
+            let whole = run([input[...]])
+            var pieces: [ArraySlice<UInt8>] = []
+            var start = 0
+            while start < input.count {
+                let end = min(input.count, start + 1 + random.below(9))
+                pieces.append(input[start..<end])
+                start = end
+            }
+            let split = run(pieces)
+            #expect(whole.0 == split.0, "round \(round)")
+            #expect(whole.1 == split.1, "round \(round): \(String(describing: whole.1)) vs \(String(describing: split.1))")
+        }
+    }
 }
