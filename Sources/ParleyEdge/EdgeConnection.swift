@@ -106,7 +106,7 @@ final class EdgeConnection: @unchecked Sendable {
             }
             setDeadline(ContinuousClock.now.advanced(by: parser.isMidRequest ? configuration.handshakeTimeout : configuration.idleTimeout))
         }
-        phase = .http(parser)
+        if tcp.isOpen { phase = .http(parser) }
     }
 
     private func upgrade(_ request: HTTPRequest, route: WebSocketRoute, parser: inout HTTPRequestParser) {

@@ -155,6 +155,24 @@ struct EdgeWebSocketTests {
         #expect(server.statistics.webSocketsOpened == 200)
     }
 
+    @Test("A flooding client is closed with 1008 while a well-behaved one keeps echoing")
+    func floodBesideGoodClient() throws {
+        let server = try makeServer { $0.maxMessagesPerSecond = 20; $0.messageBurst = 40 }
+        defer { server.shutdown() }
+        let good = try WebSocketClient(connectingTo: server.localAddresses[0], path: "/ws")
+        let bad = try WebSocketClient(connectingTo: server.localAddresses[0], path: "/ws")
+        for index in 0..<300 {
+            do { try bad.send(.binary([UInt8](repeating: 9, count: 512))) } catch { break }
+            if index % 30 == 0 {
+                try good.send(.text("still here \(index)"))
+                #expect(try good.receive(timeout: .seconds(10)) == .message(.text("still here \(index)")))
+            }
+        }
+        #expect(awaitClose(bad) == 1008)
+        try good.send(.text("after"))
+        #expect(try good.receive(timeout: .seconds(10)) == .message(.text("after")))
+    }
+
     @Test("Shutdown closes open WebSockets with 1001")
     func shutdown() throws {
         let server = try makeServer()
