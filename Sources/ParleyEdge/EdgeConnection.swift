@@ -27,6 +27,8 @@ final class EdgeConnection: @unchecked Sendable {
     private var lastActivity: ContinuousClock.Instant
     private var pinged = false
     private var closeReported = false
+    /// A deferred HTTP handler has not answered yet.
+    private var awaitingResponse = false
     private var closingSince: ContinuousClock.Instant?
     // Token bucket for the WebSocket message rate (§10.4 leaves the policy to the server).
     private var tokens: Double
@@ -63,6 +65,11 @@ final class EdgeConnection: @unchecked Sendable {
             phase = .closed
             let wasMidRequest = parser.isMidRequest
             parser.append(bytes)
+            if awaitingResponse {
+                // Pipelined bytes wait until the pending answer went out.
+                phase = .http(parser)
+                return
+            }
             processHTTP(&parser, wasMidRequest: wasMidRequest)
         case .webSocket(var connection, let handle):
             phase = .closed
@@ -97,16 +104,52 @@ final class EdgeConnection: @unchecked Sendable {
                 upgrade(request, route: route, parser: &parser)
                 return
             }
-            let response = server.handlers.http(request, context)
-            tcp.write(response.serialized(for: request))
-            if !request.keepAlive {
-                tcp.close()
-                phase = .closed
+            switch server.handlers.http {
+            case .immediate(let handler):
+                guard respond(handler(request, context), to: request) else { return }
+                setDeadline(ContinuousClock.now.advanced(by: parser.isMidRequest ? configuration.handshakeTimeout : configuration.idleTimeout))
+            case .deferred(let handler):
+                // Stop here until the answer comes back; later requests wait in the parser.
+                awaitingResponse = true
+                phase = .http(parser)
+                setDeadline(ContinuousClock.now.advanced(by: configuration.idleTimeout))
+                let loop = tcp.loop
+                handler(request, context, EdgeResponder { [self] response in
+                    if loop.inEventLoop {
+                        self.deferredResponse(response, to: request)
+                    } else {
+                        loop.execute { self.deferredResponse(response, to: request) }
+                    }
+                })
                 return
             }
-            setDeadline(ContinuousClock.now.advanced(by: parser.isMidRequest ? configuration.handshakeTimeout : configuration.idleTimeout))
+        }
+        if parser.takeContinueRequest() {
+            // RFC 9110 §10.1.1: the client waits for this before sending the body.
+            tcp.write(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8))
         }
         if tcp.isOpen { phase = .http(parser) }
+    }
+
+    /// Writes a response; false when the connection is closing after it.
+    private func respond(_ response: HTTPResponse, to request: HTTPRequest) -> Bool {
+        tcp.write(response.serialized(for: request))
+        guard request.keepAlive, tcp.isOpen else {
+            tcp.close()
+            phase = .closed
+            return false
+        }
+        return true
+    }
+
+    private func deferredResponse(_ response: HTTPResponse, to request: HTTPRequest) {
+        guard awaitingResponse, tcp.isOpen, case .http(var parser) = phase else { return }
+        awaitingResponse = false
+        phase = .closed
+        guard respond(response, to: request) else { return }
+        setDeadline(ContinuousClock.now.advanced(by: parser.isMidRequest ? configuration.handshakeTimeout : configuration.idleTimeout))
+        // Requests that arrived meanwhile (pipelined) are served now.
+        processHTTP(&parser, wasMidRequest: true)
     }
 
     private func upgrade(_ request: HTTPRequest, route: WebSocketRoute, parser: inout HTTPRequestParser) {
@@ -316,7 +359,7 @@ final class EdgeConnection: @unchecked Sendable {
         switch phase {
         case .http(let parser):
             server.counters.timeouts.add(1, ordering: .relaxed)
-            if parser.isMidRequest {
+            if parser.isMidRequest && !awaitingResponse {
                 tcp.write(HTTPResponse.text(status: 408, "request not complete within the handshake timeout\n").serialized(keepAlive: false))
             }
             tcp.close()

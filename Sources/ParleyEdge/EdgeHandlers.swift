@@ -1,6 +1,7 @@
 public import ParleyNet
 public import ParleyHTTP
 public import ParleyWebSocket
+import Synchronization
 
 /// A complete WebSocket message, as delivered and as sent.
 public enum WebSocketMessage: Sendable, Hashable {
@@ -61,20 +62,52 @@ public struct EdgeRequestContext: Sendable, Hashable {
     public let connectionID: UInt64
 }
 
+/// Answers one HTTP request later, from any thread, exactly once. Until it does, the
+/// connection reads no further request (responses stay in request order); if it is never
+/// called the connection is closed by the idle timeout.
+public final class EdgeResponder: Sendable {
+    private let deliver: @Sendable (HTTPResponse) -> Void
+    private let used = Mutex(false)
+
+    init(_ deliver: @escaping @Sendable (HTTPResponse) -> Void) { self.deliver = deliver }
+
+    /// Sends the response; later calls do nothing.
+    public func respond(_ response: HTTPResponse) {
+        let first = used.withLock { used -> Bool in
+            defer { used = true }
+            return !used
+        }
+        if first { deliver(response) }
+    }
+}
+
 /// The application side of an `EdgeServer`: a function answering HTTP requests (REST,
 /// `/healthz`, `/metrics`) and an optional WebSocket route.
 public struct EdgeHandlers: Sendable {
-    /// Answers one HTTP request, on the loop thread; must not block for long.
-    public var http: @Sendable (HTTPRequest, EdgeRequestContext) -> HTTPResponse
+    enum HTTPHandler: Sendable {
+        case immediate(@Sendable (HTTPRequest, EdgeRequestContext) -> HTTPResponse)
+        case deferred(@Sendable (HTTPRequest, EdgeRequestContext, EdgeResponder) -> Void)
+    }
+
+    let http: HTTPHandler
     /// The WebSocket route, if any.
     public var webSocket: WebSocketRoute?
 
-    /// Handlers; `http` defaults to `404 Not Found` for everything.
+    /// Handlers answering each request at once, on the loop thread (it must not block);
+    /// `http` defaults to `404 Not Found` for everything.
     public init(http: @escaping @Sendable (HTTPRequest, EdgeRequestContext) -> HTTPResponse = { _, _ in
                     HTTPResponse.text(status: 404, "not found\n")
                 },
                 webSocket: WebSocketRoute? = nil) {
-        self.http = http
+        self.http = .immediate(http)
+        self.webSocket = webSocket
+    }
+
+    /// Handlers answering requests later: `http` gets an `EdgeResponder` to call from any
+    /// thread once the answer is ready (e.g. after asking the call actor or the store).
+    public init(deferredHTTP http: @escaping @Sendable (HTTPRequest, EdgeRequestContext, EdgeResponder) -> Void,
+                webSocket: WebSocketRoute? = nil) {
+        self.http = .deferred(http)
         self.webSocket = webSocket
     }
 }

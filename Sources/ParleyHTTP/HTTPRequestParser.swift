@@ -80,6 +80,7 @@ public struct HTTPRequestParser: Sendable {
     private var trailers = HTTPHeaders()
     private var trailerBytes = 0
     private var failure: HTTPError?
+    private var continueRequested = false
 
     /// A parser with the given limits.
     public init(limits: Limits = Limits()) {
@@ -100,6 +101,13 @@ public struct HTTPRequestParser: Sendable {
     public var isMidRequest: Bool {
         if case .head = phase { return bufferedByteCount > 0 }
         return true
+    }
+
+    /// True once per request whose head asked `Expect: 100-continue` (RFC 9110 §10.1.1)
+    /// and whose body has not fully arrived: the server should send `100 Continue` now.
+    public mutating func takeContinueRequest() -> Bool {
+        defer { continueRequested = false }
+        return continueRequested
     }
 
     /// Hands over every buffered byte not yet consumed and empties the buffer: after a
@@ -187,6 +195,7 @@ public struct HTTPRequestParser: Sendable {
                                   body: body, trailers: trailers, keepAlive: head.keepAlive, isChunked: chunked,
                                   head: head.raw, streamOffset: head.streamOffset)
         self.head = nil
+        continueRequested = false
         body = []
         trailers = HTTPHeaders()
         trailerBytes = 0
@@ -352,6 +361,7 @@ public struct HTTPRequestParser: Sendable {
         let contentLengths = headers["Content-Length"]
         head = Head(method: method, target: target, version: version, headers: headers, keepAlive: keepAlive,
                     raw: raw, streamOffset: offset)
+        continueRequested = version == .http11 && headers.containsToken("100-continue", in: "Expect")
         body = []
         if !transferEncodings.isEmpty {
             guard version == .http11 else {

@@ -157,4 +157,36 @@ struct EdgeHTTPTests {
         #expect(garbage.responses.first?.status == 400)
         #expect(!slow.sawEndOfStream)
     }
+
+    @Test("Deferred handler: answers from another thread keep pipelined responses in order")
+    func deferredResponses() throws {
+        let configuration = EdgeConfiguration(listenAddresses: [.ipv4Loopback(port: 0)], loopCount: 2)
+        let handlers = EdgeHandlers(deferredHTTP: { request, _, responder in
+            // Answer on a fresh thread after a pause that depends on the path, so a
+            // reordering would show.
+            let delay: UInt32 = request.path.hasSuffix("0") ? 20_000 : 1_000
+            _ = try? startThread {
+                usleep(delay)
+                responder.respond(.text(status: 200, "late \(request.path)"))
+                responder.respond(.text(status: 500, "second answer is ignored"))
+            }
+        })
+        let server = try EdgeServer(configuration: configuration, handlers: handlers)
+        defer { server.shutdown() }
+        let client = try RawClient(server.localAddresses[0])
+        try client.send((0..<6).map { "GET /d\($0) HTTP/1.1\r\nHost: t\r\n\r\n" }.joined())
+        #expect(client.read { TestResponse.split($0).count == 6 })
+        #expect(client.responses.map(\.body) == (0..<6).map { "late /d\($0)" })
+    }
+
+    @Test("RFC 9110 §10.1.1: Expect: 100-continue gets 100 Continue before the body is sent")
+    func expectContinue() throws {
+        let server = try makeServer()
+        defer { server.shutdown() }
+        let client = try RawClient(server.localAddresses[0])
+        try client.send("POST /e HTTP/1.1\r\nHost: t\r\nContent-Length: 4\r\nExpect: 100-continue\r\n\r\n")
+        #expect(client.read { String(decoding: $0, as: UTF8.self).hasPrefix("HTTP/1.1 100 Continue\r\n\r\n") })
+        try client.send("body")
+        #expect(client.read { String(decoding: $0, as: UTF8.self).hasSuffix("POST /e 4") })
+    }
 }
