@@ -66,6 +66,9 @@ public final class TCPConnection: @unchecked Sendable {
     private var onRead: ((UnsafeRawBufferPointer) -> Void)?
     private var onClose: ((NetError?) -> Void)?
     private var lingerTimer: TimerID?
+    /// Set while `onRead` runs: writes then collect in `corked` (one send per read).
+    private var inReadCallback = false
+    private var corked: [UInt8] = []
 
     /// A connection over `socket`, not yet reading; call ``start(onRead:onClose:)`` on `loop`.
     public init(socket: TCPSocket, loop: EventLoop, readBuffer: TCPReadBuffer, configuration: Configuration = Configuration()) {
@@ -111,10 +114,19 @@ public final class TCPConnection: @unchecked Sendable {
     public func write(_ bytes: [UInt8]) -> Bool {
         precondition(loop.inEventLoop, "TCPConnection.write must run on its loop")
         guard state == .open, !bytes.isEmpty else { return state == .open }
-        guard bytes.count <= configuration.maxQueuedBytes - queuedByteCount else {
+        guard bytes.count <= configuration.maxQueuedBytes - queuedByteCount - corked.count else {
             finish(.writeQueueFull(limit: configuration.maxQueuedBytes))
             return false
         }
+        if inReadCallback {
+            // Replies written while handling one read go out in one send after it.
+            corked.append(contentsOf: bytes)
+            return true
+        }
+        return send(bytes)
+    }
+
+    private func send(_ bytes: [UInt8]) -> Bool {
         if queue.isEmpty {
             // Fast path: write directly, queue only what the socket did not take.
             let written: Int
@@ -144,6 +156,8 @@ public final class TCPConnection: @unchecked Sendable {
         case .open:
             guard graceful else { finish(nil); return }
             state = .draining
+            // Corked bytes go out when the read callback returns (`uncork`).
+            if !corked.isEmpty { return }
             if queue.isEmpty { beginLinger() } else { updateInterest() }
         case .draining, .lingering:
             if !graceful { finish(nil) }
@@ -166,7 +180,10 @@ public final class TCPConnection: @unchecked Sendable {
             switch result {
             case .bytes(let count):
                 if state == .open {
+                    inReadCallback = true
                     onRead?(UnsafeRawBufferPointer(rebasing: readBuffer.storage[0..<count]))
+                    inReadCallback = false
+                    uncork()
                 }
                 // While closing, input is read and dropped until the peer's FIN.
                 if count < readBuffer.storage.count { return }
@@ -176,6 +193,16 @@ public final class TCPConnection: @unchecked Sendable {
                 finish(nil)
                 return
             }
+        }
+    }
+
+    private func uncork() {
+        guard !corked.isEmpty else { return }
+        let bytes = corked
+        corked = []
+        if state == .open || state == .draining {
+            _ = send(bytes)
+            if state == .draining && queue.isEmpty { beginLinger() }
         }
     }
 
@@ -247,6 +274,7 @@ public final class TCPConnection: @unchecked Sendable {
         loop.deregister(socket)
         socket.close()
         queue.removeAll()
+        corked = []
         queuedByteCount = 0
         let onClose = self.onClose
         self.onRead = nil
