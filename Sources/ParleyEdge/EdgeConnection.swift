@@ -66,7 +66,12 @@ final class EdgeConnection: @unchecked Sendable {
             let wasMidRequest = parser.isMidRequest
             parser.append(bytes)
             if awaitingResponse {
-                // Pipelined bytes wait until the pending answer went out.
+                // Pipelined bytes wait until the pending answer went out, but not
+                // without bound: more than one maximal request waiting closes.
+                guard parser.bufferedByteCount <= configuration.httpLimits.maxHeadSize + configuration.httpLimits.maxBodySize else {
+                    tcp.close(graceful: false)
+                    return
+                }
                 phase = .http(parser)
                 return
             }
@@ -114,12 +119,10 @@ final class EdgeConnection: @unchecked Sendable {
                 phase = .http(parser)
                 setDeadline(ContinuousClock.now.advanced(by: configuration.idleTimeout))
                 let loop = tcp.loop
+                // Always through the loop's queue, even from the loop thread: an answer
+                // given inside the handler must not recurse into the next request.
                 handler(request, context, EdgeResponder { [self] response in
-                    if loop.inEventLoop {
-                        self.deferredResponse(response, to: request)
-                    } else {
-                        loop.execute { self.deferredResponse(response, to: request) }
-                    }
+                    loop.execute { self.deferredResponse(response, to: request) }
                 })
                 return
             }
