@@ -1,5 +1,6 @@
 public import ParleyNet
 public import ParleyHTTP
+public import ParleyWebSocket
 
 /// Everything an `EdgeServer` needs besides its handlers: where to listen, how many
 /// loops, and the limits that keep one client from hurting the others.
@@ -27,6 +28,9 @@ public struct EdgeConfiguration: Sendable {
     public var maxMessagesPerSecond: Double
     /// Messages a WebSocket may send in a burst above the sustained rate.
     public var messageBurst: Int
+    /// The close code for a WebSocket over the message rate: 1008 (policy violation,
+    /// RFC 6455 §7.4.1) by default; docs/protocol.md has parleyd use 4005.
+    public var rateLimitCloseCode: WebSocketCloseCode = .policyViolation
     /// Write queue limits of every TCP connection (back-pressure).
     public var connection: TCPConnection.Configuration
 

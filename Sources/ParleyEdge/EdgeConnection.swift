@@ -180,6 +180,11 @@ final class EdgeConnection: @unchecked Sendable {
         case .reject(let status, let message):
             reject(status: status, message: message)
             return
+        case .respond(let refusal):
+            tcp.write(refusal.serialized(keepAlive: false))
+            tcp.close()
+            phase = .closed
+            return
         }
         guard tcp.write(response.serialized()) else { phase = .closed; return }
         let connection = WebSocketConnection(configuration: .init(
@@ -258,7 +263,7 @@ final class EdgeConnection: @unchecked Sendable {
     /// RFC 6455 §7.4.1: 1008 when a message violates policy (here: the rate).
     private func rateExceeded(_ handle: EdgeWebSocket) {
         server.counters.rateLimited.add(1, ordering: .relaxed)
-        fail(with: WebSocketClose(code: .policyViolation, reason: "message rate limit exceeded"))
+        fail(with: WebSocketClose(code: configuration.rateLimitCloseCode, reason: "message rate limit exceeded"))
     }
 
     private func fail(with close: WebSocketClose) {

@@ -17,6 +17,8 @@ public enum WebSocketAcceptance: Sendable {
     case accept(subprotocol: String? = nil)
     /// Refuse with an HTTP status (e.g. 401, 403) and a one-line message; the connection closes.
     case reject(status: Int, message: String)
+    /// Refuse with this response (e.g. 426 with a JSON body); the connection closes.
+    case respond(HTTPResponse)
 }
 
 /// What the server does with WebSocket connections on `path`.

@@ -2,6 +2,7 @@ import Testing
 import Glibc
 import ParleyNet
 import ParleyWebSocket
+import ParleyHTTP
 @testable import ParleyEdge
 
 @Suite("Edge server: WebSockets over real sockets")
@@ -40,6 +41,30 @@ struct EdgeWebSocketTests {
         } catch {
             #expect(error.rejectedStatus == 200)
         }
+    }
+
+    @Test("A route may refuse with its own response (426 with JSON), and choose its rate-limit close code")
+    func customRefusalAndCloseCode() throws {
+        var configuration = EdgeConfiguration(listenAddresses: [.ipv4Loopback(port: 0)], loopCount: 1,
+                                              maxMessagesPerSecond: 1, messageBurst: 2)
+        configuration.rateLimitCloseCode = WebSocketCloseCode(rawValue: 4005)
+        let route = WebSocketRoute(path: "/ws", accept: { request, _ in
+            request.subprotocols.contains("parley.v1")
+                ? .accept(subprotocol: "parley.v1")
+                : .respond(HTTPResponse.json(status: 426, body: Array(#"{"code":"unsupported_version"}"#.utf8)))
+        }, onMessage: { _, _ in })
+        let server = try EdgeServer(configuration: configuration, handlers: EdgeHandlers(webSocket: route))
+        defer { server.shutdown() }
+        do {
+            _ = try WebSocketClient(connectingTo: server.localAddresses[0], path: "/ws")
+            Issue.record("upgrade without the subprotocol was accepted")
+        } catch {
+            #expect(error.rejectedStatus == 426)
+        }
+        let client = try WebSocketClient(connectingTo: server.localAddresses[0], path: "/ws", subprotocols: ["parley.v1"])
+        #expect(client.subprotocol == "parley.v1")
+        for index in 0..<10 { try? client.send(.text("\(index)")) }
+        #expect(awaitClose(client) == 4005)
     }
 
     @Test("RFC 6455 §7.4.1: a message over the size limit closes with 1009")
