@@ -2,6 +2,18 @@ import Glibc
 import CLinux
 import Synchronization
 
+/// Anything an ``EventLoop`` can watch: an object owning one file descriptor, which the
+/// loop closes on shutdown when registered with `closeOnShutdown`. ``UDPSocket``,
+/// ``TCPSocket`` and ``TCPListener`` conform.
+public protocol EventLoopDescriptor: AnyObject, Sendable {
+    /// The descriptor to poll; stays valid until ``close()``.
+    var fileDescriptor: Int32 { get }
+    /// Closes the descriptor; later calls do nothing.
+    func close()
+}
+
+extension UDPSocket: EventLoopDescriptor {}
+
 /// Identifies a timer scheduled on an ``EventLoop``, for ``EventLoop/cancel(_:)``.
 public struct TimerID: Hashable, Sendable {
     let value: UInt64
@@ -48,7 +60,7 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     private struct Registration {
-        let socket: UDPSocket
+        let socket: any EventLoopDescriptor
         let closeOnShutdown: Bool
         let onReadable: () -> Void
         let onWritable: (() -> Void)?
@@ -192,7 +204,7 @@ public final class EventLoop: @unchecked Sendable {
     /// off once the queue drained, or the level-triggered loop would call it continuously).
     /// Must be called on the loop.
     public func register(
-        _ socket: UDPSocket,
+        _ socket: any EventLoopDescriptor,
         closeOnShutdown: Bool = true,
         onReadable: @escaping () -> Void,
         onWritable: (() -> Void)? = nil
@@ -213,11 +225,18 @@ public final class EventLoop: @unchecked Sendable {
 
     /// Asks for (or stops asking for) the `onWritable` calls of a registered socket.
     /// Must be called on the loop.
-    public func setWritableInterest(_ socket: UDPSocket, _ enabled: Bool) throws(NetError) {
-        precondition(inEventLoop, "EventLoop.setWritableInterest must be called on the loop thread")
+    public func setWritableInterest(_ socket: any EventLoopDescriptor, _ enabled: Bool) throws(NetError) {
+        try setInterest(socket, readable: true, writable: enabled)
+    }
+
+    /// Sets both interests of a registered socket: a TCP connection turns `readable` off
+    /// to stop reading while its write queue is over its limit (back-pressure). Errors and
+    /// hang-ups still reach `onReadable` with reading off. Must be called on the loop.
+    public func setInterest(_ socket: any EventLoopDescriptor, readable: Bool, writable: Bool) throws(NetError) {
+        precondition(inEventLoop, "EventLoop.setInterest must be called on the loop thread")
         guard let token = tokens[socket.fileDescriptor] else { return }
         var event = epoll_event()
-        event.events = EPOLLIN.rawValue | (enabled ? EPOLLOUT.rawValue : 0)
+        event.events = (readable ? EPOLLIN.rawValue : 0) | (writable ? EPOLLOUT.rawValue : 0)
         event.data.u64 = token
         guard epoll_ctl(epollFD, EPOLL_CTL_MOD, socket.fileDescriptor, &event) == 0 else {
             throw .lastSystemError("epoll_ctl(MOD)")
@@ -225,7 +244,7 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     /// Stops watching `socket` (does not close it). Must be called on the loop.
-    public func deregister(_ socket: UDPSocket) {
+    public func deregister(_ socket: any EventLoopDescriptor) {
         precondition(inEventLoop, "EventLoop.deregister must be called on the loop thread")
         guard let token = tokens.removeValue(forKey: socket.fileDescriptor) else { return }
         registrations[token] = nil

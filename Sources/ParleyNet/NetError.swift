@@ -14,6 +14,8 @@ public struct NetError: Error, Sendable, Hashable, CustomStringConvertible {
         case invalidPortRange(lower: UInt16, upper: UInt16)
         case datagramTooLarge(size: Int, limit: Int)
         case shutDown
+        case timedOut(operation: String)
+        case writeQueueFull(limit: Int)
     }
 
     private let code: Code
@@ -41,6 +43,21 @@ public struct NetError: Error, Sendable, Hashable, CustomStringConvertible {
         NetError(.datagramTooLarge(size: size, limit: limit))
     }
     static var shutDown: NetError { NetError(.shutDown) }
+    static func timedOut(_ operation: String) -> NetError { NetError(.timedOut(operation: operation)) }
+    static func writeQueueFull(limit: Int) -> NetError { NetError(.writeQueueFull(limit: limit)) }
+
+    /// True when a connect or wait gave up after its timeout.
+    public var isTimedOut: Bool {
+        if case .timedOut = code { return true }
+        return false
+    }
+
+    /// True when a TCP connection was closed because its peer did not read and the
+    /// write queue passed its hard limit (back-pressure).
+    public var isWriteQueueFull: Bool {
+        if case .writeQueueFull = code { return true }
+        return false
+    }
 
     /// The errno of a failed system call, nil for other errors.
     public var errno: Int32? {
@@ -100,6 +117,10 @@ public struct NetError: Error, Sendable, Hashable, CustomStringConvertible {
             return "datagram of \(size) bytes exceeds the \(limit)-byte slot"
         case .shutDown:
             return "event loop is shut down"
+        case .timedOut(let operation):
+            return "\(operation) timed out"
+        case .writeQueueFull(let limit):
+            return "peer does not read: write queue passed \(limit) bytes"
         }
     }
 
@@ -127,6 +148,11 @@ public struct NetError: Error, Sendable, Hashable, CustomStringConvertible {
         case EEXIST: return "EEXIST"
         case ENOENT: return "ENOENT"
         case EDESTADDRREQ: return "EDESTADDRREQ"
+        case ECONNRESET: return "ECONNRESET"
+        case EPIPE: return "EPIPE"
+        case ENOTCONN: return "ENOTCONN"
+        case ETIMEDOUT: return "ETIMEDOUT"
+        case ECONNABORTED: return "ECONNABORTED"
         default: return "errno \(value)"
         }
     }

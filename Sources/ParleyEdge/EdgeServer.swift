@@ -1,0 +1,211 @@
+public import ParleyNet
+import Glibc
+import Synchronization
+
+/// Counters of an `EdgeServer` since it started (for `/metrics`), read at one moment.
+public struct EdgeStatistics: Sendable, Hashable, Encodable {
+    /// Connections accepted.
+    public var accepted: Int
+    /// Connections refused (over `maxConnections`, or accept errors).
+    public var refused: Int
+    /// Connections open now.
+    public var open: Int
+    /// HTTP requests parsed (including upgrade requests).
+    public var httpRequests: Int
+    /// Requests refused by the parser (400, 413, 414, 431, 501, 505).
+    public var httpErrors: Int
+    /// WebSockets opened.
+    public var webSocketsOpened: Int
+    /// WebSockets closed.
+    public var webSocketsClosed: Int
+    /// WebSocket messages received and delivered.
+    public var messagesReceived: Int
+    /// WebSocket messages sent.
+    public var messagesSent: Int
+    /// WebSockets closed with 1008 for the message rate.
+    public var rateLimited: Int
+    /// Connections closed by the handshake or idle timeout.
+    public var timeouts: Int
+}
+
+/// The live counters behind `EdgeStatistics`.
+final class EdgeCounters: Sendable {
+    let accepted = Atomic<Int>(0)
+    let refused = Atomic<Int>(0)
+    let open = Atomic<Int>(0)
+    let httpRequests = Atomic<Int>(0)
+    let httpErrors = Atomic<Int>(0)
+    let webSocketsOpened = Atomic<Int>(0)
+    let webSocketsClosed = Atomic<Int>(0)
+    let messagesReceived = Atomic<Int>(0)
+    let messagesSent = Atomic<Int>(0)
+    let rateLimited = Atomic<Int>(0)
+    let timeouts = Atomic<Int>(0)
+
+    func snapshot() -> EdgeStatistics {
+        EdgeStatistics(accepted: accepted.load(ordering: .relaxed), refused: refused.load(ordering: .relaxed), open: open.load(ordering: .relaxed), httpRequests: httpRequests.load(ordering: .relaxed), httpErrors: httpErrors.load(ordering: .relaxed), webSocketsOpened: webSocketsOpened.load(ordering: .relaxed), webSocketsClosed: webSocketsClosed.load(ordering: .relaxed), messagesReceived: messagesReceived.load(ordering: .relaxed), messagesSent: messagesSent.load(ordering: .relaxed), rateLimited: rateLimited.load(ordering: .relaxed), timeouts: timeouts.load(ordering: .relaxed))
+    }
+}
+
+/// The HTTP/1.1 and WebSocket edge of `parleyd`: listeners on every loop of an
+/// `EventLoopGroup` (`SO_REUSEPORT`, so the kernel spreads connections), each connection
+/// served on the loop that accepted it.
+///
+/// ```swift
+/// let server = try EdgeServer(
+///     configuration: EdgeConfiguration(listenAddresses: [try SocketAddress(parsing: "127.0.0.1:8080")]),
+///     handlers: EdgeHandlers(
+///         http: { request, _ in request.path == "/healthz" ? .text(status: 200, "ok\n") : .text(status: 404, "") },
+///         webSocket: WebSocketRoute(path: "/v1/ws", onMessage: { socket, message in socket.send(message) })))
+/// // ...
+/// server.shutdown()
+/// ```
+public final class EdgeServer: Sendable {
+    /// The configuration it was started with.
+    public let configuration: EdgeConfiguration
+    /// The handlers it calls.
+    public let handlers: EdgeHandlers
+    /// The loops serving connections.
+    public let group: EventLoopGroup
+    /// Bound listening addresses, one per configured address (ports filled in).
+    public let localAddresses: [SocketAddress]
+    let counters = EdgeCounters()
+
+    /// The counters now.
+    public var statistics: EdgeStatistics { counters.snapshot() }
+
+    private let ownsGroup: Bool
+    private let loopStates: [LoopState]
+    private let nextConnectionID = Atomic<UInt64>(1)
+    private let stopped = Atomic<Bool>(false)
+
+    /// Per-loop state, touched only on that loop (`@unchecked Sendable` for that reason).
+    final class LoopState: @unchecked Sendable {
+        let loop: EventLoop
+        let readBuffer = TCPReadBuffer()
+        var listeners: [TCPListener] = []
+        var connections: [UInt64: EdgeConnection] = [:]
+        init(loop: EventLoop) { self.loop = loop }
+    }
+
+    /// Starts listening. With `group` nil the server creates (and on shutdown stops) its
+    /// own group of `configuration.loopCount` loops. Throws `EdgeError` (e.g. address in use).
+    public init(configuration: EdgeConfiguration, handlers: EdgeHandlers, group: EventLoopGroup? = nil) throws(EdgeError) {
+        self.configuration = configuration
+        self.handlers = handlers
+        guard !configuration.listenAddresses.isEmpty else { throw .invalidArgument("no listen address") }
+        do {
+            if let group {
+                self.group = group
+                ownsGroup = false
+            } else {
+                self.group = try EventLoopGroup(loopCount: configuration.loopCount, namePrefix: "parley-edge")
+                ownsGroup = true
+            }
+        } catch {
+            throw .network(error)
+        }
+        let states = self.group.loops.map(LoopState.init)
+        loopStates = states
+        // Bind every listener before any loop accepts; the first bind of port 0 picks the
+        // port the others share.
+        var bound: [SocketAddress] = []
+        var listenersPerLoop: [[TCPListener]] = Array(repeating: [], count: states.count)
+        do {
+            for address in configuration.listenAddresses {
+                var actual = address
+                for index in states.indices {
+                    let listener = try TCPListener(bindingTo: actual, reusePort: true)
+                    actual = listener.localAddress
+                    listenersPerLoop[index].append(listener)
+                }
+                bound.append(actual)
+            }
+        } catch {
+            for listeners in listenersPerLoop { for listener in listeners { listener.close() } }
+            if ownsGroup { self.group.shutdown() }
+            throw .network(error)
+        }
+        localAddresses = bound
+        for (state, listeners) in zip(states, listenersPerLoop) {
+            state.loop.execute { [self] in
+                state.listeners = listeners
+                for listener in listeners {
+                    do {
+                        try state.loop.register(listener, closeOnShutdown: true, onReadable: { [self] in
+                            self.acceptConnections(on: listener, state: state)
+                        })
+                    } catch {
+                        listener.close()
+                    }
+                }
+            }
+        }
+    }
+
+    /// Connections open now, over all loops.
+    public var connectionCount: Int { counters.open.load(ordering: .relaxed) }
+
+    private func acceptConnections(on listener: TCPListener, state: LoopState) {
+        // Bounded per wake-up so one busy listener cannot starve the loop's connections.
+        for _ in 0..<64 {
+            let socket: TCPSocket
+            do {
+                guard let accepted = try listener.accept() else { return }
+                socket = accepted
+            } catch {
+                // EMFILE and friends: the pending connection stays queued; try next wake-up.
+                counters.refused.add(1, ordering: .relaxed)
+                return
+            }
+            if stopped.load(ordering: .acquiring) || counters.open.load(ordering: .relaxed) >= configuration.maxConnections {
+                counters.refused.add(1, ordering: .relaxed)
+                let refusal = "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\nRetry-After: 5\r\n\r\n"
+                _ = try? socket.write(Array(refusal.utf8))
+                socket.close()
+                continue
+            }
+            let id = nextConnectionID.wrappingAdd(1, ordering: .relaxed).oldValue
+            let tcp = TCPConnection(socket: socket, loop: state.loop, readBuffer: state.readBuffer, configuration: configuration.connection)
+            let connection = EdgeConnection(id: id, tcp: tcp, server: self)
+            counters.open.add(1, ordering: .relaxed)
+            counters.accepted.add(1, ordering: .relaxed)
+            state.connections[id] = connection
+            do {
+                try connection.start()
+            } catch {
+                state.connections[id] = nil
+                counters.open.subtract(1, ordering: .relaxed)
+            }
+        }
+    }
+
+    func connectionClosed(_ connection: EdgeConnection) {
+        guard let state = loopStates.first(where: { $0.loop === connection.tcp.loop }) else { return }
+        if state.connections.removeValue(forKey: connection.id) != nil {
+            counters.open.subtract(1, ordering: .relaxed)
+        }
+    }
+
+    /// Stops accepting, closes every connection (WebSockets with 1001 "going away" after
+    /// their queued messages), waits up to `gracePeriod` for them to finish, then stops
+    /// the loops if the server created them. Idempotent; call from outside the loops.
+    public func shutdown(gracePeriod: Duration = .seconds(2)) {
+        guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        for state in loopStates {
+            state.loop.execute {
+                for listener in state.listeners {
+                    state.loop.deregister(listener)
+                    listener.close()
+                }
+                state.listeners = []
+                for connection in Array(state.connections.values) { connection.shutdown() }
+            }
+        }
+        let deadline = ContinuousClock.now.advanced(by: gracePeriod)
+        while counters.open.load(ordering: .relaxed) > 0 && ContinuousClock.now < deadline {
+            usleep(2000)
+        }
+        if ownsGroup { group.shutdown() }
+    }
+}

@@ -1,0 +1,237 @@
+public import ParleyNet
+public import ParleyWebSocket
+import ParleyCrypto
+import Glibc
+
+/// A plain `ws://` WebSocket client over a `TCPSocket`, sharing the framing code with the
+/// server (`WebSocketConnection` in the client role). Calls block the calling thread, with
+/// timeouts; use one client from one thread at a time (it is not `Sendable`).
+///
+/// ```swift
+/// let client = try WebSocketClient(connectingTo: address, path: "/v1/ws?token=...")
+/// try client.send(.text("hello"))
+/// if case .message(let reply)? = try client.receive(timeout: .seconds(5)) { ... }
+/// client.close()
+/// ```
+///
+/// TLS (`wss://`) is not supported yet: the SDK's TLS client is future work (docs/edge.md).
+public final class WebSocketClient {
+    /// What `receive(timeout:)` returns.
+    public enum Event: Sendable, Hashable {
+        /// A complete message.
+        case message(WebSocketMessage)
+        /// The connection is closed, with the peer's close code and reason (1006 if the
+        /// transport ended without a close frame).
+        case closed(WebSocketClose)
+    }
+
+    /// The socket (for tests that shrink its buffers, or read its addresses).
+    public let socket: TCPSocket
+    /// The subprotocol the server chose, if any.
+    public let subprotocol: String?
+    private var connection: WebSocketConnection
+    private var pending: [Event] = []
+    private var closed: WebSocketClose?
+    private var buffer = [UInt8](repeating: 0, count: 65536)
+
+    /// Connects, sends the opening handshake for `path` (with query) and checks the 101.
+    /// Throws `EdgeError`: network failures, `rejectedStatus` when the server answered
+    /// another status, a handshake error, or a timeout.
+    public init(connectingTo address: SocketAddress, host: String? = nil, path: String = "/",
+                subprotocols: [String] = [], headers: [(name: String, value: String)] = [],
+                timeout: Duration = .seconds(10), maxMessageSize: Int = 1 << 20) throws(EdgeError) {
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        do {
+            socket = try TCPSocket.connect(to: address, timeout: timeout)
+        } catch {
+            throw .network(error)
+        }
+        do throws(EdgeError) {
+            let nonce: [UInt8]
+            do { nonce = try SecureRandom.bytes(16) } catch { throw EdgeError.invalidArgument("no random bytes: \(error)") }
+            guard let key = WebSocketKey(nonce: nonce) else { throw EdgeError.invalidArgument("bad nonce") }
+            let request: WebSocketUpgradeRequest
+            do {
+                request = try WebSocketUpgradeRequest(target: path, host: host ?? address.description, key: key,
+                                                      subprotocols: subprotocols, additionalHeaders: headers)
+            } catch {
+                throw EdgeError.handshake(error)
+            }
+            try Self.writeAll(request.serialized(), to: socket, deadline: deadline)
+            var reader = WebSocketHandshakeReader()
+            var head: [UInt8] = []
+            var remainder: [UInt8] = []
+            readLoop: while true {
+                let chunk = try Self.readSome(socket, into: &buffer, deadline: deadline)
+                guard let chunk else { throw EdgeError.timedOut("handshake") }
+                guard !chunk.isEmpty else { throw EdgeError.closed }
+                do {
+                    switch try reader.append(chunk) {
+                    case .needMoreBytes: continue
+                    case .complete(let h, let r):
+                        head = h
+                        remainder = r
+                        break readLoop
+                    }
+                } catch {
+                    throw EdgeError.handshake(error)
+                }
+            }
+            let response: WebSocketUpgradeResponse
+            do { response = try WebSocketUpgradeResponse.parse(head) } catch { throw EdgeError.handshake(error) }
+            guard response.status == 101 else { throw EdgeError.rejected(status: response.status, reason: response.reason) }
+            do { subprotocol = try response.validate(for: request) } catch { throw EdgeError.handshake(error) }
+            connection = WebSocketConnection(configuration: .init(role: .client, maxFrameSize: maxMessageSize, maxMessageSize: maxMessageSize))
+            if !remainder.isEmpty { absorb(connection.receive(remainder)) }
+        } catch {
+            socket.close()
+            throw error
+        }
+    }
+
+    deinit { socket.close() }
+
+    /// Whether messages may still be sent.
+    public var isOpen: Bool { closed == nil && connection.canSendMessages }
+
+    /// Sends one message (masked, §5.3), waiting at most `timeout` for the socket to take it.
+    public func send(_ message: WebSocketMessage, timeout: Duration = .seconds(10)) throws(EdgeError) {
+        guard isOpen else { throw .closed }
+        let mask = try Self.maskingKey()
+        let frame: WebSocketFrame
+        switch message {
+        case .text(let text): frame = .text(text, maskingKey: mask)
+        case .binary(let bytes): frame = .binary(bytes, maskingKey: mask)
+        }
+        try Self.writeAll(frame.serialized(), to: socket, deadline: ContinuousClock.now.advanced(by: timeout))
+    }
+
+    /// Sends raw bytes as they are (tests use it for malformed or oversized frames).
+    public func sendRaw(_ bytes: [UInt8], timeout: Duration = .seconds(10)) throws(EdgeError) {
+        try Self.writeAll(bytes, to: socket, deadline: ContinuousClock.now.advanced(by: timeout))
+    }
+
+    /// Sends a ping.
+    public func ping(_ payload: [UInt8] = [], timeout: Duration = .seconds(10)) throws(EdgeError) {
+        guard isOpen else { throw .closed }
+        try Self.writeAll(WebSocketFrame.ping(payload, maskingKey: try Self.maskingKey()).serialized(), to: socket,
+                          deadline: ContinuousClock.now.advanced(by: timeout))
+    }
+
+    /// The next message or the close, waiting at most `timeout`; nil on timeout. Pings are
+    /// answered on the way. After `.closed` was returned, throws `closed`.
+    public func receive(timeout: Duration) throws(EdgeError) -> Event? {
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        while pending.isEmpty {
+            if closed != nil { throw .closed }
+            guard let chunk = try Self.readSome(socket, into: &buffer, deadline: deadline) else { return nil }
+            if chunk.isEmpty {
+                absorb(connection.receiveEndOfStream())
+                if pending.isEmpty && closed == nil {
+                    closed = WebSocketClose(code: .abnormalClosure)
+                    pending.append(.closed(WebSocketClose(code: .abnormalClosure)))
+                }
+            } else {
+                absorb(connection.receive(chunk))
+            }
+        }
+        let event = pending.removeFirst()
+        if case .closed(let close) = event {
+            closed = close
+            socket.close()
+        }
+        return event
+    }
+
+    /// Starts the close handshake and waits (at most `timeout`) for the server's close,
+    /// dropping messages that arrive meanwhile; then closes the socket.
+    public func close(code: WebSocketCloseCode = .normalClosure, reason: String = "", timeout: Duration = .seconds(2)) {
+        defer { socket.close() }
+        guard closed == nil else { return }
+        if connection.beginClosing(), let mask = try? Self.maskingKey() {
+            try? Self.writeAll(WebSocketFrame.close(WebSocketClose(code: code, reason: reason), maskingKey: mask).serialized(),
+                               to: socket, deadline: ContinuousClock.now.advanced(by: timeout))
+        }
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        for _ in 0..<10_000 {
+            let remaining = ContinuousClock.now.duration(to: deadline)
+            guard remaining > .zero, let event = try? receive(timeout: remaining) else { return }
+            if case .closed = event { return }
+        }
+    }
+
+    private func absorb(_ events: [WebSocketEvent]) {
+        for event in events {
+            switch event {
+            case .text(let text): pending.append(.message(.text(text)))
+            case .binary(let bytes): pending.append(.message(.binary(bytes)))
+            case .pong: break
+            case .sendPong(let payload):
+                if let mask = try? Self.maskingKey() {
+                    try? Self.writeAll(WebSocketFrame.pong(payload, maskingKey: mask).serialized(), to: socket,
+                                       deadline: ContinuousClock.now.advanced(by: .seconds(2)))
+                }
+            case .sendClose(let close):
+                if let mask = try? Self.maskingKey() {
+                    try? Self.writeAll(WebSocketFrame.close(close, maskingKey: mask).serialized(), to: socket,
+                                       deadline: ContinuousClock.now.advanced(by: .seconds(2)))
+                }
+            case .closed(let close):
+                pending.append(.closed(close))
+            case .failConnection(let error):
+                if let mask = try? Self.maskingKey() {
+                    try? Self.writeAll(WebSocketFrame.close(error.close, maskingKey: mask).serialized(), to: socket,
+                                       deadline: ContinuousClock.now.advanced(by: .seconds(2)))
+                }
+                pending.append(.closed(error.close))
+            }
+        }
+    }
+
+    private static func maskingKey() throws(EdgeError) -> WebSocketMaskingKey {
+        do {
+            let bytes = try SecureRandom.bytes(4)
+            return WebSocketMaskingKey(bytes[0], bytes[1], bytes[2], bytes[3])
+        } catch {
+            throw .invalidArgument("no random bytes: \(error)")
+        }
+    }
+
+    /// Bytes read, [] at end of stream, nil on timeout.
+    private static func readSome(_ socket: TCPSocket, into buffer: inout [UInt8], deadline: ContinuousClock.Instant) throws(EdgeError) -> [UInt8]? {
+        while true {
+            let result: TCPSocket.ReadResult
+            do {
+                result = try socket.read(into: &buffer)
+            } catch {
+                if error.errno == ECONNRESET { return [] }
+                throw .network(error)
+            }
+            switch result {
+            case .bytes(let count): return Array(buffer[0..<count])
+            case .endOfStream: return []
+            case .wouldBlock:
+                let remaining = ContinuousClock.now.duration(to: deadline)
+                guard remaining > .zero, socket.waitUntilReadable(timeout: remaining) else { return nil }
+            }
+        }
+    }
+
+    private static func writeAll(_ bytes: [UInt8], to socket: TCPSocket, deadline: ContinuousClock.Instant) throws(EdgeError) {
+        var offset = 0
+        while offset < bytes.count {
+            let written: Int
+            do {
+                written = try socket.write(bytes, from: offset)
+            } catch {
+                throw .network(error)
+            }
+            offset += written
+            if written == 0 {
+                let remaining = ContinuousClock.now.duration(to: deadline)
+                guard remaining > .zero, socket.waitUntilWritable(timeout: remaining) else { throw .timedOut("send") }
+            }
+        }
+    }
+}
+
