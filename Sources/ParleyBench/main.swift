@@ -13,7 +13,7 @@ while let arg = args.popFirst() {
 
 let all: [Benchmark] = stunBenchmarks() + rtpBenchmarks() + sdpBenchmarks() + webSocketBenchmarks() + signalingBenchmarks()
     + dtlsBenchmarks() + srtpBenchmarks() + iceBenchmarks() + jitterBenchmarks()
-    + codecBenchmarks() + udpBenchmarks() + storeBenchmarks() + callingBenchmarks()
+    + codecBenchmarks() + udpBenchmarks() + storeBenchmarks() + callingBenchmarks() + authBenchmarks()
 let selected = all.filter { wanted.isEmpty || wanted.contains($0.format.lowercased()) }
 
 func pad(_ s: String, _ width: Int) -> String { s.count >= width ? s : s + String(repeating: " ", count: width - s.count) }
@@ -31,6 +31,7 @@ for benchmark in selected {
 // The loop-thread cost of a real EventLoop echo cannot be a Harness row (the work runs
 // on the loop's own thread), so it is reported separately.
 if wanted.isEmpty || wanted.contains("udp") { print(udpLoopEchoReport(seconds: seconds)) }
+if wanted.isEmpty || wanted.contains("edge") { print(edgeEchoReport(seconds: seconds)) }
 if wanted.isEmpty || wanted.contains("store") { print(storeDurabilityReport(seconds: seconds)) }
 // Relay forwarding against rtpengine: child processes measured from /proc (BenchRelay.swift).
 if wanted.isEmpty || wanted.contains("relay") { print(relayComparisonReport()) }

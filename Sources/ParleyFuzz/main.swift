@@ -18,6 +18,8 @@ let fuzzTargets: [String: (UnsafeRawBufferPointer) -> Void] = [
     "srtp": fuzzSRTP,
     "ice": fuzzICE,
     "wav": fuzzWAV,
+    "jwt": fuzzJWT,
+    "http": fuzzHTTP,
 ]
 
 #if PARLEY_FUZZ
