@@ -1,3 +1,4 @@
+import Foundation
 import ParleyAuth
 import Testing
 
@@ -191,14 +192,16 @@ import Testing
         #expect(UserToken.isValidNonce(a))
     }
 
-    /// The example in docs/protocol.md ("hello") reads as the documented claims.
+    /// The token in docs/protocol.md's `hello` examples is the worked example's token.
     @Test func protocolDocumentExampleDecodes() throws {
         let token = try UserToken.decodeUnverified(
-            "eyJhbGciOiJIUzI1NiIsImtpZCI6ImhrZGZ2MS0yMDI1MTEyOSIsInR5cCI6IkpXVCJ9.eyJpc3MiOiIvL3BhcmxleS9hcHBsaWNhdGlvbnMvM2Y2YzFmMmUtOGQzYS00YjdlLTljMWQtNWEyYjdlOWYwYzQxIiwic3ViIjoiLy9wYXJsZXkvYXBwbGljYXRpb25zLzNmNmMxZjJlLThkM2EtNGI3ZS05YzFkLTVhMmI3ZTlmMGM0MS91c2Vycy9hbGljZSIsImlhdCI6MTc2NDQyMTIwMCwiZXhwIjoxNzY0NTA3NjAwLCJub25jZSI6InEzWnQ4eVcxIn0.LXEWQrcmsEQBYnyp-6wy9chTD7GQPMTbAiWHF5IaSIE"
+            "eyJhbGciOiJIUzI1NiIsImtpZCI6ImhrZGZ2MS0yMDI1MTEyOSIsInR5cCI6IkpXVCJ9.eyJpc3MiOiIvL3BhcmxleS9hcHBsaWNhdGlvbnMvM2Y2YzFmMmUtOGQzYS00YjdlLTljMWQtNWEyYjdlOWYwYzQxIiwic3ViIjoiLy9wYXJsZXkvYXBwbGljYXRpb25zLzNmNmMxZjJlLThkM2EtNGI3ZS05YzFkLTVhMmI3ZTlmMGM0MS91c2Vycy9hbGljZSIsImlhdCI6MTc2NDQyMTIwMCwiZXhwIjoxNzY0NTA3NjAwLCJub25jZSI6InEzWnQ4eVcxIn0.vEF3qUKaJUGL7vMNLpnP_Bk9c-QoTU_QD_768n7vktg"
         )
         #expect(token.userID == "alice")
         #expect(token.applicationKey == Self.key)
         #expect(token.expiresAt - token.issuedAt == 86_400)
+        let document = try String(contentsOfFile: #filePath.replacingOccurrences(of: "Tests/ParleyAuthTests/TokenVerifierTests.swift", with: "docs/protocol.md"), encoding: .utf8)
+        #expect(document.contains("\"token\":\"\(ProtocolDocumentExampleTests.token)\""))
     }
 }
 
