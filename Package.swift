@@ -36,7 +36,7 @@ let package = Package(
         .target(name: "ParleySTUN", dependencies: ["ParleyWireCore", "ParleyCrypto"], swiftSettings: upcoming),
         .target(name: "ParleyRTP", dependencies: ["ParleyWireCore"], swiftSettings: upcoming),
         .target(name: "ParleySDP", dependencies: ["ParleyWireCore"], swiftSettings: upcoming),
-        .target(name: "ParleyWebSocket", dependencies: ["ParleyWireCore", "ParleyCrypto"], swiftSettings: upcoming),
+        .target(name: "ParleyWebSocket", dependencies: ["ParleyWireCore", "ParleyCrypto", "ParleyHTTP"], swiftSettings: upcoming),
         .target(name: "ParleySignaling", dependencies: ["ParleyWireCore"], swiftSettings: upcoming),
         .target(name: "ParleyICE", dependencies: ["ParleyWireCore", "ParleySTUN", "ParleyCrypto"], swiftSettings: upcoming),
         .target(name: "ParleyHTTP", dependencies: ["ParleyWireCore"], swiftSettings: upcoming),

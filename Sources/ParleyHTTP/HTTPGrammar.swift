@@ -1,7 +1,8 @@
-/// Character classes of HTTP/1.1 (RFC 9110 §5.5, §5.6.2) and small list helpers.
-enum HTTPGrammar {
+/// Character classes of HTTP/1.1 (RFC 9110 §5.5, §5.6.2) and small list helpers, shared
+/// by the request parser and the WebSocket opening handshake.
+public enum HTTPGrammar {
     /// tchar (RFC 9110 §5.6.2).
-    static func isTokenCharacter(_ byte: UInt8) -> Bool {
+    public static func isTokenCharacter(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
             return true
@@ -14,46 +15,74 @@ enum HTTPGrammar {
         }
     }
 
-    static func isToken(_ text: some StringProtocol) -> Bool {
+    public static func isToken(_ text: some StringProtocol) -> Bool {
         !text.isEmpty && text.utf8.allSatisfy(isTokenCharacter)
     }
 
     /// field-vchar, SP, HTAB and obs-text (RFC 9110 §5.5): no CR, LF, NUL or other controls.
-    static func isFieldValueCharacter(_ byte: UInt8) -> Bool {
+    public static func isFieldValueCharacter(_ byte: UInt8) -> Bool {
         byte == 0x09 || (byte >= 0x20 && byte != 0x7f)
     }
 
-    static func lowercase(_ byte: UInt8) -> UInt8 {
+    public static func lowercase(_ byte: UInt8) -> UInt8 {
         byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
     }
 
-    static func equalsIgnoringCase(_ a: some StringProtocol, _ b: some StringProtocol) -> Bool {
-        a.utf8.count == b.utf8.count && a.utf8.elementsEqual(b.utf8) { lowercase($0) == lowercase($1) }
+    /// ASCII case-insensitive equality, as header names and tokens compare.
+    public static func equalsIgnoringCase(_ a: some StringProtocol, _ b: some StringProtocol) -> Bool {
+        // Native strings expose their UTF-8 directly, which makes this a plain byte loop.
+        let fast: Bool?? = a.utf8.withContiguousStorageIfAvailable { x in
+            b.utf8.withContiguousStorageIfAvailable { y in
+                guard x.count == y.count else { return false }
+                for index in 0..<x.count where lowercase(x[index]) != lowercase(y[index]) { return false }
+                return true
+            }
+        }
+        if let fast, let fast { return fast }
+        return a.utf8.count == b.utf8.count && a.utf8.elementsEqual(b.utf8) { lowercase($0) == lowercase($1) }
     }
 
-    static func isWhitespace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
+    /// Whether every byte is a field-value character.
+    public static func isFieldValue(_ text: some StringProtocol) -> Bool {
+        text.utf8.allSatisfy(isFieldValueCharacter)
+    }
 
-    static func trimmed(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+    public static func isWhitespace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
+
+    public static func trimmed(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
         var slice = bytes
         while let first = slice.first, isWhitespace(first) { slice = slice.dropFirst() }
         while let last = slice.last, isWhitespace(last) { slice = slice.dropLast() }
         return slice
     }
 
-    /// Elements of a comma-separated list (RFC 9110 §5.6.1), trimmed, empty ones dropped.
-    static func listElements(_ value: String) -> [Substring] {
-        value.split(separator: ",", omittingEmptySubsequences: true)
-            .map { element in
-                var slice = element[...]
-                while let first = slice.first, first == " " || first == "\t" { slice = slice.dropFirst() }
-                while let last = slice.last, last == " " || last == "\t" { slice = slice.dropLast() }
-                return slice
+    /// Elements of a comma-separated list (RFC 9110 §5.6.1), trimmed, empty ones dropped;
+    /// commas inside quoted strings do not split.
+    public static func listElements(_ value: String) -> [String] {
+        var elements: [String] = []
+        var current: [UInt8] = []
+        var quoted = false
+        var escaped = false
+        for byte in value.utf8 {
+            if quoted {
+                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { quoted = false }
+                current.append(byte)
+            } else if byte == UInt8(ascii: ",") {
+                let element = trimmed(current[...])
+                if !element.isEmpty { elements.append(String(decoding: element, as: UTF8.self)) }
+                current.removeAll(keepingCapacity: true)
+            } else {
+                if byte == UInt8(ascii: "\"") { quoted = true }
+                current.append(byte)
             }
-            .filter { !$0.isEmpty }
+        }
+        let element = trimmed(current[...])
+        if !element.isEmpty { elements.append(String(decoding: element, as: UTF8.self)) }
+        return elements
     }
 
     /// Index of the first CRLF at or after `start` (of the CR), or nil.
-    static func findCRLF(in bytes: [UInt8], from start: Int) -> Int? {
+    public static func findCRLF(in bytes: [UInt8], from start: Int) -> Int? {
         var index = start
         while index + 1 < bytes.count {
             if bytes[index] == 0x0d && bytes[index + 1] == 0x0a { return index }

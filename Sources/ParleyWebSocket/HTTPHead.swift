@@ -1,3 +1,4 @@
+import ParleyHTTP
 import ParleyWireCore
 /// An HTTP/1.1 message head split into its start line and header fields
 /// (RFC 9112 §2.1, §5), with every byte checked against the grammar.
@@ -80,11 +81,11 @@ struct HTTPHead: Sendable {
         }
         let name = line[line.startIndex..<colon]
         // RFC 9112 §5.1: no whitespace between the name and the colon.
-        guard !name.isEmpty, name.allSatisfy(HTTPSyntax.isTokenCharacter) else {
+        guard !name.isEmpty, name.allSatisfy(HTTPGrammar.isTokenCharacter) else {
             throw WebSocketError(.malformedHTTP, offset: offset, line: lineNumber, "header name is empty or not a token")
         }
-        let value = HTTPSyntax.trimmed(line[(colon + 1)...])
-        if let bad = value.firstIndex(where: { !HTTPSyntax.isFieldValueCharacter($0) }) {
+        let value = HTTPGrammar.trimmed(line[(colon + 1)...])
+        if let bad = value.firstIndex(where: { !HTTPGrammar.isFieldValueCharacter($0) }) {
             throw WebSocketError(.malformedHTTP, offset: offset + (bad - line.startIndex), line: lineNumber,
                                  "control character 0x\(String(line[bad], radix: 16)) in header value")
         }

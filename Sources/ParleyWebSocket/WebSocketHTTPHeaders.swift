@@ -1,3 +1,4 @@
+import ParleyHTTP
 /// The header fields of an HTTP/1.1 head, in order, with case-insensitive lookup
 /// (RFC 9110 §5.1).
 public struct WebSocketHTTPHeaders: Sendable, Hashable, Encodable, Sequence {
@@ -23,10 +24,10 @@ public struct WebSocketHTTPHeaders: Sendable, Hashable, Encodable, Sequence {
 
     /// Appends a field; throws `invalidArgument` if it could not be written safely.
     public mutating func add(name: String, value: String) throws(WebSocketError) {
-        guard HTTPSyntax.isToken(name) else {
+        guard HTTPGrammar.isToken(name) else {
             throw WebSocketError(.invalidArgument, "header name \"\(name)\" is not an HTTP token")
         }
-        guard HTTPSyntax.isFieldValue(value) else {
+        guard HTTPGrammar.isFieldValue(value) else {
             throw WebSocketError(.invalidArgument, "value of header \(name) contains control characters")
         }
         fields.append(Field(name: name, value: value))
@@ -39,32 +40,32 @@ public struct WebSocketHTTPHeaders: Sendable, Hashable, Encodable, Sequence {
 
     /// Every value of the fields named `name` (any case), in order.
     public subscript(name: String) -> [String] {
-        fields.lazy.filter { HTTPSyntax.equalsIgnoringCase($0.name, name) }.map(\.value)
+        fields.lazy.filter { HTTPGrammar.equalsIgnoringCase($0.name, name) }.map(\.value)
     }
 
     /// The first value of the field named `name` (any case).
     public func first(_ name: String) -> String? {
-        fields.first { HTTPSyntax.equalsIgnoringCase($0.name, name) }?.value
+        fields.first { HTTPGrammar.equalsIgnoringCase($0.name, name) }?.value
     }
 
     /// The comma-separated elements of all fields named `name`, combined (RFC 9110 §5.3).
     public func listElements(_ name: String) -> [String] {
-        self[name].flatMap(HTTPSyntax.listElements)
+        self[name].flatMap(HTTPGrammar.listElements)
     }
 
     /// Whether a comma-separated list header contains `token`, ignoring case.
     public func containsToken(_ token: String, in name: String) -> Bool {
         let wanted = Array(token.utf8)
-        for field in fields where HTTPSyntax.equalsIgnoringCase(field.name, name) {
+        for field in fields where HTTPGrammar.equalsIgnoringCase(field.name, name) {
             // Scan the elements in place; this runs on every upgrade request.
             let value = Array(field.value.utf8)
             var start = 0
             while start <= value.count {
                 var end = start
                 while end < value.count, value[end] != UInt8(ascii: ",") { end += 1 }
-                let element = HTTPSyntax.trimmed(value[start..<end])
+                let element = HTTPGrammar.trimmed(value[start..<end])
                 if element.count == wanted.count,
-                   zip(element, wanted).allSatisfy({ HTTPSyntax.lowercase($0) == HTTPSyntax.lowercase($1) }) {
+                   zip(element, wanted).allSatisfy({ HTTPGrammar.lowercase($0) == HTTPGrammar.lowercase($1) }) {
                     return true
                 }
                 start = end + 1

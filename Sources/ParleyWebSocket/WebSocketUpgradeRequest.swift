@@ -1,3 +1,4 @@
+import ParleyHTTP
 /// The client's opening handshake: an HTTP/1.1 GET asking to upgrade (RFC 6455 §4.1).
 ///
 /// ```
@@ -46,7 +47,7 @@ public struct WebSocketUpgradeRequest: Sendable, Hashable, Encodable {
         guard target.first == "/", target.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7f }) else {
             throw WebSocketError(.invalidArgument, "request target \"\(target)\" must start with / and hold only visible ASCII")
         }
-        for proto in subprotocols where !HTTPSyntax.isToken(proto) {
+        for proto in subprotocols where !HTTPGrammar.isToken(proto) {
             throw WebSocketError(.invalidArgument, "subprotocol \"\(proto)\" is not an HTTP token")
         }
         var headers = WebSocketHTTPHeaders()
@@ -104,7 +105,7 @@ public struct WebSocketUpgradeRequest: Sendable, Hashable, Encodable {
                                  "Sec-WebSocket-Key \"\(key)\" is not base64 of 16 bytes")
         }
         let subprotocols = headers.listElements("Sec-WebSocket-Protocol")
-        if let bad = subprotocols.first(where: { !HTTPSyntax.isToken($0) }) {
+        if let bad = subprotocols.first(where: { !HTTPGrammar.isToken($0) }) {
             throw WebSocketError(.invalidHeader, line: Self.line(of: "Sec-WebSocket-Protocol", in: headers),
                                  "subprotocol \"\(bad)\" is not an HTTP token")
         }
@@ -128,7 +129,7 @@ public struct WebSocketUpgradeRequest: Sendable, Hashable, Encodable {
 
     /// 1-based line of the first header named `name` (the start line is line 1).
     private static func line(of name: String, in headers: WebSocketHTTPHeaders) -> Int? {
-        headers.fields.firstIndex { HTTPSyntax.equalsIgnoringCase($0.name, name) }.map { $0 + 2 }
+        headers.fields.firstIndex { HTTPGrammar.equalsIgnoringCase($0.name, name) }.map { $0 + 2 }
     }
 
     /// Parses and checks an upgrade request head, as `WebSocketHandshakeReader` returns
@@ -141,7 +142,7 @@ public struct WebSocketUpgradeRequest: Sendable, Hashable, Encodable {
     public static func parse(_ head: some Sequence<UInt8>) throws(WebSocketError) -> WebSocketUpgradeRequest {
         let parsed = try HTTPHead(parsing: Array(bytes: head))
         let parts = parsed.startLine.split(separator: " ", omittingEmptySubsequences: false)
-        guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty, HTTPSyntax.isToken(parts[0]) else {
+        guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty, HTTPGrammar.isToken(parts[0]) else {
             throw WebSocketError(.malformedHTTP, offset: 0, line: 1, "request line is not METHOD SP target SP version")
         }
         let version = String(parts[2])
