@@ -77,7 +77,7 @@ let package = Package(
         .target(name: "ParleyTestSupport", path: "Tests/ParleyTestSupport", swiftSettings: upcoming),
         .testTarget(name: "ShimTests", dependencies: ["COpus", "CSRTP", "COpenSSL", "CSQLite", "CLinux"], swiftSettings: upcoming),
         .testTarget(name: "ParleyCryptoTests", dependencies: ["ParleyCrypto", "ParleyTestSupport"], swiftSettings: upcoming),
-        .testTarget(name: "ParleyWireCoreTests", dependencies: ["ParleyWireCore"], swiftSettings: upcoming),
+        .testTarget(name: "ParleyWireCoreTests", dependencies: ["ParleyWireCore", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleySTUNTests", dependencies: ["ParleySTUN", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleyRTPTests", dependencies: ["ParleyRTP", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleySDPTests", dependencies: ["ParleySDP", "ParleyTestSupport"], resources: [.copy("Fixtures")], swiftSettings: upcoming),

@@ -1,3 +1,4 @@
+import ParleyWireCore
 import ParleyCrypto
 
 /// An application secret: 16-64 random bytes, written in standard Base64 with padding
@@ -21,7 +22,7 @@ public struct ApplicationSecret: Sendable, Hashable, Codable, CustomStringConver
     /// or does not decode to 16-64 bytes.
     public init(base64: String) throws(AuthError) {
         let bytes: [UInt8]
-        do { bytes = try Base64.decode(base64) } catch { throw error.recast(.invalidValue, field: "secret") }
+        do { bytes = try Base64.decode(base64) } catch { throw AuthError(.invalidValue, field: "secret", error) }
         guard Self.byteCountRange.contains(bytes.count) else {
             throw AuthError(.invalidValue, field: "secret", "a secret of \(bytes.count) bytes; secrets have 16 to 64")
         }

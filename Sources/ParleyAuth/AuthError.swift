@@ -1,3 +1,4 @@
+import ParleyWireCore
 /// Why a user token, an application credential or a Basic authorization was refused.
 ///
 /// Compare ``kind`` to tell errors apart (`error.kind == .expired`); send
@@ -98,6 +99,11 @@ public struct AuthError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// The same error with another kind and field, for reusing a lower layer's finding
     /// (a base64 error inside a token is `malformed`, inside a header `malformedCredentials`).
+    /// A Base64 refusal as an error of `kind`.
+    init(_ kind: Kind, field: String?, _ error: Base64Error) {
+        self.init(kind, field: field, offset: error.offset, error.reason)
+    }
+
     func recast(_ kind: Kind, field: String?) -> AuthError {
         AuthError(kind, field: field, offset: offset, reason)
     }

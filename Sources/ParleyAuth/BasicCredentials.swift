@@ -50,7 +50,7 @@ public struct BasicCredentials: Sendable, Hashable, CustomStringConvertible {
             guard tokenStart < end else {
                 throw AuthError(.invalidValue, offset: tokenStart, "the credentials are empty")
             }
-            decoded = try Base64.decode(bytes[tokenStart..<end], url: false)
+            do { decoded = try Base64.decode(bytes[tokenStart..<end], url: false) } catch { throw AuthError(.invalidValue, field: nil, error) }
         } catch {
             throw error.recast(.malformedCredentials, field: "authorization")
         }

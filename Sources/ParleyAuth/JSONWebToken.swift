@@ -1,3 +1,4 @@
+import ParleyWireCore
 /// A JWT in JWS compact serialization (RFC 7519 §3, RFC 7515 §7.1) signed with HS256,
 /// parsed with strict checks but not yet verified.
 ///
@@ -94,7 +95,7 @@ public struct JSONWebToken: Sendable, Hashable {
         do {
             return try Base64.decode(text, url: true)
         } catch {
-            throw error.recast(.malformed, field: field)
+            throw AuthError(.malformed, field: field, error)
         }
     }
 

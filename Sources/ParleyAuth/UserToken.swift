@@ -1,3 +1,4 @@
+import ParleyWireCore
 /// The claims of a user token: a JWT in the Sinch registration token format, with which a
 /// device authenticates in `hello` (docs/protocol.md "Authentication", docs/auth.md).
 ///

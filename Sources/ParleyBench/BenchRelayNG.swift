@@ -1,3 +1,4 @@
+import ParleyWireCore
 import Glibc
 import ParleyNet
 
@@ -169,43 +170,10 @@ func sdpCryptoLines(_ sdp: String) -> [(tag: Int, suite: String, key: [UInt8])] 
         let fields = line.dropFirst("a=crypto:".count).split(separator: " ")
         guard fields.count >= 3, let tag = Int(fields[0]), fields[2].hasPrefix("inline:") else { continue }
         let keyText = fields[2].dropFirst("inline:".count).split(separator: "|").first ?? ""
-        guard let key = Base64.decode(String(keyText)) else { continue }
+        // SDES keys often omit the padding that strict Base64 wants.
+        let padded = String(keyText) + String(repeating: "=", count: (4 - keyText.utf8.count % 4) % 4)
+        guard let key = try? Base64.decode(padded) else { continue }
         result.append((tag, String(fields[1]), key))
     }
     return result
-}
-
-/// Standard base64 (RFC 4648 §4); decoding accepts missing padding, as SDES keys often omit it.
-enum Base64 {
-    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
-
-    static func encode(_ bytes: [UInt8]) -> String {
-        var out: [UInt8] = []
-        var index = 0
-        while index < bytes.count {
-            let chunk = bytes[index..<min(index + 3, bytes.count)]
-            var word = 0
-            for (offset, byte) in chunk.enumerated() { word |= Int(byte) << (16 - 8 * offset) }
-            for position in 0..<4 {
-                out.append(position <= chunk.count ? alphabet[(word >> (18 - 6 * position)) & 63] : UInt8(ascii: "="))
-            }
-            index += 3
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    static func decode(_ text: String) -> [UInt8]? {
-        var out: [UInt8] = []
-        var word = 0, bits = 0
-        for character in text.utf8 where character != UInt8(ascii: "=") {
-            guard let value = alphabet.firstIndex(of: character) else { return nil }
-            word = (word << 6 | value) & 0xffffff
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                out.append(UInt8((word >> bits) & 0xff))
-            }
-        }
-        return out
-    }
 }

@@ -1,3 +1,4 @@
+import ParleyWireCore
 import ParleyAuth
 
 private let fuzzApplication = try! ApplicationCredentials(

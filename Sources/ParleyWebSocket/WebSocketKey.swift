@@ -1,3 +1,4 @@
+import ParleyWireCore
 internal import ParleyCrypto
 
 /// The Sec-WebSocket-Key nonce: 16 bytes, sent base64-encoded (RFC 6455 §4.1).
@@ -17,7 +18,7 @@ public struct WebSocketKey: Sendable, Hashable, CustomStringConvertible {
 
     /// A key from its header value; nil unless it is strict base64 of exactly 16 bytes.
     public init?(base64: some StringProtocol) {
-        guard let decoded = Base64.decode(base64), decoded.count == 16 else { return nil }
+        guard let decoded = try? Base64.decode(base64), decoded.count == 16 else { return nil }
         bytes = decoded
     }
 

@@ -1,3 +1,4 @@
+import ParleyWireCore
 import ParleyAuth
 import ParleyTestSupport
 import Testing

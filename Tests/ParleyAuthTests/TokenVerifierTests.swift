@@ -1,3 +1,4 @@
+import ParleyWireCore
 import Foundation
 import ParleyAuth
 import Testing

@@ -4,29 +4,8 @@ import Testing
 @testable import ParleyWebSocket
 import ParleyTestSupport
 
-/// Base64, UTF-8 validation and the JSON forms `parley inspect` prints.
+/// UTF-8 validation and the JSON forms `parley inspect` prints.
 @Suite("Encodings and JSON") struct EncodingTests {
-    @Test("RFC 4648 § 10 test vectors, both ways")
-    func base64Vectors() {
-        let vectors = [("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"), ("foob", "Zm9vYg=="), ("fooba", "Zm9vYmE="), ("foobar", "Zm9vYmFy")]
-        for (plain, encoded) in vectors {
-            #expect(Base64.encode(Array(plain.utf8)) == encoded)
-            #expect(Base64.decode(encoded) == Array(plain.utf8))
-        }
-        #expect(Base64.encode([0xfb, 0xff]) == "+/8=")
-    }
-
-    @Test("Base64 decoding is strict: bad length, bad characters, misplaced padding, nonzero spare bits")
-    func base64Strict() {
-        for bad in ["Zg", "Zg=", "Z===", "Zm9v=", "=Zm9", "Zm=v", "Zm9 v", "Zm9\n", "Zh==", "Zm9=Zm9v", "Zm-v"] {
-            #expect(Base64.decode(bad) == nil, "\(bad)")
-        }
-        var generator = SeededGenerator(seed: 11)
-        for length in 0..<64 {
-            let bytes = generator.bytes(length)
-            #expect(Base64.decode(Base64.encode(bytes)) == bytes)
-        }
-    }
 
     @Test("UTF-8 validator matches the standard library on 1-4 byte sequences around every boundary")
     func validatorAgreesWithStdlib() {

@@ -1,5 +1,5 @@
-import ParleyAuth
 import ParleyTestSupport
+import ParleyWireCore
 import Testing
 
 @Suite struct Base64Tests {
@@ -29,14 +29,15 @@ import Testing
 
     @Test(arguments: [
         "Zg", "Zg=", "Zm8", "Z===", "====", "Zg==Zg==", "Zm9v\n", " Zm9v", "Zm9-", "Zm9_", "Zh==", "Zm9=", "Zm=v", "Z",
+        "Zm9v=", "=Zm9", "Zm9 v", "Zm9=Zm9v", "Zm-v",
     ])
     func strictStandardRefuses(_ text: String) {
-        #expect(throws: AuthError.self) { try Base64.decode(text) }
+        #expect(throws: Base64Error.self) { try Base64.decode(text) }
     }
 
     @Test(arguments: ["Zg==", "Zg=", "Zm9v+", "Zm9v/", "Z", "Zh", "Zm9", "Zm 9v", "Zm9vYmFyZ", "é"])
     func strictURLRefuses(_ text: String) {
-        #expect(throws: AuthError.self) { try Base64.decodeURL(text) }
+        #expect(throws: Base64Error.self) { try Base64.decodeURL(text) }
     }
 
     @Test func errorsCarryTheOffset() {
@@ -44,7 +45,6 @@ import Testing
             _ = try Base64.decodeURL("abc*def")
             Issue.record("decoded")
         } catch {
-            #expect(error.kind == .invalidValue)
             #expect(error.offset == 3)
         }
         do {

@@ -4,7 +4,8 @@
 /// line breaks included) are refused, standard Base64 needs its `=` padding and base64url
 /// (as JWS uses it, RFC 7515 §2) must have none, and the unused low bits of the last
 /// character must be zero (RFC 4648 §3.5), so `QQ==` decodes but `QR==` does not.
-/// Decoding errors are ``AuthError`` of kind `invalidValue` carrying the byte offset.
+/// Decoding errors are ``Base64Error`` carrying the byte offset. The one Base64 of the
+/// package: WebSocket keys, application secrets, HTTP Basic, JWT parts, SDES keys.
 public enum Base64 {
     private static let standardAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
     private static let urlAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
@@ -31,16 +32,16 @@ public enum Base64 {
     }
 
     /// Decodes standard Base64 with padding, strictly (see the type's comment).
-    public static func decode(_ text: String) throws(AuthError) -> [UInt8] {
+    public static func decode(_ text: some StringProtocol) throws(Base64Error) -> [UInt8] {
         try decode(Array(text.utf8)[...], url: false)
     }
 
     /// Decodes base64url without padding, strictly (see the type's comment).
-    public static func decodeURL(_ text: String) throws(AuthError) -> [UInt8] {
+    public static func decodeURL(_ text: some StringProtocol) throws(Base64Error) -> [UInt8] {
         try decode(Array(text.utf8)[...], url: true)
     }
 
-    static func encodeBytes(_ bytes: [UInt8], alphabet: [UInt8], pad: Bool) -> [UInt8] {
+    private static func encodeBytes(_ bytes: [UInt8], alphabet: [UInt8], pad: Bool) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity((bytes.count + 2) / 3 * 4)
         var index = 0
@@ -70,14 +71,14 @@ public enum Base64 {
         return out
     }
 
-    /// Decodes `text`; offsets in errors are indices of `text`, so a slice of a larger
-    /// buffer reports positions in that buffer.
-    static func decode(_ text: ArraySlice<UInt8>, url: Bool) throws(AuthError) -> [UInt8] {
+    /// Decodes `text` (standard with padding, or base64url without); offsets in errors are
+    /// indices of `text`, so a slice of a larger buffer reports positions in that buffer.
+    public static func decode(_ text: ArraySlice<UInt8>, url: Bool) throws(Base64Error) -> [UInt8] {
         let values = url ? urlValues : standardValues
         var end = text.endIndex
         if !url {
             guard text.count % 4 == 0 else {
-                throw AuthError(.invalidValue, offset: text.endIndex,
+                throw Base64Error(offset: text.endIndex,
                                 "Base64 length \(text.count) is not a multiple of 4 (padding with '=' is required)")
             }
             // Up to two '=' at the very end, nowhere else.
@@ -87,7 +88,7 @@ public enum Base64 {
                 padding += 1
             }
         } else if text.count % 4 == 1 {
-            throw AuthError(.invalidValue, offset: text.endIndex,
+            throw Base64Error(offset: text.endIndex,
                             "base64url length \(text.count) leaves a single character over, which holds no whole byte")
         }
         let digits = end - text.startIndex
@@ -102,7 +103,7 @@ public enum Base64 {
                 let what = character == UInt8(ascii: "=")
                     ? (url ? "padding '=' is not allowed in base64url" : "'=' is only allowed as padding at the end")
                     : "character \(describe(character)) is not in the \(url ? "base64url" : "Base64") alphabet"
-                throw AuthError(.invalidValue, offset: index, what)
+                throw Base64Error(offset: index, what)
             }
             accumulator = accumulator << 6 | UInt32(value)
             bits += 6
@@ -114,7 +115,7 @@ public enum Base64 {
         }
         // RFC 4648 §3.5: the leftover bits of the last character must be zero.
         if bits > 0, accumulator != 0 {
-            throw AuthError(.invalidValue, offset: end - 1, "the last character has non-zero unused bits (not the canonical encoding)")
+            throw Base64Error(offset: end - 1, "the last character has non-zero unused bits (not the canonical encoding)")
         }
         return out
     }
@@ -123,4 +124,19 @@ public enum Base64 {
         if byte >= 0x21, byte < 0x7F { return "'\(Character(Unicode.Scalar(byte)))'" }
         return "0x" + String(byte, radix: 16)
     }
+}
+
+/// Why Base64 text was refused: where, and what was wrong.
+public struct Base64Error: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Byte offset of the problem in the decoded text.
+    public let offset: Int
+    /// One line for people.
+    public let reason: String
+
+    public init(offset: Int, _ reason: String) {
+        self.offset = offset
+        self.reason = reason
+    }
+
+    public var description: String { "invalid Base64 at offset \(offset): \(reason)" }
 }
