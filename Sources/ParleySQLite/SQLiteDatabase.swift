@@ -1,5 +1,11 @@
 import CSQLite
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// One SQLite connection (`sqlite3 *`) to a database file or to a private in-memory database.
 ///
 /// Opening sets up what Parley relies on: WAL journal mode (readers never block the writer,
@@ -111,12 +117,31 @@ public final class SQLiteDatabase {
         self.synchronous = options.synchronous
 
         if options.writeAheadLog && !options.readOnly {
-            journalMode = try pragmaText("PRAGMA journal_mode=WAL")
+            journalMode = try switchToWriteAheadLog(patienceMilliseconds: options.busyTimeoutMilliseconds)
         } else {
             journalMode = try pragmaText("PRAGMA journal_mode")
         }
         try execute("PRAGMA synchronous=\(options.synchronous.rawValue)")
         try execute("PRAGMA foreign_keys=\(options.foreignKeys ? "ON" : "OFF")")
+    }
+
+    /// Turns on WAL, retrying while another connection holds the lock. Switching needs an
+    /// exclusive lock, and SQLite answers `busy` at once, without calling the busy handler,
+    /// when connections opening the same new file at the same moment would otherwise
+    /// deadlock; so the busy timeout alone does not cover several processes (or threads)
+    /// opening one store together.
+    private func switchToWriteAheadLog(patienceMilliseconds: Int) throws(SQLiteError) -> String {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: .milliseconds(max(patienceMilliseconds, 0)))
+        var pauseMicroseconds: UInt32 = 500
+        while true {
+            do {
+                return try pragmaText("PRAGMA journal_mode=WAL")
+            } catch where error.kind == .busy && clock.now < deadline {
+                usleep(pauseMicroseconds)
+                pauseMicroseconds = min(pauseMicroseconds * 2, 20_000)
+            }
+        }
     }
 
     /// A private in-memory database (no WAL: memory databases keep their journal in memory).

@@ -1,6 +1,7 @@
 import Foundation
 import ParleySQLite
 import ParleyTestSupport
+import Synchronization
 import Testing
 
 @Suite struct SQLiteDatabaseTests {
@@ -269,6 +270,31 @@ import Testing
         let reader = try SQLiteDatabase(path: path, options: .init(readOnly: true))
         let error = #expect(throws: SQLiteError.self) { try reader.execute("INSERT INTO t VALUES (2)") }
         #expect(error?.kind == .readOnly)
+    }
+
+    /// Switching a new file to WAL needs an exclusive lock, and SQLite answers `busy` to
+    /// some of several simultaneous openers without waiting; every opener must still get
+    /// a WAL connection. 100 fresh files, 6 openers each.
+    @Test func connectionsOpeningOneNewFileTogetherAllGetWAL() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        for round in 0..<100 {
+            let path = directory.file("together-\(round).sqlite")
+            let modes = Mutex<[String]>([])
+            let failures = Mutex<[String]>([])
+            DispatchQueue.concurrentPerform(iterations: 6) { _ in
+                do {
+                    let db = try SQLiteDatabase(path: path)
+                    // What a store does next: take the write lock to migrate.
+                    try db.execute("BEGIN IMMEDIATE; CREATE TABLE IF NOT EXISTS t (x); COMMIT")
+                    modes.withLock { $0.append(db.journalMode) }
+                } catch {
+                    failures.withLock { $0.append("\(error)") }
+                }
+            }
+            #expect(failures.withLock { $0 } == [])
+            #expect(modes.withLock { $0 } == Array(repeating: "wal", count: 6))
+        }
     }
 
     @Test func aCommitIsVisibleToAnotherConnectionAndWritersWaitForTheLock() throws {
