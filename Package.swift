@@ -55,6 +55,11 @@ let package = Package(
         ),
 
         // MARK: Layer 4: products
+        .target(
+            name: "ParleyServer",
+            dependencies: ["ParleyWireCore", "ParleyNet", "ParleyHTTP", "ParleyEdge", "ParleyAuth", "ParleySignaling", "ParleyCalling", "ParleyStore", "ParleyMediaLeg", "ParleyCrypto", "ParleySDP"],
+            swiftSettings: upcoming
+        ),
         .executableTarget(
             name: "ParleyCLI",
             dependencies: ["ParleySTUN", "ParleyRTP", "ParleySDP", "ParleyWebSocket", "ParleySignaling"],
@@ -96,6 +101,7 @@ let package = Package(
         .testTarget(name: "ParleyEdgeTests", dependencies: ["ParleyEdge", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleyStoreTests", dependencies: ["ParleyStore", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleyCallingTests", dependencies: ["ParleyCalling", "ParleyTestSupport"], swiftSettings: upcoming),
+        .testTarget(name: "ParleyServerTests", dependencies: ["ParleyServer", "ParleyTestSupport"], swiftSettings: upcoming),
     ],
     swiftLanguageModes: [.v6]
 )

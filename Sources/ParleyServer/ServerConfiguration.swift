@@ -1,0 +1,94 @@
+public import ParleyNet
+
+/// Everything `parleyd` can be told, with the defaults it runs with. Filled from flags,
+/// environment variables and an optional JSON file (docs/operations.md); the server itself
+/// reads nothing but this value.
+public struct ServerConfiguration: Sendable, Hashable {
+    /// Where the SQLite store (`parley.sqlite`) lives.
+    public var dataDirectory: String
+    /// Signaling (WebSocket `/v1/ws`) and REST (`/v1/...`, `/healthz`, `/metrics`) on one
+    /// port; several addresses for IPv4 and IPv6.
+    public var listenAddresses: [SocketAddress]
+    /// The IP address media sockets bind to; also the host candidate in the server's SDP
+    /// unless `mediaAnnouncedAddress` is set.
+    public var mediaBindAddress: SocketAddress
+    /// The address put in SDP when the server is behind 1:1 NAT (e.g. a cloud instance's
+    /// public IP); nil announces `mediaBindAddress`.
+    public var mediaAnnouncedAddress: SocketAddress?
+    /// UDP ports for media legs, one port per leg. By default the 2000 ports right after
+    /// the signaling port.
+    public var mediaPorts: ClosedRange<UInt16>
+
+    /// How long callee devices ring before `noAnswer` / `timeout`.
+    public var ringTimeout: Duration
+    /// Media inactivity (no packets, no ICE consent) that ends a call as `inactive`.
+    public var mediaInactivityTimeout: Duration
+    /// A party's WebSocket may be away this long before its calls end as `inactive`
+    /// (the session can be resumed within it).
+    public var reconnectGrace: Duration
+    /// Calls end as `timeout` after this long.
+    public var maximumCallLength: Duration
+    /// Time from the answer until both media legs must be connected.
+    public var mediaSetupTimeout: Duration
+
+    /// A connection that sends no `hello` within this is closed with 4002.
+    public var helloTimeout: Duration
+    /// `hello.ok.heartbeatMs`; a connection silent for twice this is closed with 4004.
+    public var heartbeatInterval: Duration
+    /// Largest WebSocket message; larger closes with 1009.
+    public var maxFrameSize: Int
+    /// Requests per second per connection, and the burst allowed above it; a device that
+    /// keeps exceeding them is closed with 4005.
+    public var maxRequestsPerSecond: Int
+    public var requestBurst: Int
+    /// Open TCP connections at most (beyond: HTTP 503).
+    public var maxConnections: Int
+    /// Event loops for the HTTP/WebSocket edge (one per core by default).
+    public var edgeLoopCount: Int
+
+    /// Log lines below this level are dropped.
+    public var logLevel: LogLevel
+    /// Create a development application when the store has none, and print its key and secret.
+    public var createDevelopmentApplication: Bool
+
+    /// The defaults for a server on `127.0.0.1:8080` with its store in `dataDirectory`.
+    public init(dataDirectory: String, listenAddresses: [SocketAddress] = [.ipv4Loopback(port: 8080)]) {
+        self.dataDirectory = dataDirectory
+        self.listenAddresses = listenAddresses
+        let first = listenAddresses.first ?? .ipv4Loopback(port: 8080)
+        mediaBindAddress = first.withPort(0)
+        mediaAnnouncedAddress = nil
+        let base = first.port == 0 ? 20_000 : min(Int(first.port) + 1, 65_535 - 1999)
+        mediaPorts = UInt16(base)...UInt16(base + 1999)
+        ringTimeout = .seconds(60)
+        mediaInactivityTimeout = .seconds(30)
+        reconnectGrace = .seconds(30)
+        maximumCallLength = .seconds(4 * 3600)
+        mediaSetupTimeout = .seconds(30)
+        helloTimeout = .seconds(10)
+        heartbeatInterval = .seconds(20)
+        maxFrameSize = 65_536
+        maxRequestsPerSecond = 20
+        requestBurst = 50
+        maxConnections = 20_000
+        edgeLoopCount = Int.max
+        logLevel = .info
+        createDevelopmentApplication = true
+    }
+}
+
+/// Severity of a log line.
+public enum LogLevel: String, Sendable, Hashable, CaseIterable, Comparable {
+    case debug, info, warning, error
+
+    private var rank: Int {
+        switch self {
+        case .debug: 0
+        case .info: 1
+        case .warning: 2
+        case .error: 3
+        }
+    }
+
+    public static func < (lhs: LogLevel, rhs: LogLevel) -> Bool { lhs.rank < rhs.rank }
+}

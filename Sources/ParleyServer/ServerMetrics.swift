@@ -1,0 +1,41 @@
+import Synchronization
+
+/// Counters and gauges the server keeps for `/metrics` (Prometheus text format). Updated
+/// from any thread; `render` turns a snapshot into the exposition text.
+public final class ServerMetrics: Sendable {
+    /// What the signaling side counts.
+    public struct Counters: Sendable, Hashable {
+        /// WebSocket connections open now, and opened since start.
+        public var connectionsOpen = 0
+        public var connectionsTotal = 0
+        /// Connections that completed `hello`.
+        public var authenticatedTotal = 0
+        /// `hello` refusals by error code.
+        public var authFailures: [String: Int] = [:]
+        /// `call.start` accepted, and calls that reached `established`.
+        public var callsStarted = 0
+        public var callsEstablished = 0
+        /// Ended calls by end cause (`hungUp`, `error`, ...).
+        public var callsEnded: [String: Int] = [:]
+        /// Media packets relayed between legs, received from devices, and lost (by the
+        /// receivers' reports).
+        public var mediaPacketsForwarded = 0
+        public var mediaPacketsReceived = 0
+        public var mediaPacketsLost = 0
+        /// Packets dropped by the media layer (bad SRTP, garbage, ...).
+        public var mediaPacketsDropped = 0
+        public init() {}
+    }
+
+    private let counters = Mutex(Counters())
+
+    public init() {}
+
+    /// Changes the counters under the lock.
+    public func update(_ body: (inout Counters) -> Void) {
+        counters.withLock { body(&$0) }
+    }
+
+    /// A copy of the counters now.
+    public var snapshot: Counters { counters.withLock { $0 } }
+}
