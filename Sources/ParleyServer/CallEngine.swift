@@ -40,6 +40,8 @@ final class CallEngine: @unchecked Sendable {
     private var sessions: [Device: SignalingSession] = [:]
     private var anchor: MediaAnchor?
     private let recorder: CallRecorder
+    /// Store reads for `hello` (application lookups), off the loop.
+    private let reads = DispatchQueue(label: "parley.engine.reads")
     private var callTimer: (id: TimerID, at: ContinuousClock.Instant)?
     private var nonceTimer: TimerID?
     private var pendingMedia: [(event: MediaEvent, callID: String)] = []
@@ -218,12 +220,11 @@ final class CallEngine: @unchecked Sendable {
     private func lookUpApplication(for hello: SignalingMessage.Hello, connectionID: UInt64) {
         let store = self.store
         let key = hello.appKey
-        Task {
-            let result: Result<Application?, StoreError>
-            do throws(StoreError) {
-                result = .success(try await store.perform { (store) throws(StoreError) -> Application? in try store.application(key: key) })
-            } catch {
-                result = .failure(error)
+        // A dispatch queue of our own, not a Task: the engine must not depend on the
+        // cooperative pool, which blocking callers (tests, CLI code) can exhaust.
+        reads.async {
+            let result = Result { () throws(StoreError) -> Application? in
+                try store.performAndWait { (store) throws(StoreError) -> Application? in try store.application(key: key) }
             }
             self.loop.execute { self.finishHello(hello, connectionID: connectionID, application: result) }
         }
@@ -290,17 +291,7 @@ final class CallEngine: @unchecked Sendable {
         for text in buffered { _ = connection.socket.send(.text(text)) }
         scheduleHeartbeatCheck(connection)
 
-        let store = self.store
-        let user = device.user
-        Task {
-            do throws(StoreError) {
-                _ = try await store.perform { (store) throws(StoreError) -> KnownUser in
-                    try store.recordUserSeen(applicationKey: user.applicationKey, userId: user.userID, at: nowMillis)
-                }
-            } catch {
-                self.log.error("user.record.failed", ["user": user.description, "error": error.description])
-            }
-        }
+        recorder.recordUserSeen(device.user, at: nowMillis)
         perform(registry.deviceConnected(device, resumed: resumed, now: ServerClock.now()))
     }
 

@@ -79,19 +79,30 @@ final class CallRecorder: @unchecked Sendable {
         }
     }
 
+    /// Notes (in order with the call writes) that a device of `user` connected.
+    func recordUserSeen(_ user: AppUser, at time: Int64) {
+        enqueue(nil) { (store) throws(StoreError) in
+            _ = try store.recordUserSeen(applicationKey: user.applicationKey, userId: user.userID, at: time)
+        }
+    }
+
     /// Waits until every queued write is done (shutdown, tests).
     func flush() {
         writes.sync {}
     }
 
-    private func enqueue(_ id: String, _ body: @escaping @Sendable (SQLiteStore) throws(StoreError) -> Void) {
+    private func enqueue(_ id: String?, _ body: @escaping @Sendable (SQLiteStore) throws(StoreError) -> Void) {
         let store = self.store
         let log = self.log
         writes.async {
             do throws(StoreError) {
                 try store.performAndWait(body)
             } catch {
-                log.error("call.record.failed", ["call": id, "error": error.description])
+                if let id {
+                    log.error("call.record.failed", ["call": id, "error": error.description])
+                } else {
+                    log.error("store.write.failed", ["error": error.description])
+                }
             }
         }
     }
