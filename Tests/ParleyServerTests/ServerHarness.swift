@@ -30,7 +30,12 @@ final class ServerHarness: Sendable {
         NSTemporaryDirectory() + "parley-server-tests-" + UUID().uuidString
     }
 
-    init(directory: String = ServerHarness.temporaryDirectory(), _ adjust: (inout ServerConfiguration) -> Void = { _ in }) throws {
+    /// The directory is removed at the end only when the harness chose it.
+    private let ownsDirectory: Bool
+
+    init(directory: String? = nil, _ adjust: (inout ServerConfiguration) -> Void = { _ in }) throws {
+        ownsDirectory = directory == nil
+        let directory = directory ?? Self.temporaryDirectory()
         self.directory = directory
         let lines = self.lines
         let log = ServerLog(level: .debug) { line in lines.append(line) }
@@ -93,7 +98,7 @@ final class ServerHarness: Sendable {
     deinit {
         server.shutdown()
         if ProcessInfo.processInfo.environment["PARLEY_SERVER_TEST_LOG"] != nil { print(log) }
-        try? FileManager.default.removeItem(atPath: directory)
+        if ownsDirectory { try? FileManager.default.removeItem(atPath: directory) }
     }
 }
 
