@@ -175,3 +175,66 @@ import Testing
         #expect(ended.code == "destination_unavailable")
     }
 }
+
+/// Sessions that outlive their connection, and shutdown.
+@Suite struct ServerSessionLifecycleTests {
+    @Test func messagesForAnAwayCallerAreDeliveredWhenItResumes() throws {
+        let harness = try ServerHarness()
+        let first = try TestDevice(address: harness.address)
+        guard case .helloOK(let ok) = try first.hello(appKey: harness.application.key, token: try harness.token(for: "alice"),
+                                                      deviceID: "alice-phone")
+        else { Issue.record("hello failed"); return }
+        let bob = try harness.device("bob")
+        let callID = try first.startCall(to: "bob", sdp: try SDPPeer.offer())
+        try first.expect(.callMedia)
+        try first.expect(.callProgress)
+        try bob.expect(.callIncoming)
+        first.close()
+        Thread.sleep(forTimeInterval: 0.2)
+        // While alice is away: ringing, then the decline.
+        try bob.request(SignalingMessage.callAck, callID: callID)
+        try bob.request(SignalingMessage.callDecline, callID: callID)
+        #expect(try bob.expectEnded(callID).cause == "denied")
+        let again = try TestDevice(address: harness.address)
+        guard case .helloOK(let resumed) = try again.hello(appKey: harness.application.key, token: try harness.token(for: "alice"),
+                                                           deviceID: "alice-phone", resume: ok.sessionID)
+        else { Issue.record("resume failed"); return }
+        #expect(resumed.resumed)
+        try again.expect(.callRinging)
+        #expect(try again.expectEnded(callID).cause == "denied")
+    }
+
+    @Test func aCallerThatDoesNotResumeEndsItsCallAsInactive() throws {
+        let harness = try ServerHarness { $0.reconnectGrace = .milliseconds(500) }
+        let alice = try harness.device("alice")
+        let bob = try harness.device("bob")
+        let callID = try alice.startCall(to: "bob", sdp: try SDPPeer.offer())
+        try alice.expect(.callMedia)
+        try bob.expect(.callIncoming)
+        alice.close()
+        #expect(try bob.expectEnded(callID, timeout: .seconds(5)).cause == "inactive")
+        #expect(try harness.waitForStoredCall(callID) { $0.state == .ended }?.endCause == .inactive)
+    }
+
+    @Test func shutdownEndsCallsAndClosesConnectionsWith1001() throws {
+        let harness = try ServerHarness()
+        let alice = try harness.device("alice")
+        let bob = try harness.device("bob")
+        let callID = try alice.startCall(to: "bob", sdp: try SDPPeer.offer())
+        try alice.expect(.callMedia)
+        try alice.expect(.callProgress)
+        try bob.expect(.callIncoming)
+        harness.server.shutdown()
+        let ended = try alice.expectEnded(callID)
+        #expect(ended.cause == "error")
+        #expect(ended.code == "internal_error")
+        #expect(try alice.expectMessage().errorCode == "shutting_down")
+        #expect(try alice.expectClose() == 1001)
+        #expect(try bob.expectEnded(callID).cause == "error")
+        #expect(try bob.expectMessage().errorCode == "shutting_down")
+        #expect(try bob.expectClose() == 1001)
+        let stored = try harness.storedCall(callID)
+        #expect(stored?.state == .ended)
+        #expect(stored?.error?.code == "internal_error")
+    }
+}
