@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import ParleyAuth
 import ParleyCalling
 import ParleyCrypto
@@ -163,7 +164,7 @@ final class CallEngine: @unchecked Sendable {
         } catch {
             log.info("signal.refused", ["conn": String(socket.id), "code": error.code.rawValue, "reason": error.description])
             reply(SignalingCodec.errorReply(for: error), on: connection)
-            if error.code == .unsupportedVersion, error.messageType == .hello, connection.device == nil {
+            if error.code == .unsupportedVersion, connection.phase == .awaitingHello, Self.namesHello(text) {
                 close(connection, code: 4006, reason: "unsupported protocol version")
             }
             return
@@ -194,6 +195,13 @@ final class CallEngine: @unchecked Sendable {
         default:
             perform(registry.handleRequest(message, from: device, now: ServerClock.now()))
         }
+    }
+
+    /// Whether a frame that failed the version check is a `hello` (the codec stops before
+    /// reading `type`; the frame is valid JSON by then). Decides only the 4006 close.
+    static func namesHello(_ text: String) -> Bool {
+        guard let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] else { return false }
+        return object["type"] as? String == "hello"
     }
 
     private func reply(_ message: SignalingMessage, on connection: SignalingConnection) {

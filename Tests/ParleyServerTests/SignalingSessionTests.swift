@@ -79,6 +79,18 @@ import Testing
         #expect(again.errorCode == "already_authenticated")
     }
 
+    @Test func helloWithAnotherVersionIsRefusedAndClosed4006() throws {
+        let harness = try ServerHarness()
+        let device = try TestDevice(address: harness.address)
+        try device.sendText(#"{"v":2,"type":"hello","id":"h"}"#)
+        let reply = try device.expectMessage()
+        #expect(reply.errorCode == "unsupported_version")
+        #expect(reply.replyTo == "h")
+        guard case .error(let error) = reply else { return }
+        #expect(error.supportedVersions == [1])
+        #expect(try device.expectClose() == 4006)
+    }
+
     @Test func silentConnectionIsClosed4002AfterHelloTimeout() throws {
         let harness = try ServerHarness { $0.helloTimeout = .milliseconds(300) }
         let device = try TestDevice(address: harness.address)
