@@ -45,6 +45,9 @@ final class CallEngine: @unchecked Sendable {
     private let reads = DispatchQueue(label: "parley.engine.reads")
     private var callTimer: (id: TimerID, at: ContinuousClock.Instant)?
     private var nonceTimer: TimerID?
+    private var statisticsTimer: TimerID?
+    /// How often established calls' leg statistics are written while they last.
+    static let legStatisticsInterval: Duration = .seconds(10)
     private var pendingMedia: [(event: MediaEvent, callID: String)] = []
     private var performing = false
     private var stopped = false
@@ -66,7 +69,10 @@ final class CallEngine: @unchecked Sendable {
         recorder = CallRecorder(store: store, log: log, metrics: metrics)
         anchor = try MediaAnchor(loop: loop, configuration: configuration, certificate: certificate, log: log, metrics: metrics,
                                  report: { [unowned self] event, callID in self.mediaReported(event, callID: callID) })
-        loop.execute { self.scheduleNonceCleanup() }
+        loop.execute {
+            self.scheduleNonceCleanup()
+            self.scheduleLegStatistics()
+        }
     }
 
     // MARK: The WebSocket route
@@ -339,6 +345,19 @@ final class CallEngine: @unchecked Sendable {
         }
     }
 
+    private func scheduleLegStatistics() {
+        statisticsTimer = loop.schedule(after: Self.legStatisticsInterval) { [self] in
+            guard !stopped, let anchor else { return }
+            let now = ServerClock.unixMillis()
+            for record in registry.activeCalls where record.state == .established {
+                for leg in Self.storedLegs(anchor.statistics(callID: record.callID), of: record, at: now) {
+                    recorder.recordLeg(callID: record.callID, leg)
+                }
+            }
+            scheduleLegStatistics()
+        }
+    }
+
     static func newSessionID() -> String {
         let bytes = (try? SecureRandom.bytes(12)) ?? (0..<12).map { _ in UInt8.random(in: 0...255) }
         return "s-" + bytes.map { byte in
@@ -495,6 +514,8 @@ final class CallEngine: @unchecked Sendable {
         callTimer = nil
         if let nonceTimer { loop.cancel(nonceTimer) }
         nonceTimer = nil
+        if let statisticsTimer { loop.cancel(statisticsTimer) }
+        statisticsTimer = nil
         for connection in connections.values { cancelTimers(of: connection) }
         for session in sessions.values { if let timer = session.expiryTimer { loop.cancel(timer) } }
         anchor?.closeEverything()
