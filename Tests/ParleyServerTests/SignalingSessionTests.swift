@@ -148,6 +148,27 @@ import Testing
         #expect(fresh.sessionID != ok.sessionID)
     }
 
+    @Test func aFrameOverTheLimitCloses1009() throws {
+        let harness = try ServerHarness { $0.maxFrameSize = 4096 }
+        let device = try harness.device("alice")
+        try device.sendText(#"{"v":1,"type":"ping","id":"big","pad":""# + String(repeating: "x", count: 5000) + #""}"#)
+        #expect(try device.expectClose() == 1009)
+    }
+
+    @Test func aDeviceOverTheMessageRateIsClosed4005() throws {
+        let harness = try ServerHarness {
+            $0.maxRequestsPerSecond = 2
+            $0.requestBurst = 5
+        }
+        let device = try harness.device("alice")
+        var code: UInt16?
+        for index in 0..<40 {
+            do { try device.send(.ping(.init(requestID: "p\(index)"))) } catch { break }
+        }
+        code = try device.expectClose()
+        #expect(code == 4005)
+    }
+
     @Test func handshakeWithoutTheSubprotocolIs426() throws {
         let harness = try ServerHarness()
         #expect(throws: EdgeError.self) { _ = try TestDevice(address: harness.address, subprotocols: []) }
