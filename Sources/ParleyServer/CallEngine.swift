@@ -271,7 +271,7 @@ final class CallEngine: @unchecked Sendable {
             close(connection, code: code == SignalingErrorCode.rateLimited.rawValue ? 4005 : 4001, reason: "authentication failed")
             return
         }
-        let device = Device(user: AppUser(applicationKey: found(hello), userID: token.userID), deviceID: hello.deviceID)
+        let device = Device(user: AppUser(applicationKey: hello.appKey, userID: token.userID), deviceID: hello.deviceID)
         if let timer = connection.helloTimer { loop.cancel(timer) }
         connection.helloTimer = nil
 
@@ -308,8 +308,6 @@ final class CallEngine: @unchecked Sendable {
         recorder.recordUserSeen(device.user, at: nowMillis)
         perform(registry.deviceConnected(device, resumed: resumed, now: ServerClock.now()))
     }
-
-    private func found(_ hello: SignalingMessage.Hello) -> String { hello.appKey }
 
     /// The application's credentials as ParleyAuth wants them (its previous secret expiry
     /// is in seconds; the store keeps milliseconds).
