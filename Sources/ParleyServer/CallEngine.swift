@@ -46,8 +46,6 @@ final class CallEngine: @unchecked Sendable {
     private var callTimer: (id: TimerID, at: ContinuousClock.Instant)?
     private var nonceTimer: TimerID?
     private var statisticsTimer: TimerID?
-    /// How often established calls' leg statistics are written while they last.
-    static let legStatisticsInterval: Duration = .seconds(10)
     private var pendingMedia: [(event: MediaEvent, callID: String)] = []
     private var performing = false
     private var stopped = false
@@ -344,7 +342,7 @@ final class CallEngine: @unchecked Sendable {
     }
 
     private func scheduleLegStatistics() {
-        statisticsTimer = loop.schedule(after: Self.legStatisticsInterval) { [self] in
+        statisticsTimer = loop.schedule(after: configuration.legStatisticsInterval) { [self] in
             guard !stopped, let anchor else { return }
             let now = ServerClock.unixMillis()
             for record in registry.activeCalls where record.state == .established {

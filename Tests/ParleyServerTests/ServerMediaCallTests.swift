@@ -21,7 +21,7 @@ extension RealTimeMediaTests {
         }
 
         @Test func appToAppCallCarriesTonesBothWaysAndIsRecorded() async throws {
-            let harness = try ServerHarness()
+            let harness = try ServerHarness { $0.legStatisticsInterval = .seconds(1) }
             let loop = try EventLoop(name: "devices")
             defer { loop.shutdown() }
             let alice = try harness.device("alice")
@@ -59,6 +59,11 @@ extension RealTimeMediaTests {
             let talked = ContinuousClock.now - talk
             let aliceStats = await aliceLeg.statistics
             let bobStats = await bobLeg.statistics
+            // While the call lasts its record already holds both legs' figures.
+            let inProgress = try #require(try harness.storedCall(callID))
+            #expect(inProgress.state == .established)
+            #expect(inProgress.legs.count == 2)
+            #expect(inProgress.legs.allSatisfy { $0.statistics.packetsReceived > 0 }, "\(inProgress.legs)")
 
             // The callee hangs up.
             try bob.request(SignalingMessage.callHangup, callID: callID)
