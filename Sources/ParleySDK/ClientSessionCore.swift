@@ -184,10 +184,9 @@ struct ClientSessionCore {
     /// `terminateGracefully()`: hang up every call, close with 1000, stop.
     mutating func terminate(now: Time) -> [ClientSessionOutput] {
         var out: [ClientSessionOutput] = []
-        let open: Int? = if case .open(let connection) = phase { connection } else { nil }
+        let isOpen = if case .open = phase { true } else { false }
         for call in calls.values.sorted(by: { $0.callID < $1.callID }) {
-            if let open, call.serverKnows {
-                _ = open
+            if isOpen && call.serverKnows && !call.hangupRequested {
                 out.append(.send(CallRequest.hangup(callID: call.callID).message(id: nextRequestID())))
             }
             let cause: ParleyCallEndCause = call.state >= .answered ? .hungUp : (call.direction == .outgoing ? .canceled : .denied)
