@@ -96,6 +96,24 @@ import Testing
         client.terminateGracefully()
     }
 
+    @Test func aServerCloseWith1011ResumesAnd4003Stops() async throws {
+        let peer = try ScriptedPeer()
+        defer { peer.shutdown() }
+        let delegate = RecordingDelegate()
+        let client = try makeClient(peer, delegate)
+        client.start()
+        #expect(await delegate.wait(for: "started"))
+        peer.closeNewest(code: 1011)
+        for _ in 0..<250 where peer.messages(ofType: .hello).count < 2 { try await Task.sleep(for: .milliseconds(20)) }
+        guard case .hello(let second)? = peer.messages(ofType: .hello).last else { Issue.record("no second hello"); return }
+        #expect(second.resumeSessionID == "s-1")
+        try await Task.sleep(for: .milliseconds(200))
+        peer.closeNewest(code: 4003)
+        #expect(await delegate.wait(for: "failed replaced"))
+        #expect(delegate.lines.current == ["token?", "started", "token?", "failed replaced"])
+        #expect(!client.isStarted)
+    }
+
     @Test func anIncomingCallIsAnsweredAndItsAudioRecorded() async throws {
         let peer = try ScriptedPeer()
         defer { peer.shutdown() }

@@ -5,6 +5,7 @@ import ParleyMedia
 import ParleyMediaLeg
 import ParleyNet
 import ParleySignaling
+import ParleyWebSocket
 @testable import ParleySDK
 
 /// A small protocol peer inside the test, on a real `EdgeServer` on 127.0.0.1: it answers
@@ -50,6 +51,11 @@ final class ScriptedPeer: @unchecked Sendable {
     /// Sends a frame to the newest connection.
     func send(_ message: SignalingMessage) {
         _ = sockets.current.last?.send(.text(SignalingCodec.encodeToString(message)))
+    }
+
+    /// Closes the newest connection with `code`, as the server would.
+    func closeNewest(code: UInt16) {
+        sockets.current.last?.close(code: WebSocketCloseCode(rawValue: code))
     }
 
     /// Rings the client with an offer from a lite leg that sends a `frequency` tone.
