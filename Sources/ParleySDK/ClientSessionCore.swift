@@ -13,7 +13,7 @@ struct ClientSessionCore {
         var applicationKey: String
         var userID: String
         var deviceID: String
-        var sdk = SignalingMessage.SDKInfo(name: "parley-swift", version: "0.1.0", platform: "Linux")
+        var sdk = SignalingMessage.SDKInfo(name: "parley-swift", version: "0.1.0", platform: Self.platform)
         var capabilities = ["audio"]
         var helloTimeout: Duration = .seconds(10)
         var tokenTimeout: Duration = .seconds(30)
@@ -25,6 +25,16 @@ struct ClientSessionCore {
         /// Consecutive failed connection attempts before the client gives up.
         var maxReconnectAttempts = 10
         var randomSeed: UInt64 = 0x5EED
+
+        #if os(Linux)
+        static let platform = "Linux"
+        #elseif os(iOS)
+        static let platform = "iOS"
+        #elseif os(macOS)
+        static let platform = "macOS"
+        #else
+        static let platform = "other"
+        #endif
     }
 
     /// A moment: monotonic for deadlines, wall clock for call times.
@@ -276,6 +286,10 @@ struct ClientSessionCore {
         switch phase {
         case .authenticating(let connection, let helloID, _):
             switch message {
+            case .helloOK(let ok) where ok.replyTo == helloID && ok.userID != configuration.userID:
+                // The token was minted for another user: signing in as them would be wrong.
+                out.append(.close(connection: connection, code: 1000))
+                fail(ParleyClientError(code: "user_mismatch", message: "the token is for user \(ok.userID), this client is \(configuration.userID)"), now: now, into: &out)
             case .helloOK(let ok) where ok.replyTo == helloID:
                 sessionOpened(ok, connection: connection, now: now, into: &out)
             case .error(let error) where error.replyTo == helloID:

@@ -84,6 +84,17 @@ private typealias H = CoreHarness
         #expect(slow.run([(.start, ["connect #1"]), (.opened, ["token? #1"]), (.advance(.seconds(30)), ["close #1 1000", "failed registration_failed"])]) == [])
     }
 
+    @Test func aTokenForAnotherUserFailsTheClient() {
+        var h = H()
+        #expect(h.run([
+            (.start, ["connect #1"]),
+            (.opened, ["token? #1"]),
+            (.token("jwt"), ["send hello id=1 token=jwt"]),
+            (.frame(H.helloOK(re: "1", session: "s-1").replacingOccurrences(of: #""userId":"alice""#, with: #""userId":"mallory""#)),
+             ["close #1 1000", "failed user_mismatch"]),
+        ]) == [])
+    }
+
     @Test func anUnreachableServerFailsTheFirstStart() {
         var h = H()
         #expect(h.run([(.start, ["connect #1"]), (.connectFailed, ["failed server_unreachable"]), (.start, ["connect #2"])]) == [])
