@@ -262,17 +262,19 @@ public final class ParleyClient: @unchecked Sendable {
                 }
             }
         case .acceptAnswer(let callID, let sdp):
+            let call = calls[callID]
             media[callID]?.enqueue { [weak self] session in
                 do {
                     guard let leg = session.leg.current else { return }
                     try await leg.acceptAnswer(sdp)
                     try await session.startLeg()
-                    self?.watch(session)
+                    self?.watch(session, call: call)
                 } catch {
                     self?.input { core, now in core.legFailed(callID, message: "\(error)", now: now) }
                 }
             }
         case .answerOffer(let callID, let offer):
+            let call = calls[callID]
             guard let session = newMediaSession(callID) else { return }
             session.enqueue { [weak self] session in
                 do {
@@ -280,7 +282,7 @@ public final class ParleyClient: @unchecked Sendable {
                     let answer = try await leg.answer(offer: offer)
                     try await session.startLeg()
                     self?.input { core, now in core.legAnswered(callID, sdp: answer, now: now) }
-                    self?.watch(session)
+                    self?.watch(session, call: call)
                 } catch {
                     self?.input { core, now in core.legFailed(callID, message: "\(error)", now: now) }
                 }
@@ -304,9 +306,8 @@ public final class ParleyClient: @unchecked Sendable {
     }
 
     /// Refreshes the call's statistics once a second and reports a leg that failed.
-    private func watch(_ session: CallMediaSession) {
+    private func watch(_ session: CallMediaSession, call: ParleyCall?) {
         let callID = session.callID
-        let call = workQueue.sync { calls[callID] }
         Task { [weak self] in
             // Bounded: at most the protocol's 4 h maximum call length.
             for _ in 0..<14_400 {

@@ -399,6 +399,32 @@ private typealias H = CoreHarness
         ]) == [])
     }
 
+    @Test func terminateWhileReconnectingEndsCallsWithoutSending() {
+        var h = H()
+        #expect(h.run(H.opening + [
+            (.frame(H.incoming(c1)), ["send call.ack id=2 callId=\(c1)", "incoming \(c1) ringing"]),
+            (.closed(1006), []),
+            (.hangup(c1), []),                                 // queued: no connection
+            (.terminate, ["media close \(c1)", "ended \(c1) denied"]),
+            (.advance(.seconds(60)), []),                      // no reconnect after terminate
+            (.answer(c1), []),
+        ]) == [])
+        #expect(h.core.nextDeadline == nil)
+    }
+
+    @Test func actionsOnUnknownCallsDoNothing() {
+        var h = H()
+        #expect(h.run(H.opening + [
+            (.answer(c1), []), (.hangup(c1), []), (.legOffered(c1), []), (.legAnswered(c1), []), (.legFailed(c1), []),
+        ]) == [])
+        // An outgoing call cannot be answered here, and its leg cannot "answer".
+        #expect(h.run([
+            (.callUser("bob", id: c2), ["media offer \(c2)"]),
+            (.answer(c2), []),
+            (.legAnswered(c2), []),
+        ]) == [])
+    }
+
     @Test func terminateHangsUpCallsAndClosesNormally() {
         var h = H()
         #expect(h.run(H.opening + [
