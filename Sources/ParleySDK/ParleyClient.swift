@@ -132,11 +132,6 @@ public final class ParleyClient: @unchecked Sendable {
     func answer(_ callID: String) { input { core, now in core.answer(callID, now: now) } }
     func hangup(_ callID: String) { input { core, now in core.hangup(callID, now: now) } }
 
-    /// Drops the TCP connection without a close frame, as a dead network would (tests).
-    func dropConnectionForTesting() {
-        workQueue.async { self.transport?.transport.abort() }
-    }
-
     // MARK: Driving the core
 
     private func input(_ step: @escaping @Sendable (inout ClientSessionCore, ClientSessionCore.Time) -> [ClientSessionOutput]) {

@@ -68,8 +68,13 @@ import Testing
     @Test func aDroppedConnectionReconnectsResumesAndKeepsTheCall() async throws {
         let peer = try ScriptedPeer()
         defer { peer.shutdown() }
+        let proxy = try DroppingProxy(to: peer.server.localAddresses[0])
+        defer { proxy.stop() }
         let delegate = RecordingDelegate()
-        let client = try Self.makeClient(peer, delegate)
+        let client = try ParleyClient(applicationKey: "app-1", environmentHost: proxy.url, userId: "bob", deviceId: "test-device",
+                                      callbackQueue: DispatchQueue(label: "sdk-test-callbacks"))
+        client.delegate = delegate
+        client.callClient.delegate = delegate
         client.audioController.source = .tone(frequency: 440)
         client.start()
         #expect(await delegate.wait(for: "started"))
@@ -78,7 +83,7 @@ import Testing
         #expect(call.direction == .outgoing && call.state == .initiating && call.remoteUserId == "alice")
         #expect(await delegate.wait(for: "establish"))
 
-        client.dropConnectionForTesting()
+        proxy.dropAll()                                   // the TCP connection dies under both ends
         for _ in 0..<250 where peer.messages(ofType: .hello).count < 2 { try await Task.sleep(for: .milliseconds(20)) }
         let hellos = peer.messages(ofType: .hello)
         #expect(hellos.count == 2)
