@@ -309,6 +309,8 @@ struct ClientSessionCore {
 
     /// `callUser`: a new outgoing call; the shell creates its leg and offer.
     mutating func callUser(_ userID: String, headers: [String: String], callID: String, now: Time) -> (ClientCallRecord, [ClientSessionOutput]) {
+        // Call ids are fresh random UUIDs; a repeat must not replace a live call.
+        if let existing = calls[callID] { return (existing, []) }
         var call = ClientCallRecord(callID: callID, direction: .outgoing, remoteUserID: userID, headers: headers)
         call.details.startedTime = Self.date(now.wallMilliseconds)
         calls[callID] = call
