@@ -119,26 +119,32 @@ private func idleRow(devices: Int, idleSeconds: Int, limit: rlim_t) {
 
 private func capacityRow(steps: [Int], stepsText: String, holdSeconds: Int) {
     say("")
-    say("Concurrent established calls with media (tones both ways); loss = lost / (received + lost) over \(holdSeconds) s,")
-    say("summed over every device leg's receive side (both directions); stops after the first step over 1 % loss or when")
-    say("server + bench use more than 1.85 of the 2 cores (the bench's legs encode and decode Opus for every device):")
+    say("Concurrent established calls with media (tones both ways), each step held \(holdSeconds) s. loss = lost / (received + lost),")
+    say("summed over every device leg's receive side (both directions); delivered and sent = packets received and frames sent")
+    say("against one per 20 ms per leg; machine = busy cores of the whole machine (other processes included). Stops after the")
+    say("first step with set-up failures, over 1 % loss, or with sent under 95 % (the bench's own legs, which encode and")
+    say("decode Opus for every device, are short of CPU):")
     let server: ServerUnderTest
     do { server = try ServerUnderTest() } catch {
         say("  not run: \(error)")
         return
     }
     defer { server.stop() }
-    say("  calls   loss %   delivered %   server cores   bench cores")
+    say("  calls   loss %   delivered %   sent %   server cores   server ms/s per call   bench cores   machine cores")
     let results = runCapacitySteps(server: server, steps: steps, holdSeconds: Double(holdSeconds)) { step in
         say("  " + lpad("\(step.calls)", 5) + lpad(fixed(step.loss * 100, 2), 9) + lpad(fixed(step.delivered * 100, 1), 14)
-            + lpad(fixed(step.serverCores, 2), 15) + lpad(fixed(step.benchCores, 2), 14)
+            + lpad(fixed(step.sent * 100, 1), 9) + lpad(fixed(step.serverCores, 2), 15)
+            + lpad(fixed(step.serverCores / Double(max(step.calls, 1)) * 1e3, 2), 23) + lpad(fixed(step.benchCores, 2), 14)
+            + lpad(fixed(step.machineCores, 2), 16)
             + (step.setupFailures > 0 ? "   \(step.setupFailures) set-ups failed: \(step.firstFailure ?? "?")" : ""))
     }
     if let last = results.last {
         let within = results.filter { $0.loss <= 0.01 && $0.setupFailures == 0 }.last
-        let reason = last.loss > 0.01 ? "loss over 1 %" : last.setupFailures > 0 ? "set-ups failed"
-            : last.serverCores + last.benchCores > 1.85 ? "the two cores are used up (load generator included)" : "last step reached"
-        say("  highest step within 1 % loss: \(within.map { String($0.calls) } ?? "none") calls; stopped: \(reason)")
+        say("  highest step within 1 % loss: \(within.map { String($0.calls) } ?? "none") calls; stopped: \(last.stopReason ?? "last step reached")")
+        if let within, within.serverCores > 0 {
+            say("  server CPU per established call: \(fixed(within.serverCores / Double(within.calls) * 1e3, 2)) ms per second"
+                + " (one core would carry about \(Int(Double(within.calls) / within.serverCores)) such calls, by extrapolation)")
+        }
     } else {
         say("  not run: cannot start the device event loops")
     }

@@ -31,10 +31,23 @@ struct CapacityStep {
     let firstFailure: String?
     /// Lost / (received + lost) over the hold, summed over every leg's receive side.
     let loss: Double
-    /// Packets received over the hold against one per 20 ms per leg.
+    /// Packets received against one per 20 ms per leg, over each leg's own window.
     let delivered: Double
+    /// Frames the device legs' pacers sent against one per 20 ms: below 100 % the load
+    /// generator itself is short of CPU.
+    let sent: Double
     let serverCores: Double
     let benchCores: Double
+    /// Busy cores of the whole machine (/proc/stat), other processes included.
+    let machineCores: Double
+
+    /// Why the step-up stops after this step, if it does.
+    var stopReason: String? {
+        if setupFailures > 0 { return "set-ups failed" }
+        if loss > 0.01 { return "loss over 1 %" }
+        if sent < 0.95 { return "the load generator cannot send in real time (its legs are short of CPU)" }
+        return nil
+    }
 }
 
 /// Establishes call `index` between two new devices, with a tone each way.
@@ -81,20 +94,49 @@ private final class CapacityCollector: Sendable {
     let state = Mutex<(calls: [HandOver<HeldCall>], failures: Int, first: String?)>(([], 0, nil))
 }
 
-private struct LegTotals {
+/// One leg's receive counters and when they were read (reading hundreds of legs one by
+/// one takes a while on loaded loops, so each leg's window is its own).
+private struct LegSnapshot {
     var received: UInt64 = 0
     var lost: Int64 = 0
+    var sent: UInt64 = 0
+    var at = 0.0
 
-    static func of(_ calls: [HeldCall]) -> LegTotals {
-        var totals = LegTotals()
+    static func of(_ calls: [HeldCall]) -> [LegSnapshot] {
+        var snapshots: [LegSnapshot] = []
         for call in calls {
             for leg in call.legs {
-                guard let statistics = try? blockingAwait({ await leg.statistics }) else { continue }
-                totals.received += statistics.rtp.packetsReceived
-                totals.lost += max(0, statistics.rtp.inboundCumulativeLost)
+                let statistics = try? blockingAwait({ await leg.statistics })
+                snapshots.append(LegSnapshot(received: statistics?.rtp.packetsReceived ?? 0,
+                                             lost: max(0, statistics?.rtp.inboundCumulativeLost ?? 0),
+                                             sent: statistics?.framesSent ?? 0, at: wallSeconds()))
             }
         }
-        return totals
+        return snapshots
+    }
+}
+
+/// The machine's busy CPU time from /proc/stat (every core, every process).
+enum MachineCPU {
+    struct Sample {
+        let busySeconds: Double
+        let at: Double
+    }
+
+    static func now() -> Sample {
+        let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+        var busy = 0.0
+        if let text = readSmallFile("/proc/stat"), let line = text.split(separator: "\n").first, line.hasPrefix("cpu ") {
+            // user nice system idle iowait irq softirq steal: busy is all but idle and iowait.
+            let fields = line.split(separator: " ").dropFirst().compactMap { Double($0) }
+            if fields.count >= 8 { busy = (fields[0] + fields[1] + fields[2] + fields[5] + fields[6] + fields[7]) / ticks }
+        }
+        return Sample(busySeconds: busy, at: wallSeconds())
+    }
+
+    static func busyCores(since sample: Sample) -> Double {
+        let current = now()
+        return (current.busySeconds - sample.busySeconds) / max(current.at - sample.at, 1e-3)
     }
 }
 
@@ -107,8 +149,9 @@ private func keepAlive(_ calls: [HeldCall]) {
     }
 }
 
-/// Steps up the number of simultaneous calls; stops after the first step over 1 % loss,
-/// when the machine's two cores are used up, or after the last step.
+/// Steps up the number of simultaneous calls; stops after the first step with set-up
+/// failures, over 1 % loss or with the load generator short of CPU (`CapacityStep.stopReason`),
+/// or after the last step.
 func runCapacitySteps(server: ServerUnderTest, steps: [Int], holdSeconds: Double, progress: (CapacityStep) -> Void) -> [CapacityStep] {
     guard let media = try? DeviceMedia() else { return [] }
     defer { media.shutdown() }
@@ -141,8 +184,10 @@ func runCapacitySteps(server: ServerUnderTest, steps: [Int], holdSeconds: Double
         // Let the new legs' jitter buffers settle before the measured hold.
         keepAlive(held)
         usleep(1_000_000)
-        let before = LegTotals.of(held)
+        let before = LegSnapshot.of(held)
         let serverBefore = server.cpuSeconds(), benchBefore = processCPUSeconds(getpid()) ?? .nan
+        let machineBefore = MachineCPU.now()
+        let machine = MachineCPU.self
         let start = wallSeconds()
         for _ in 0..<Int(holdSeconds * 4) {
             usleep(250_000)
@@ -151,16 +196,22 @@ func runCapacitySteps(server: ServerUnderTest, steps: [Int], holdSeconds: Double
         let elapsed = wallSeconds() - start
         let serverCores = (server.cpuSeconds() - serverBefore) / elapsed
         let benchCores = ((processCPUSeconds(getpid()) ?? .nan) - benchBefore) / elapsed
-        let after = LegTotals.of(held)
-        let received = Double(after.received - before.received)
-        let lost = Double(after.lost - before.lost)
+        let after = LegSnapshot.of(held)
+        var received = 0.0, lost = 0.0, sent = 0.0, expected = 0.0
+        for (first, last) in zip(before, after) {
+            sent += Double(last.sent) - Double(first.sent)
+            received += Double(last.received) - Double(first.received)
+            lost += Double(last.lost) - Double(first.lost)
+            expected += 50 * (last.at - first.at)
+        }
         let loss = received + lost > 0 ? lost / (received + lost) : 1
-        let delivered = received / (Double(2 * held.count) * 50 * elapsed)
+        let delivered = received / max(expected, 1)
+        let machineBusy = machine.busyCores(since: machineBefore)
         let step = CapacityStep(calls: held.count, setupFailures: failures, firstFailure: first, loss: loss, delivered: delivered,
-                                serverCores: serverCores, benchCores: benchCores)
+                                sent: sent / max(expected, 1), serverCores: serverCores, benchCores: benchCores, machineCores: machineBusy)
         results.append(step)
         progress(step)
-        if loss > 0.01 || failures > 0 || serverCores + benchCores > 1.85 { break }
+        if step.stopReason != nil { break }
     }
     for call in held {
         try? hangUp(caller: call.caller, callee: call.callee, callID: call.callID)
