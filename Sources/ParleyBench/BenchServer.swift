@@ -7,8 +7,8 @@ import Glibc
 //   media     the same with real device media legs (ICE, DTLS-SRTP, Opus); latency
 //   idle      memory per idle connected device, and the server's CPU while they ping
 //   capacity  concurrent established calls with media before loss exceeds 1 %
-// Settings (environment): PARLEY_SERVER_PAIRS (signaling pairs, 48), PARLEY_SERVER_MEDIA_PAIRS
-// (8), PARLEY_SERVER_SECONDS (per set-up row, 10), PARLEY_SERVER_DEVICES (10000),
+// Settings (environment): PARLEY_SERVER_PAIRS (signaling pairs, 96), PARLEY_SERVER_MEDIA_PAIRS
+// (16), PARLEY_SERVER_SECONDS (per set-up row, 10), PARLEY_SERVER_DEVICES (10000),
 // PARLEY_SERVER_IDLE_SECONDS (20), PARLEY_SERVER_STEPS (10,25,50,100,150,200,300),
 // PARLEY_SERVER_HOLD_SECONDS (5). Each row starts a fresh server.
 
@@ -31,8 +31,8 @@ private func loadAverage() -> String {
 func printServerReport() {
     let environment = ProcessInfo.processInfo.environment
     let rows = Set((environment["PARLEY_SERVER_ROWS"] ?? "setups,media,idle,capacity").split(separator: ",").map(String.init))
-    let pairs = serverEnvironmentInt("PARLEY_SERVER_PAIRS", 48, 1...1000)
-    let mediaPairs = serverEnvironmentInt("PARLEY_SERVER_MEDIA_PAIRS", 8, 1...200)
+    let pairs = serverEnvironmentInt("PARLEY_SERVER_PAIRS", 96, 1...1000)
+    let mediaPairs = serverEnvironmentInt("PARLEY_SERVER_MEDIA_PAIRS", 16, 1...200)
     let seconds = serverEnvironmentInt("PARLEY_SERVER_SECONDS", 10, 1...600)
     let devices = serverEnvironmentInt("PARLEY_SERVER_DEVICES", 10_000, 1...100_000)
     let idleSeconds = serverEnvironmentInt("PARLEY_SERVER_IDLE_SECONDS", 20, 1...600)
@@ -131,19 +131,22 @@ private func capacityRow(steps: [Int], stepsText: String, holdSeconds: Int) {
     }
     defer { server.stop() }
     say("  calls   loss %   delivered %   sent %   server cores   server ms/s per call   bench cores   machine cores")
+    say("  (server ms/s per call: server CPU above its idle level before the first call, per call)")
     let results = runCapacitySteps(server: server, steps: steps, holdSeconds: Double(holdSeconds)) { step in
         say("  " + lpad("\(step.calls)", 5) + lpad(fixed(step.loss * 100, 2), 9) + lpad(fixed(step.delivered * 100, 1), 14)
             + lpad(fixed(step.sent * 100, 1), 9) + lpad(fixed(step.serverCores, 2), 15)
-            + lpad(fixed(step.serverCores / Double(max(step.calls, 1)) * 1e3, 2), 23) + lpad(fixed(step.benchCores, 2), 14)
+            + lpad(fixed(step.serverMillisecondsPerCall, 2), 23) + lpad(fixed(step.benchCores, 2), 14)
             + lpad(fixed(step.machineCores, 2), 16)
             + (step.setupFailures > 0 ? "   \(step.setupFailures) set-ups failed: \(step.firstFailure ?? "?")" : ""))
     }
     if let last = results.last {
-        let within = results.filter { $0.loss <= 0.01 && $0.setupFailures == 0 }.last
-        say("  highest step within 1 % loss: \(within.map { String($0.calls) } ?? "none") calls; stopped: \(last.stopReason ?? "last step reached")")
-        if let within, within.serverCores > 0 {
-            say("  server CPU per established call: \(fixed(within.serverCores / Double(within.calls) * 1e3, 2)) ms per second"
-                + " (one core would carry about \(Int(Double(within.calls) / within.serverCores)) such calls, by extrapolation)")
+        let within = results.filter(\.passed).last
+        say("  highest step with every frame sent and within 1 % loss: \(within.map { String($0.calls) } ?? "none") calls;"
+            + " stopped: \(last.stopReason ?? "last step reached")")
+        if let within, within.serverMillisecondsPerCall > 0 {
+            say("  server CPU per established call (above its idle \(fixed(within.serverIdleCores, 3)) cores): "
+                + "\(fixed(within.serverMillisecondsPerCall, 2)) ms per second, so one core would carry about"
+                + " \(Int(1000 / within.serverMillisecondsPerCall)) such calls (an extrapolation, not a measurement)")
         }
     } else {
         say("  not run: cannot start the device event loops")

@@ -37,9 +37,17 @@ struct CapacityStep {
     /// generator itself is short of CPU.
     let sent: Double
     let serverCores: Double
+    /// The server's CPU before the first call, in cores.
+    let serverIdleCores: Double
     let benchCores: Double
     /// Busy cores of the whole machine (/proc/stat), other processes included.
     let machineCores: Double
+
+    /// Server CPU per call above its idle level, in milliseconds per second.
+    var serverMillisecondsPerCall: Double { max(0, serverCores - serverIdleCores) / Double(max(calls, 1)) * 1e3 }
+
+    /// Whether the step carried its full load (every frame sent) within 1 % loss.
+    var passed: Bool { setupFailures == 0 && loss <= 0.01 && sent >= 0.95 }
 
     /// Why the step-up stops after this step, if it does.
     var stopReason: String? {
@@ -157,6 +165,10 @@ func runCapacitySteps(server: ServerUnderTest, steps: [Int], holdSeconds: Double
     defer { media.shutdown() }
     var held: [HeldCall] = []
     var results: [CapacityStep] = []
+    // The server's CPU with no call (edge and engine timers), taken off each step's figure per call.
+    let idleBefore = server.cpuSeconds(), idleStart = wallSeconds()
+    usleep(2_000_000)
+    let idleCores = (server.cpuSeconds() - idleBefore) / (wallSeconds() - idleStart)
     var nextIndex = 0
     for target in steps {
         // New calls are set up by up to 8 threads, each handing its calls back.
@@ -208,7 +220,7 @@ func runCapacitySteps(server: ServerUnderTest, steps: [Int], holdSeconds: Double
         let delivered = received / max(expected, 1)
         let machineBusy = machine.busyCores(since: machineBefore)
         let step = CapacityStep(calls: held.count, setupFailures: failures, firstFailure: first, loss: loss, delivered: delivered,
-                                sent: sent / max(expected, 1), serverCores: serverCores, benchCores: benchCores, machineCores: machineBusy)
+                                sent: sent / max(expected, 1), serverCores: serverCores, serverIdleCores: idleCores, benchCores: benchCores, machineCores: machineBusy)
         results.append(step)
         progress(step)
         if step.stopReason != nil { break }
