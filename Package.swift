@@ -13,6 +13,7 @@ let package = Package(
     name: "Parley",
     products: [
         .executable(name: "parley", targets: ["ParleyCLI"]),
+        .executable(name: "parleyd", targets: ["ParleyDaemon"]),
         .library(name: "ParleyWire", targets: [
             "ParleySTUN", "ParleyRTP", "ParleySDP", "ParleyWebSocket", "ParleySignaling",
         ]),
@@ -65,6 +66,14 @@ let package = Package(
             dependencies: ["ParleySTUN", "ParleyRTP", "ParleySDP", "ParleyWebSocket", "ParleySignaling"],
             swiftSettings: upcoming
         ),
+
+        // MARK: parleyd: configuration, admin commands, serve (docs/operations.md)
+        .executableTarget(
+            name: "ParleyDaemon",
+            dependencies: ["ParleyServer", "ParleyStore", "ParleyAuth", "ParleyNet", "ParleyCalling"],
+            swiftSettings: upcoming
+        ),
+        .testTarget(name: "ParleyDaemonTests", dependencies: ["ParleyDaemon", "ParleyServer", "ParleyStore", "ParleyNet", "ParleyTestSupport"], swiftSettings: upcoming),
 
         // MARK: Tools: fuzz harness (real only under `make fuzz`) and benchmarks
         .executableTarget(
