@@ -118,7 +118,7 @@ let package = Package(
         .testTarget(name: "ParleyEdgeTests", dependencies: ["ParleyEdge", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleyStoreTests", dependencies: ["ParleyStore", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleyCallingTests", dependencies: ["ParleyCalling", "ParleyTestSupport"], swiftSettings: upcoming),
-        .testTarget(name: "ParleyServerTests", dependencies: ["ParleyServer", "ParleyTestSupport", "ParleyEdge", "ParleyAuth", "ParleySignaling", "ParleyStore", "ParleyCalling", "ParleyMediaLeg", "ParleyMedia", "ParleyCrypto", "ParleyNet", "ParleyWebSocket", "ParleyICE", "ParleySTUN"], swiftSettings: upcoming),
+        .testTarget(name: "ParleyServerTests", dependencies: ["ParleyServer", "ParleyTestSupport", "ParleyEdge", "ParleyAuth", "ParleySignaling", "ParleyStore", "ParleyCalling", "ParleyMediaLeg", "ParleyMedia", "ParleyCrypto", "ParleyNet", "ParleyWebSocket", "ParleyICE", "ParleySTUN", "ParleySQLite"], swiftSettings: upcoming),
     ],
     swiftLanguageModes: [.v6]
 )
