@@ -38,8 +38,10 @@ unit-test: deps
 	$(SWIFT) test $(STRICT) --skip-build --filter RealTimeMediaTests
 
 # `install-deps.sh bench` also installs rtpengine, which the relay rows run beside ours.
+# The server rows run the release parleyd built next to ParleyBench.
 bench:
 	@./scripts/install-deps.sh bench
+	$(SWIFT) build -c release --product parleyd
 	$(SWIFT) run -c release ParleyBench
 
 fuzz-build: deps

@@ -1,8 +1,8 @@
 import Foundation
 import Glibc
 
-// The `server` group of `make bench` (issue 4): one server process under raw protocol
-// clients on loopback. Rows (PARLEY_SERVER_ROWS, comma-separated, default all):
+// The `server` group of `make bench` (issue 4): one parleyd process under raw protocol
+// clients on loopback (docs/bench-server.md). Rows (PARLEY_SERVER_ROWS, comma-separated, default all):
 //   setups    call set-ups per second, signaling only; server CPU per set-up; latency
 //   media     the same with real device media legs (ICE, DTLS-SRTP, Opus); latency
 //   idle      memory per idle connected device, and the server's CPU while they ping
@@ -10,7 +10,8 @@ import Glibc
 // Settings (environment): PARLEY_SERVER_PAIRS (signaling pairs, 96), PARLEY_SERVER_MEDIA_PAIRS
 // (16), PARLEY_SERVER_SECONDS (per set-up row, 10), PARLEY_SERVER_DEVICES (10000),
 // PARLEY_SERVER_IDLE_SECONDS (20), PARLEY_SERVER_STEPS (10,25,50,100,150,200,300),
-// PARLEY_SERVER_HOLD_SECONDS (5). Each row starts a fresh server.
+// PARLEY_SERVER_HOLD_SECONDS (5), PARLEY_SERVER_KEEP (keep each server's data directory and
+// log in /tmp). Each row starts a fresh parleyd.
 
 private func say(_ line: String) {
     print(line)
@@ -20,7 +21,8 @@ private func say(_ line: String) {
 /// The command that reproduces one row with the settings it ran with.
 private func command(_ row: String, _ settings: [(String, Int)]) -> String {
     let environment = ([("PARLEY_SERVER_ROWS", row)] + settings.map { ($0.0, String($0.1)) }).map { "\($0.0)=\($0.1)" }
-    return "reproduce: " + environment.joined(separator: " ") + " swift run -c release ParleyBench server"
+    return "reproduce: swift build -c release --product parleyd && " + environment.joined(separator: " ")
+        + " swift run -c release ParleyBench server"
 }
 
 private func loadAverage() -> String {
@@ -44,7 +46,7 @@ func printServerReport() {
     // the server child inherits the limit.
     let limit = raiseOpenFileLimit(to: rlim_t(max(4096, devices + 4096)))
     say("")
-    say("Server (ParleyBench server-serve: ParleyServer with parleyd's defaults, own process) under raw protocol clients on loopback.")
+    say("Server: parleyd (\(ServerUnderTest.executable ?? "not built"), its defaults, own process) under raw protocol clients on loopback.")
     say("Load generator and server share this machine's \(sysconf(Int32(_SC_NPROCESSORS_ONLN))) cores; server CPU = user+system of its")
     say("process from /proc/<pid>/stat, memory = its VmRSS. Load average at start: \(loadAverage()); open-file limit \(limit).")
 

@@ -1,12 +1,12 @@
+import Foundation
 import Glibc
-import ParleyAuth
 import ParleyNet
-import ParleyStore
 
-/// The server under load: `ParleyBench server-serve` (BenchServerServe.swift, a
-/// `ParleyServer` with parleyd's flags) as a child process, so that its CPU and memory are
-/// read from /proc apart from the load generator's. Its store lives in a fresh temporary
-/// directory holding one application, created before the start like `parleyd app create`.
+/// The server under load: the `parleyd` executable built next to this one
+/// (`swift build -c release --product parleyd`), as a child process, so that its CPU and
+/// memory are read from /proc apart from the load generator's. It runs with its defaults
+/// (log level info to a file, one edge loop per core) on a store in a fresh temporary
+/// directory holding one application, made by `parleyd app create --json`.
 final class ServerUnderTest {
     let child: ChildProcess
     let address: SocketAddress
@@ -17,25 +17,29 @@ final class ServerUnderTest {
     /// where the device legs of the bench bind, so the two never compete.
     static let mediaPorts: ClosedRange<UInt16> = 10_000...11_999
 
+    /// `parleyd` in the directory of this executable.
+    static var executable: String? {
+        guard let me = currentExecutablePath(), let slash = me.lastIndex(of: "/") else { return nil }
+        let path = String(me[..<slash]) + "/parleyd"
+        return access(path, X_OK) == 0 ? path : nil
+    }
+
     init() throws {
+        guard let executable = Self.executable else {
+            throw ChildProcess.Failure(description: "parleyd not found next to ParleyBench: swift build -c release --product parleyd")
+        }
         var template = Array("/tmp/parley-bench-server-XXXXXX".utf8CString)
         guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
             throw ChildProcess.Failure(description: "cannot create a temporary data directory")
         }
         dataDirectory = String(cString: made)
-        let generated = try ApplicationCredentials.generate()
-        do {
-            let store = try SQLiteStore(path: dataDirectory + "/parley.sqlite")
-            _ = try store.createApplication(key: generated.key, name: "bench", secret: generated.secret.base64, at: Int64(time(nil)) * 1000)
-        }
-        credentials = BenchCredentials(key: generated.key, secret: generated.secret.base64)
-        guard let executable = currentExecutablePath() else { throw ChildProcess.Failure(description: "cannot find this executable") }
+        credentials = try Self.createApplication(executable, dataDirectory)
         child = try ChildProcess(
             path: executable,
-            arguments: ["server-serve", "--data-dir", dataDirectory, "--listen", "127.0.0.1:0",
+            arguments: ["--data-dir", dataDirectory, "--listen", "127.0.0.1:0",
                         "--media-ports", "\(Self.mediaPorts.lowerBound)-\(Self.mediaPorts.upperBound)", "--no-dev-app"],
-            pipeStdin: true, pipeStdout: true, stderrPath: dataDirectory + "/server.log")
-        // The banner line parleyd prints: "parleyd listening on http://127.0.0.1:PORT (...)".
+            pipeStdin: false, pipeStdout: true, stderrPath: dataDirectory + "/server.log")
+        // parleyd's banner: "parleyd listening on http://127.0.0.1:PORT (signaling ...)".
         var found: SocketAddress?
         for _ in 0..<20 {
             guard let line = child.readLine(timeoutMs: 10_000) else { break }
@@ -47,9 +51,26 @@ final class ServerUnderTest {
         }
         guard let found else {
             child.terminate()
-            throw ChildProcess.Failure(description: "the server did not start (log: \(dataDirectory)/server.log)")
+            throw ChildProcess.Failure(description: "parleyd did not start (log: \(dataDirectory)/server.log)")
         }
         address = found
+    }
+
+    /// `parleyd app create --json`: its key and secret.
+    private static func createApplication(_ executable: String, _ dataDirectory: String) throws -> BenchCredentials {
+        let admin = try ChildProcess(path: executable, arguments: ["app", "create", "--name", "bench", "--data-dir", dataDirectory, "--json"],
+                                     pipeStdin: false, pipeStdout: true)
+        var output = ""
+        for _ in 0..<100 {
+            guard let line = admin.readLine(timeoutMs: 10_000) else { break }
+            output += line
+        }
+        admin.waitExit(timeoutMs: 5000)
+        guard let object = try? JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any],
+              let key = object["key"] as? String, let secret = object["secret"] as? String else {
+            throw ChildProcess.Failure(description: "parleyd app create --json printed no key and secret: \(output)")
+        }
+        return BenchCredentials(key: key, secret: secret)
     }
 
     /// User plus system CPU seconds of the server process, every thread.
@@ -58,14 +79,10 @@ final class ServerUnderTest {
     /// Resident set size of the server process in KiB (VmRSS of /proc/<pid>/status).
     func residentKiB() -> Double { processResidentKiB(child.pid) ?? .nan }
 
+    /// SIGTERM (parleyd shuts down cleanly), then removes the data directory.
     func stop() {
-        child.closeInput()
-        if !child.waitExit(timeoutMs: 5000) { child.terminate() }
-        _ = unlink(dataDirectory + "/parley.sqlite")
-        _ = unlink(dataDirectory + "/parley.sqlite-wal")
-        _ = unlink(dataDirectory + "/parley.sqlite-shm")
-        _ = unlink(dataDirectory + "/server.log")
-        _ = rmdir(dataDirectory)
+        child.terminate()
+        if ProcessInfo.processInfo.environment["PARLEY_SERVER_KEEP"] == nil { try? FileManager.default.removeItem(atPath: dataDirectory) }
     }
 }
 

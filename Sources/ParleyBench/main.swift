@@ -3,8 +3,6 @@
 
 // Our relay as a child process of the `relay` comparison (BenchRelayServe.swift).
 if CommandLine.arguments.dropFirst().first == "relay-serve" { runRelayServeAndExit() }
-// The server under load of the `server` rows, as a child process (BenchServerServe.swift).
-if CommandLine.arguments.dropFirst().first == "server-serve" { runServerServeAndExit(Array(CommandLine.arguments.dropFirst(2))) }
 
 var seconds = 1.0
 var wanted: Set<String> = []
@@ -37,7 +35,7 @@ if wanted.isEmpty || wanted.contains("edge") { print(edgeEchoReport(seconds: sec
 if wanted.isEmpty || wanted.contains("store") { print(storeDurabilityReport(seconds: seconds)) }
 // Relay forwarding against rtpengine: child processes measured from /proc (BenchRelay.swift).
 if wanted.isEmpty || wanted.contains("relay") { print(relayComparisonReport()) }
-// Call set-ups, idle devices and concurrent calls through one server process (BenchServer.swift).
+// Call set-ups, idle devices and concurrent calls through a parleyd process (BenchServer.swift).
 if wanted.isEmpty || wanted.contains("server") { printServerReport() }
 let formats = wanted.isEmpty ? "" : " " + wanted.sorted().joined(separator: " ")
 print("reproduce: swift run -c release ParleyBench\(formats) --seconds \(seconds)   (one format: name it, e.g. ParleyBench stun)")
