@@ -138,8 +138,10 @@ final class ChildProcess {
 
 /// utime + stime (fields 14 and 15) of /proc/<pid>/stat, in seconds. The counters are kept
 /// in clock ticks (`sysconf(_SC_CLK_TCK)`, 100 per second on Linux).
-func processCPUSeconds(_ pid: pid_t) -> Double? {
-    guard let text = readSmallFile("/proc/\(pid)/stat"),
+/// With `task`, `pid` is a thread of process `task` (/proc/<task>/task/<pid>/stat).
+func processCPUSeconds(_ pid: pid_t, task: pid_t? = nil) -> Double? {
+    let path = task.map { "/proc/\($0)/task/\(pid)/stat" } ?? "/proc/\(pid)/stat"
+    guard let text = readSmallFile(path),
           let closeParen = text.lastIndex(of: ")") else { return nil }
     // Fields after the command name (which may contain spaces) start with field 3, the state.
     let fields = text[text.index(after: closeParen)...].split(separator: " ")

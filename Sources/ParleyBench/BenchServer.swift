@@ -86,7 +86,8 @@ private func setupRow(pairs: Int, seconds: Int, media: Bool) {
     say("  \(pairs) pairs x \(seconds) s: \(run.setups) set-ups, \(fixed(rate, 1)) set-ups/s"
         + "  server CPU \(fixed(run.serverCPUSeconds / Double(max(run.setups, 1)) * 1e6, 0)) us/set-up"
         + " (\(fixed(run.serverCPUSeconds / run.wallSeconds, 2)) cores), bench \(fixed(run.benchCPUSeconds / run.wallSeconds, 2)) cores")
-    say("  per server core: \(fixed(Double(run.setups) / max(run.serverCPUSeconds, 1e-9), 0)) set-ups per CPU-second")
+    say("  per server core: \(fixed(Double(run.setups) / max(run.serverCPUSeconds, 1e-9), 0)) set-ups per CPU-second;"
+        + " busiest server threads (cores): \(run.serverThreads)")
     say("  latency call.start -> callee call.incoming: p50 \(fixed(quantile(run.startToIncoming, 0.5) * 1e3, 2)) ms,"
         + " p99 \(fixed(quantile(run.startToIncoming, 0.99) * 1e3, 2)) ms (\(run.startToIncoming.count) calls)")
     if media {

@@ -86,6 +86,27 @@ final class ServerUnderTest {
     }
 }
 
+/// CPU seconds of each thread of `pid`, summed by thread name (/proc/<pid>/task/*/comm and stat).
+func threadCPUSecondsByName(_ pid: pid_t) -> [String: Double] {
+    var totals: [String: Double] = [:]
+    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+    for task in tasks.prefix(4096) {
+        guard let tid = pid_t(task), let seconds = processCPUSeconds(tid, task: pid) else { continue }
+        var name = readSmallFile("/proc/\(pid)/task/\(task)/comm")?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
+        // Dispatch's worker threads (the store's queues among them) carry a truncated
+        // "com.apple.root.*-qos*" name.
+        if name.contains("qos") { name = "dispatch-workers" }
+        totals[name, default: 0] += seconds
+    }
+    return totals
+}
+
+/// The busiest thread names between two `threadCPUSecondsByName` samples, as cores over `seconds`.
+func busiestThreads(before: [String: Double], after: [String: Double], seconds: Double, count: Int = 3) -> String {
+    let used = after.map { (name: $0.key, cores: ($0.value - (before[$0.key] ?? 0)) / seconds) }
+    return used.sorted { $0.cores > $1.cores }.prefix(count).map { "\($0.name) \(fixed($0.cores, 2))" }.joined(separator: ", ")
+}
+
 /// VmRSS of /proc/<pid>/status, in KiB.
 func processResidentKiB(_ pid: pid_t) -> Double? {
     guard let text = readSmallFile("/proc/\(pid)/status") else { return nil }

@@ -36,6 +36,8 @@ struct SetupRun {
     var wallSeconds = 0.0
     var serverCPUSeconds = 0.0
     var benchCPUSeconds = 0.0
+    /// The server's busiest threads over the run, in cores.
+    var serverThreads = ""
 
     mutating func absorb(_ other: SetupRun) {
         setups += other.setups
@@ -79,6 +81,7 @@ func runCallSetups(server: ServerUnderTest, pairs: Int, seconds: Double, media: 
     let address = server.address
     let credentials = server.credentials
     let cpuBefore = server.cpuSeconds()
+    let threadsBefore = threadCPUSecondsByName(server.child.pid)
     let benchBefore = processCPUSeconds(getpid()) ?? .nan
     let start = wallSeconds()
     let end = start + seconds
@@ -119,6 +122,7 @@ func runCallSetups(server: ServerUnderTest, pairs: Int, seconds: Double, media: 
     var run = tally.run.withLock { $0 }
     run.wallSeconds = wallSeconds() - start
     run.serverCPUSeconds = server.cpuSeconds() - cpuBefore
+    run.serverThreads = busiestThreads(before: threadsBefore, after: threadCPUSecondsByName(server.child.pid), seconds: run.wallSeconds)
     run.benchCPUSeconds = (processCPUSeconds(getpid()) ?? .nan) - benchBefore
     return run
 }
