@@ -62,7 +62,7 @@ struct CapacityStep {
 private func establishCall(server: ServerUnderTest, media: DeviceMedia, index: Int) throws -> HeldCall {
     let caller = try BenchDevice(address: server.address, credentials: server.credentials, user: "hold-caller-\(index)", deviceID: "d")
     let callee = try BenchDevice(address: server.address, credentials: server.credentials, user: "hold-callee-\(index)", deviceID: "d")
-    let configuration = try media.configuration()
+    let configuration = try DeviceMedia.configuration()
     let callerLeg = try media.leg(0, configuration)
     let calleeLeg = try media.leg(1, configuration)
     do {

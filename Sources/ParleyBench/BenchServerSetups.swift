@@ -61,7 +61,9 @@ final class DeviceMedia: Sendable {
         loops = try (0..<2).map { try EventLoop(name: "bench-devices-\($0)") }
     }
 
-    func configuration() throws -> MediaLegConfiguration {
+    /// A device's leg configuration: full ICE, Opus only, a certificate of its own. Also
+    /// used for the offers and answers of signaling-only calls, from cores that never run.
+    static func configuration() throws -> MediaLegConfiguration {
         var configuration = MediaLegConfiguration(iceMode: .full, certificate: try DTLSCertificate.generate())
         configuration.codecs = [.opus]
         return configuration
@@ -90,7 +92,7 @@ func runCallSetups(server: ServerUnderTest, pairs: Int, seconds: Double, media: 
         do {
             let caller = try BenchDevice(address: address, credentials: credentials, user: "\(tag)-caller-\(index)", deviceID: "d-\(index)")
             let callee = try BenchDevice(address: address, credentials: credentials, user: "\(tag)-callee-\(index)", deviceID: "d-\(index)")
-            let configuration = try media?.configuration() ?? DeviceMedia.signalingConfiguration()
+            let configuration = try DeviceMedia.configuration()
             var nextStart = wallSeconds()
             // Bounded by time and by count (the pacing cap times the duration, plus one).
             let maximum = Int(seconds * setupsPerPairPerSecond) + 1
@@ -125,15 +127,6 @@ func runCallSetups(server: ServerUnderTest, pairs: Int, seconds: Double, media: 
     run.serverThreads = busiestThreads(before: threadsBefore, after: threadCPUSecondsByName(server.child.pid), seconds: run.wallSeconds)
     run.benchCPUSeconds = (processCPUSeconds(getpid()) ?? .nan) - benchBefore
     return run
-}
-
-extension DeviceMedia {
-    /// Offers and answers for signaling-only calls come from cores that never run.
-    static func signalingConfiguration() throws -> MediaLegConfiguration {
-        var configuration = MediaLegConfiguration(iceMode: .full, certificate: try DTLSCertificate.generate())
-        configuration.codecs = [.opus]
-        return configuration
-    }
 }
 
 func realtimeNanoseconds() -> Int64 {
