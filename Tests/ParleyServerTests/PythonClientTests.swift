@@ -27,6 +27,9 @@ import Testing
         let incoming = try #require(bob.events("call.incoming").first)
         #expect((incoming["from"] as? [String: Any])?["address"] as? String == "alice")
         #expect((incoming["headers"] as? [String: Any])?["X-Order"] as? String == "1187")
+        // protocol.md, call.ended: rungTime is the caller's; the acknowledging callee has none.
+        #expect(alice.endedDetails.keys.contains("rungTime"), "\(alice.transcript)")
+        #expect(!bob.endedDetails.keys.contains("rungTime"), "\(bob.transcript)")
     }
 
     /// Alice (the Python caller) hangs up while Bob rings: `canceled` on both sides.
@@ -82,12 +85,40 @@ extension RealTimeMediaTests {
             let harness = try PythonClientRun.harness()
             let directory = try PythonClientRun.temporaryDirectory()
             defer { try? FileManager.default.removeItem(atPath: directory) }
+            // Alice offers aiortc's whole codec list (Opus, PCMU, PCMA): the answer keeps Opus.
             let (alice, bob) = try await PythonClientRun.call(
                 harness,
                 bob: ["--answer", "--tone", "440", "--record", directory + "/bob.wav", "--hangup-after", "3"],
-                alice: ["--tone", "1000", "--record", directory + "/alice.wav"])
+                alice: ["--tone", "1000", "--record", directory + "/alice.wav", "--all-codecs"])
             try Self.checkTalk(alice: alice, bob: bob, aliceHears: 440, bobHears: 1000, seconds: 3,
                                aliceRecording: directory + "/alice.wav", bobRecording: directory + "/bob.wav")
+        }
+
+        /// What protocol.md ("Media", `call.media`, `call.incoming`, `call.ended`, the
+        /// deviations) says of the SDP, the DTLS roles and the end details, as the clients saw it.
+        static func checkMediaDescription(alice: PythonClientRun, bob: PythonClientRun) throws {
+            let answer = try #require(alice.events("call.media").first?["sdp"] as? [String: Any], "\(alice.transcript)")
+            #expect(answer["setup"] as? String == "active")
+            #expect(answer["iceLite"] as? Bool == true)
+            #expect(answer["codecs"] as? [String] == ["opus/48000/2"])
+            #expect(answer["candidates"] as? Int == 1)
+            let offer = try #require(bob.events("call.incoming").first?["sdp"] as? [String: Any], "\(bob.transcript)")
+            #expect(offer["setup"] as? String == "actpass")
+            #expect(offer["iceLite"] as? Bool == true)
+            #expect((offer["codecs"] as? [String])?.first == "opus/48000/2")
+            let connected = { (client: PythonClientRun) in
+                client.events("media.state").first { $0["state"] as? String == "connected" }?["dtlsRole"] as? String
+            }
+            #expect(connected(alice) == "server", "\(alice.transcript)")
+            #expect(connected(bob) == "client", "\(bob.transcript)")
+            for client in [alice, bob] {
+                let media = client.events("hello.ok").first?["media"] as? [String: Any]
+                #expect(media?["codecs"] as? [String] == ["opus"], "\(client.transcript)")
+                #expect(Set(["startedTime", "answeredTime", "establishedTime", "endedTime"])
+                    .isSubset(of: client.endedDetails.keys), "\(client.transcript)")
+            }
+            #expect(Set(["progressedTime", "rungTime"]).isSubset(of: alice.endedDetails.keys))
+            #expect(Set(["progressedTime", "rungTime"]).isDisjoint(with: bob.endedDetails.keys))
         }
 
         static func checkTalk(alice: PythonClientRun, bob: PythonClientRun, aliceHears: Double, bobHears: Double,
@@ -100,6 +131,7 @@ extension RealTimeMediaTests {
             #expect(alice.seen == ["result", "call.media", "call.progress", "call.ringing", "call.answered",
                                    "call.established", "call.ended"], "\(alice.transcript)")
             #expect(bob.seen == ["call.incoming", "call.answered", "call.established", "call.ended"], "\(bob.transcript)")
+            try checkMediaDescription(alice: alice, bob: bob)
             for (client, path, expected) in [(alice, aliceRecording, aliceHears), (bob, bobRecording, bobHears)] {
                 // Our own analysis of the file the client wrote, and the client's own report.
                 let file = try WAVFile.read(path: path)
@@ -169,6 +201,8 @@ struct PythonClientRun: Sendable {
     }
 
     var done: [String: Any]? { events("done").last }
+    /// `details` of the call's `call.ended`.
+    var endedDetails: [String: Any] { events("call.ended").first?["details"] as? [String: Any] ?? [:] }
     /// The call's events in the order the client saw them (from `done`).
     var seen: [String] { done?["seen"] as? [String] ?? [] }
     var violations: [[String: Any]] { events("protocol.violation") + events("error") }

@@ -111,6 +111,15 @@ def signaling_url(server: str) -> str:
     return base if base.endswith("/v1/ws") else base + "/v1/ws"
 
 
+def sdp_summary(sdp: str) -> dict[str, Any]:
+    """What a test wants to see of the server's SDP: DTLS setup, ICE-lite, codecs, candidates."""
+    lines = sdp.split("\r\n")
+    value = lambda prefix: next((line[len(prefix):] for line in lines if line.startswith(prefix)), None)
+    return {"setup": value("a=setup:"), "iceLite": "a=ice-lite" in lines,
+            "codecs": [line.split(" ", 1)[1] for line in lines if line.startswith("a=rtpmap:")],
+            "candidates": sum(1 for line in lines if line.startswith("a=candidate:"))}
+
+
 # --------------------------------------------------------------------------- audio
 
 
@@ -243,12 +252,13 @@ class Recorder:
                 file.setsampwidth(2)
                 file.setframerate(self.rate)
                 file.writeframes(samples.astype("<i2").tobytes())
-        audible = numpy.concatenate([c for c in self.chunks if rms_dbfs(c) > AUDIBLE_DBFS]) if self.chunks else samples
+        loud = [c for c in self.chunks if rms_dbfs(c) > AUDIBLE_DBFS]
+        audible = numpy.concatenate(loud) if loud else numpy.zeros(0, dtype=numpy.int16)
         first_ms = None
         if self.first_audible is not None and established is not None:
             first_ms = round((self.first_audible - established) * 1000)
         return {"path": path, "sampleRate": self.rate, "frames": self.frames, "samples": int(len(samples)),
-                "audibleFrames": sum(1 for c in self.chunks if rms_dbfs(c) > AUDIBLE_DBFS),
+                "audibleFrames": len(loud),
                 "firstAudibleMsAfterEstablished": first_ms,
                 "dominantHz": dominant_frequency(audible[-MEDIA_RATE * 2:], self.rate) if len(audible) else None,
                 "levelDbfs": rms_dbfs(audible)}
@@ -401,7 +411,13 @@ class Call:
 
         @self.pc.on("connectionstatechange")
         async def on_state() -> None:
-            emit("media.state", callId=call_id, state=self.pc.connectionState)
+            fields: dict[str, Any] = {}
+            if self.pc.connectionState == "connected":
+                # aiortc keeps the negotiated DTLS role in a private attribute; report it if there.
+                transceivers = self.pc.getTransceivers()
+                transport = transceivers[0].receiver.transport if transceivers else None
+                fields["dtlsRole"] = getattr(transport, "_role", None)
+            emit("media.state", callId=call_id, state=self.pc.connectionState, **fields)
 
     def add_track(self) -> None:
         """Our track on the one audio transceiver; Opus only unless --all-codecs."""
@@ -486,7 +502,7 @@ async def place_call(args: argparse.Namespace, signaling: Signaling) -> str:
             continue
         call.note(type_)
         if type_ == "call.media":
-            emit("call.media", callId=call_id)
+            emit("call.media", callId=call_id, sdp=sdp_summary(frame["sdp"]))
             await call.pc.setRemoteDescription(RTCSessionDescription(sdp=frame["sdp"], type="answer"))
         elif type_ == "call.ended":
             emit("call.ended", **ended_fields(frame))
@@ -533,7 +549,8 @@ async def receive_calls(args: argparse.Namespace, signaling: Signaling) -> list[
             call = Call(args, frame["callId"], CALLEE_ORDER)
             call.note(type_)
             emit("call.incoming", callId=call.call_id, **{"from": frame.get("from"), "headers": frame.get("headers"),
-                                                        "video": frame.get("video"), "time": frame.get("time")})
+                                                        "video": frame.get("video"), "time": frame.get("time"),
+                                                        "sdp": sdp_summary(frame["sdp"])})
             await signaling.request("call.ack", callId=call.call_id)
             emit("acked", callId=call.call_id)
             if args.ring_seconds:
