@@ -86,17 +86,48 @@ extension RealTimeMediaTests {
             let directory = try PythonClientRun.temporaryDirectory()
             defer { try? FileManager.default.removeItem(atPath: directory) }
             // Alice offers aiortc's whole codec list (Opus, PCMU, PCMA): the answer keeps Opus.
+            // Bob answers `a=setup:passive`, which the server accepts as well (it is then
+            // the DTLS client on Bob's leg too).
             let (alice, bob) = try await PythonClientRun.call(
                 harness,
-                bob: ["--answer", "--tone", "440", "--record", directory + "/bob.wav", "--hangup-after", "3"],
+                bob: ["--answer", "--tone", "440", "--record", directory + "/bob.wav", "--hangup-after", "3",
+                      "--answer-setup", "passive"],
                 alice: ["--tone", "1000", "--record", directory + "/alice.wav", "--all-codecs"])
             try Self.checkTalk(alice: alice, bob: bob, aliceHears: 440, bobHears: 1000, seconds: 3,
-                               aliceRecording: directory + "/alice.wav", bobRecording: directory + "/bob.wav")
+                               aliceRecording: directory + "/alice.wav", bobRecording: directory + "/bob.wav",
+                               bobDTLSRole: "server")
+        }
+
+        /// Bob's connection drops 1 s into the call and he stays away 2.5 s; Alice hangs up
+        /// meanwhile. Bob resumes his session and then gets the `call.ended` he missed.
+        @Test func pythonCalleeResumesAfterADroppedConnection() async throws {
+            let harness = try PythonClientRun.harness()
+            let (alice, bob) = try await PythonClientRun.call(
+                harness,
+                bob: ["--answer", "--tone", "1000", "--drop-after", "1", "--away-seconds", "2.5"],
+                alice: ["--tone", "440", "--hangup-after", "2"])
+            for client in [alice, bob] {
+                #expect(client.status == 0, "\(client.transcript)")
+                #expect(client.violations.isEmpty, "\(client.transcript)")
+                #expect(client.done?["cause"] as? String == "hungUp", "\(client.transcript)")
+            }
+            #expect(bob.seen == ["call.incoming", "call.answered", "call.established", "call.ended"], "\(bob.transcript)")
+            #expect(bob.events("closed").first?["code"] as? Int == 1006, "\(bob.transcript)")
+            let hellos = bob.events("hello.ok")
+            #expect(hellos.count == 2, "\(bob.transcript)")
+            #expect(hellos.last?["resumed"] as? Bool == true, "\(bob.transcript)")
+            #expect(hellos.first?["sessionId"] as? String == hellos.last?["sessionId"] as? String)
+            // call.ended came after the resume, not before the drop.
+            let order = bob.lines.compactMap { line in ["\"resumed\"", "\"call.ended\""].first { line.contains("{\"event\":\($0)") } }
+            #expect(order == ["\"resumed\"", "\"call.ended\""], "\(bob.transcript)")
+            // Bob heard Alice before his connection dropped: media does not depend on the WebSocket.
+            let heard = bob.events("recording").first?["dominantHz"] as? Double ?? 0
+            #expect(abs(heard - 440) < 5, "\(bob.transcript)")
         }
 
         /// What protocol.md ("Media", `call.media`, `call.incoming`, `call.ended`, the
         /// deviations) says of the SDP, the DTLS roles and the end details, as the clients saw it.
-        static func checkMediaDescription(alice: PythonClientRun, bob: PythonClientRun) throws {
+        static func checkMediaDescription(alice: PythonClientRun, bob: PythonClientRun, bobDTLSRole: String) throws {
             let answer = try #require(alice.events("call.media").first?["sdp"] as? [String: Any], "\(alice.transcript)")
             #expect(answer["setup"] as? String == "active")
             #expect(answer["iceLite"] as? Bool == true)
@@ -110,7 +141,7 @@ extension RealTimeMediaTests {
                 client.events("media.state").first { $0["state"] as? String == "connected" }?["dtlsRole"] as? String
             }
             #expect(connected(alice) == "server", "\(alice.transcript)")
-            #expect(connected(bob) == "client", "\(bob.transcript)")
+            #expect(connected(bob) == bobDTLSRole, "\(bob.transcript)")
             for client in [alice, bob] {
                 let media = client.events("hello.ok").first?["media"] as? [String: Any]
                 #expect(media?["codecs"] as? [String] == ["opus"], "\(client.transcript)")
@@ -122,7 +153,8 @@ extension RealTimeMediaTests {
         }
 
         static func checkTalk(alice: PythonClientRun, bob: PythonClientRun, aliceHears: Double, bobHears: Double,
-                              seconds: Double, aliceRecording: String, bobRecording: String) throws {
+                              seconds: Double, aliceRecording: String, bobRecording: String,
+                              bobDTLSRole: String = "client") throws {
             for client in [alice, bob] {
                 #expect(client.status == 0, "\(client.transcript)")
                 #expect(client.violations.isEmpty, "\(client.transcript)")
@@ -131,7 +163,7 @@ extension RealTimeMediaTests {
             #expect(alice.seen == ["result", "call.media", "call.progress", "call.ringing", "call.answered",
                                    "call.established", "call.ended"], "\(alice.transcript)")
             #expect(bob.seen == ["call.incoming", "call.answered", "call.established", "call.ended"], "\(bob.transcript)")
-            try checkMediaDescription(alice: alice, bob: bob)
+            try checkMediaDescription(alice: alice, bob: bob, bobDTLSRole: bobDTLSRole)
             for (client, path, expected) in [(alice, aliceRecording, aliceHears), (bob, bobRecording, bobHears)] {
                 // Our own analysis of the file the client wrote, and the client's own report.
                 let file = try WAVFile.read(path: path)

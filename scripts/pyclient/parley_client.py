@@ -279,24 +279,51 @@ class Signaling:
         self.tasks: list[asyncio.Task] = []
         self.session: dict[str, Any] = {}
         self.close_code: Optional[int] = None
+        self.credentials: tuple = ()
+        self.dropping = False
+        self.away_seconds = 0.0
 
-    async def open(self, app_key: str, token: str, device_id: str) -> dict[str, Any]:
+    async def open(self, app_key: str, token_source, device_id: str,
+                   resume_session: Optional[str] = None) -> dict[str, Any]:
+        """Connects and sends `hello`; `token_source()` gives a fresh token (each nonce works once)."""
+        self.credentials = (app_key, token_source, device_id)
         # `websockets` offers the subprotocol and fails the handshake if the server selects another.
         self.socket = await connect(self.url, subprotocols=[SUBPROTOCOL], open_timeout=10,
                                     ping_interval=None, max_size=65536)
         emit("connected", url=self.url, subprotocol=self.socket.subprotocol)
-        self.tasks.append(asyncio.ensure_future(self._read()))
-        reply = await self.request("hello", appKey=app_key, token=token, deviceId=device_id,
+        self.tasks = [asyncio.ensure_future(self._read(self.socket))]
+        reply = await self.request("hello", appKey=app_key, token=token_source(), deviceId=device_id,
                                    sdk={"name": SDK_NAME, "version": SDK_VERSION,
                                         "platform": f"Python {sys.version_info.major}.{sys.version_info.minor} aiortc"},
-                                   capabilities=["audio"])
+                                   capabilities=["audio"], resumeSessionId=resume_session)
         if reply["type"] != "hello.ok":
             raise ClientFailure(f"hello refused: {reply}")
         self.session = reply
         emit("hello.ok", sessionId=reply["sessionId"], userId=reply["userId"], heartbeatMs=reply["heartbeatMs"],
-             serverVersion=reply.get("serverVersion"), media=reply.get("media"))
+             serverVersion=reply.get("serverVersion"), media=reply.get("media"), resumed=reply.get("resumed", False))
         self.tasks.append(asyncio.ensure_future(self._heartbeat(reply["heartbeatMs"] / 1000)))
         return reply
+
+    async def drop_and_resume(self, away: float = 0.0) -> None:
+        """Drops the TCP connection without a close frame, as a network change would, then
+        reconnects with `resumeSessionId` (protocol.md, "Reconnecting")."""
+        previous = self.session["sessionId"]
+        self.dropping = True
+        for task in self.tasks[1:]:
+            task.cancel()
+        self.socket.transport.abort()
+        try:
+            await asyncio.wait_for(self.tasks[0], 5)
+        except (asyncio.TimeoutError, asyncio.CancelledError):
+            pass
+        self.dropping = False
+        emit("dropped", sessionId=previous)
+        await asyncio.sleep(away)
+        app_key, token_source, device_id = self.credentials
+        reply = await self.open(app_key, token_source, device_id, resume_session=previous)
+        if not reply.get("resumed", False) or reply["sessionId"] != previous:
+            raise ClientFailure(f"session {previous} not resumed: {reply}")
+        emit("resumed", sessionId=previous)
 
     async def request(self, type_: str, timeout: float = 10, **members: Any) -> dict[str, Any]:
         """Sends a request and returns its reply; an `error` reply raises ClientFailure."""
@@ -321,9 +348,9 @@ class Signaling:
             raise ClientFailure(f"{type_} refused: {reply.get('code')}: {reply.get('message')}")
         return reply
 
-    async def _read(self) -> None:
+    async def _read(self, socket: ClientConnection) -> None:
         try:
-            async for text in self.socket:
+            async for text in socket:
                 if isinstance(text, bytes):
                     raise ClientFailure("binary frame from the server")
                 frame = json.loads(text)
@@ -347,12 +374,13 @@ class Signaling:
         except ConnectionClosed:
             pass
         finally:
-            self.close_code = self.socket.close_code
-            emit("closed", code=self.close_code, reason=self.socket.close_reason or None)
+            self.close_code = socket.close_code
+            emit("closed", code=self.close_code, reason=socket.close_reason or None)
             for future in self.pending.values():
                 if not future.done():
                     future.set_exception(ConnectionClosed(None, None))
-            await self.events.put({"type": "closed", "code": self.close_code})
+            if not self.dropping:
+                await self.events.put({"type": "closed", "code": self.close_code})
 
     async def _heartbeat(self, interval: float) -> None:
         while True:
@@ -363,11 +391,12 @@ class Signaling:
                 LOG.warning("ping failed: %s", failure)
                 return
 
-    async def next_event(self, timeout: float) -> dict[str, Any]:
+    async def poll_event(self, timeout: float) -> Optional[dict[str, Any]]:
+        """The next event (or `result`, or `closed`), or None after `timeout` seconds."""
         try:
-            return await asyncio.wait_for(self.events.get(), timeout)
+            return await asyncio.wait_for(self.events.get(), max(timeout, 0.001))
         except asyncio.TimeoutError:
-            raise ClientFailure(f"no event within {timeout:.1f} s")
+            return None
 
     async def close(self) -> None:
         """Closes with 1000 and lets the reader see the server's close frame."""
@@ -460,6 +489,38 @@ def ended_fields(frame: dict[str, Any]) -> dict[str, Any]:
     return fields
 
 
+class Timers:
+    """Actions due at monotonic times (hang up, drop the connection), and the run's deadline."""
+
+    def __init__(self, timeout: float) -> None:
+        self.deadline = time.monotonic() + timeout
+        self.due: dict[str, float] = {}
+
+    def after(self, action: str, seconds: Optional[float]) -> None:
+        if seconds is not None:
+            self.due[action] = time.monotonic() + seconds
+
+    def wait(self) -> float:
+        return max(0.0, min([self.deadline] + list(self.due.values())) - time.monotonic())
+
+    def pop_due(self) -> list[str]:
+        now = time.monotonic()
+        actions = [action for action, at in self.due.items() if at <= now]
+        for action in actions:
+            del self.due[action]
+        if not actions and now >= self.deadline:
+            raise ClientFailure("timed out waiting for the call's events")
+        return actions
+
+
+async def perform(action: str, call: Call, signaling: Signaling) -> None:
+    if action == "hangup":
+        emit("hangup", callId=call.call_id)
+        await signaling.request("call.hangup", callId=call.call_id)
+    elif action == "drop":
+        await signaling.drop_and_resume(signaling.away_seconds)
+
+
 async def place_call(args: argparse.Namespace, signaling: Signaling) -> str:
     """Caller: offer, call.start, the server's answer in call.media, then events until call.ended."""
     from aiortc import RTCSessionDescription
@@ -471,23 +532,14 @@ async def place_call(args: argparse.Namespace, signaling: Signaling) -> str:
     reply = await signaling.request("call.start", callId=call_id, to={"kind": args.to_kind, "address": args.callee},
                                     headers=headers, sdp=call.pc.localDescription.sdp)
     emit("call.start.result", callId=call_id, re=reply["re"])
-    hangup_at: Optional[float] = None
-    deadline = time.monotonic() + args.timeout
-    if args.cancel_after is not None:
-        hangup_at = time.monotonic() + args.cancel_after
+    timers = Timers(args.timeout)
+    timers.after("hangup", args.cancel_after)
     while True:
-        wait = deadline - time.monotonic()
-        if hangup_at is not None:
-            wait = min(wait, max(0.0, hangup_at - time.monotonic()))
-        try:
-            frame = await signaling.next_event(max(wait, 0.01))
-        except ClientFailure:
-            if hangup_at is not None and time.monotonic() >= hangup_at:
-                hangup_at = None
-                emit("hangup", callId=call_id)
-                await signaling.request("call.hangup", callId=call_id)
-                continue
-            raise
+        frame = await signaling.poll_event(timers.wait())
+        if frame is None:
+            for action in timers.pop_due():
+                await perform(action, call, signaling)
+            continue
         type_ = frame.get("type")
         if type_ == "closed":
             raise ClientFailure(f"connection closed ({frame.get('code')}) during the call")
@@ -507,36 +559,29 @@ async def place_call(args: argparse.Namespace, signaling: Signaling) -> str:
         elif type_ == "call.ended":
             emit("call.ended", **ended_fields(frame))
             report = await call.finish(frame)
-            emit("done", callId=call_id, cause=frame.get("cause"), seen=call.seen, **{"recording": report})
+            emit("done", callId=call_id, cause=frame.get("cause"), seen=call.seen, recording=report)
             return frame.get("cause")
         else:
             emit(type_, callId=call_id, time=frame.get("time"))
             if type_ == "call.established":
                 call.established = time.monotonic()
-                if args.hangup_after is not None:
-                    hangup_at = time.monotonic() + args.hangup_after
+                timers.after("hangup", args.hangup_after)
+                timers.after("drop", args.drop_after)
 
 
 async def receive_calls(args: argparse.Namespace, signaling: Signaling) -> list[str]:
     """Callee: for each call.incoming, call.ack, then answer, decline or let it ring."""
     from aiortc import RTCSessionDescription
     causes = []
-    deadline = time.monotonic() + args.timeout
     call: Optional[Call] = None
-    hangup_at: Optional[float] = None
+    timers = Timers(args.timeout)
     while len(causes) < args.calls:
-        wait = deadline - time.monotonic()
-        if hangup_at is not None:
-            wait = min(wait, max(0.0, hangup_at - time.monotonic()))
-        try:
-            frame = await signaling.next_event(max(wait, 0.01))
-        except ClientFailure:
-            if hangup_at is not None and time.monotonic() >= hangup_at and call is not None:
-                hangup_at = None
-                emit("hangup", callId=call.call_id)
-                await signaling.request("call.hangup", callId=call.call_id)
-                continue
-            raise
+        frame = await signaling.poll_event(timers.wait())
+        if frame is None:
+            for action in timers.pop_due():
+                if call is not None:
+                    await perform(action, call, signaling)
+            continue
         type_ = frame.get("type")
         if type_ == "closed":
             raise ClientFailure(f"connection closed ({frame.get('code')}) while listening")
@@ -558,7 +603,12 @@ async def receive_calls(args: argparse.Namespace, signaling: Signaling) -> list[
             if args.on_incoming == "answer":
                 await call.pc.setRemoteDescription(RTCSessionDescription(sdp=frame["sdp"], type="offer"))
                 call.add_track()
-                await call.pc.setLocalDescription(await call.pc.createAnswer())
+                answer = await call.pc.createAnswer()
+                if args.answer_setup != "active":
+                    # aiortc answers active; another role shows what the server does with it.
+                    answer = RTCSessionDescription(sdp=answer.sdp.replace("a=setup:active", "a=setup:" + args.answer_setup),
+                                                   type="answer")
+                await call.pc.setLocalDescription(answer)
                 await signaling.request("call.answer", callId=call.call_id, sdp=call.pc.localDescription.sdp)
                 emit("answer.sent", callId=call.call_id)
             elif args.on_incoming == "decline":
@@ -577,13 +627,14 @@ async def receive_calls(args: argparse.Namespace, signaling: Signaling) -> list[
             report = await call.finish(frame)
             emit("done", callId=call.call_id, cause=frame.get("cause"), seen=call.seen, recording=report)
             causes.append(frame.get("cause"))
-            call, hangup_at = None, None
+            call = None
+            timers.due.clear()
         else:
             emit(type_, callId=call.call_id, time=frame.get("time"))
             if type_ == "call.established":
                 call.established = time.monotonic()
-                if args.hangup_after is not None:
-                    hangup_at = time.monotonic() + args.hangup_after
+                timers.after("hangup", args.hangup_after)
+                timers.after("drop", args.drop_after)
     return causes
 
 
@@ -614,6 +665,10 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--tone-seconds", type=float, default=30.0, help="how long the tone lasts (default 30)")
     parser.add_argument("--record", help="write what is heard to this WAV file (mono 16-bit)")
     parser.add_argument("--hangup-after", type=float, help="hang up this many seconds after call.established")
+    parser.add_argument("--drop-after", type=float,
+                        help="drop the connection this many seconds after call.established, then resume")
+    parser.add_argument("--away-seconds", type=float, default=0.0,
+                        help="with --drop-after: stay disconnected this long before resuming")
     parser.add_argument("--cancel-after", type=float, help="call: hang up this many seconds after call.start")
     answer = parser.add_mutually_exclusive_group()
     answer.add_argument("--answer", dest="on_incoming", action="store_const", const="answer")
@@ -622,6 +677,8 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
                         help="listen: refuse with call.hangup before answering")
     answer.add_argument("--ignore", dest="on_incoming", action="store_const", const="ignore",
                         help="listen: acknowledge, then let it ring")
+    parser.add_argument("--answer-setup", default="active", choices=["active", "passive"],
+                        help="listen: the a=setup of our answer (protocol.md asks for active)")
     parser.add_argument("--ring-seconds", type=float, default=0.0, help="listen: ring this long before acting")
     parser.add_argument("--calls", type=int, default=1, help="listen: exit after this many calls ended")
     parser.add_argument("--expect-cause", help="exit 1 unless every call ends with this cause")
@@ -641,11 +698,15 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
 
 
 async def run(args: argparse.Namespace) -> int:
-    token = args.token or mint_user_token(args.app, args.secret, args.user)
+    if args.token:
+        token_source = lambda: args.token
+    else:
+        token_source = lambda: mint_user_token(args.app, args.secret, args.user)
     device_id = args.device_id or f"python-{args.user or 'device'}-{secrets.token_hex(4)}"
     signaling = Signaling(signaling_url(args.server))
+    signaling.away_seconds = args.away_seconds
     try:
-        await signaling.open(args.app, token, device_id)
+        await signaling.open(args.app, token_source, device_id)
         if args.mode == "call":
             causes = [await place_call(args, signaling)]
         else:
