@@ -9,12 +9,12 @@ import Testing
 /// client. Both parties are Python clients (separate processes, aiortc media), so neither
 /// side of any call is our own code.
 @Suite struct PythonClientTests {
-    /// Bob acknowledges, rings for 5 s, then declines. The server's heartbeat is 2 s (closing
-    /// after 4 s of silence), so both clients stay connected only by sending `ping` as the
+    /// Bob acknowledges, rings for 7 s, then declines. The server's heartbeat is 3 s (closing
+    /// after 6 s of silence), so both clients stay connected only by sending `ping` as the
     /// page says.
     @Test func pythonCalleeDeclines() async throws {
-        let harness = try PythonClientRun.harness()
-        let (alice, bob) = try await PythonClientRun.call(harness, bob: ["--decline", "--ring-seconds", "5"],
+        let harness = try PythonClientRun.harness(heartbeat: .seconds(3))
+        let (alice, bob) = try await PythonClientRun.call(harness, bob: ["--decline", "--ring-seconds", "7"],
                                                           alice: ["--tone", "440"])
         for client in [alice, bob] {
             #expect(client.status == 0, "\(client.transcript)")
@@ -43,6 +43,22 @@ import Testing
         }
         #expect(alice.seen == ["result", "call.media", "call.progress", "call.ringing", "call.ended"], "\(alice.transcript)")
         #expect(bob.seen == ["call.incoming", "call.ended"], "\(bob.transcript)")
+    }
+
+    /// A token signed with another secret: the `error` reply `token_bad_signature`, then the
+    /// close 4001, and the client exits 1 with one `error` line instead of a traceback.
+    @Test func wrongSecretIsRefusedWith4001() async throws {
+        let harness = try PythonClientRun.harness()
+        let wrongSecret = "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="  // 32 zero bytes
+        #expect(harness.application.secret != wrongSecret)
+        let client = try PythonClientProcess(["listen", "--as", "bob", "--server", "http://\(harness.address)",
+                                              "--app", harness.application.key, "--secret", wrongSecret, "--timeout", "10"])
+        let run = try await client.finish(timeout: .seconds(20))
+        #expect(run.status == 1, "\(run.transcript)")
+        #expect(run.events("error.reply").first?["code"] as? String == "token_bad_signature", "\(run.transcript)")
+        #expect(run.events("closed").first?["code"] as? Int == 4001, "\(run.transcript)")
+        #expect(run.events("error").count == 1, "\(run.transcript)")
+        #expect(!run.stderr.contains("Traceback"), "\(run.transcript)")
     }
 
     /// A user the application never saw: `result`, then `call.ended` with cause `error`
@@ -191,9 +207,9 @@ struct PythonClientRun: Sendable {
     let lines: [String]
     let stderr: String
 
-    /// A server for one test, on loopback, with a 2 s heartbeat so the clients' pings matter.
-    static func harness() throws -> ServerHarness {
-        try ServerHarness { $0.heartbeatInterval = .seconds(2) }
+    /// A server for one test, on loopback; a short heartbeat makes the clients' pings matter.
+    static func harness(heartbeat: Duration = .seconds(20)) throws -> ServerHarness {
+        try ServerHarness { $0.heartbeatInterval = heartbeat }
     }
 
     static func temporaryDirectory() throws -> String {

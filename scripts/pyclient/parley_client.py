@@ -428,7 +428,7 @@ class Call:
         self.established: Optional[float] = None
         source = None
         if args.wav:
-            source = read_wav_mono48k(args.wav)
+            source = args.wav_samples
         elif args.tone:
             source = tone_samples(args.tone, args.tone_seconds)
         self.track = make_source_track(source)
@@ -694,6 +694,28 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
         parser.error("give --token, or --secret and --as to mint one")
     if args.on_incoming is None:
         args.on_incoming = "answer"
+    if args.secret is not None:
+        try:
+            if len(base64.b64decode(args.secret, validate=True)) == 0:
+                raise ValueError("empty")
+        except ValueError:
+            parser.error("--secret is not standard Base64 (the application secret as parleyd prints it)")
+    args.wav_samples = None
+    if args.wav:
+        try:
+            args.wav_samples = read_wav_mono48k(args.wav)
+        except (OSError, EOFError, wave.Error, ClientFailure) as failure:
+            parser.error(f"--wav {args.wav}: {failure}")
+    is_user_id = lambda value: 1 <= len(value.encode()) <= 255 and all(
+        c.isascii() and (c.isalnum() or c in "-_=") for c in value)
+    if args.mode == "call" and args.to_kind == "user" and not is_user_id(args.callee):
+        parser.error(f"callee {args.callee!r}: a user id is 1-255 bytes of A-Z a-z 0-9 - _ =")
+    if args.user is not None and not is_user_id(args.user):
+        parser.error(f"--as {args.user!r}: a user id is 1-255 bytes of A-Z a-z 0-9 - _ =")
+    try:
+        args.url = signaling_url(args.server)
+    except ValueError as failure:
+        parser.error(str(failure))
     return args
 
 
@@ -703,7 +725,7 @@ async def run(args: argparse.Namespace) -> int:
     else:
         token_source = lambda: mint_user_token(args.app, args.secret, args.user)
     device_id = args.device_id or f"python-{args.user or 'device'}-{secrets.token_hex(4)}"
-    signaling = Signaling(signaling_url(args.server))
+    signaling = Signaling(args.url)
     signaling.away_seconds = args.away_seconds
     try:
         await signaling.open(args.app, token_source, device_id)
@@ -717,6 +739,10 @@ async def run(args: argparse.Namespace) -> int:
         return 1
     except (OSError, ConnectionClosed) as failure:
         emit("error", message=f"connection failed: {failure}")
+        return 1
+    except Exception as failure:  # a bug here or in aiortc: still one clean error line
+        LOG.exception("unexpected failure")
+        emit("error", message=f"{type(failure).__name__}: {failure}")
         return 1
     finally:
         await signaling.close()
