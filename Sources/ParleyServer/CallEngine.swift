@@ -132,6 +132,19 @@ final class CallEngine: @unchecked Sendable {
         metrics.update { $0.connectionsOpen -= 1 }
         log.info("ws.close", ["conn": String(socket.id), "code": close.code.map { String($0.rawValue) } ?? "none"])
         guard let device = connection.device, var session = sessions[device], session.connectionID == socket.id else { return }
+        if close.code == .normalClosure {
+            // 1000 from the device means it logged out (docs/protocol.md, Close codes): the
+            // session ends now, not after the reconnect grace, and its calls are hung up as
+            // if it had sent call.hangup (canceled, denied or hungUp, by the call's state).
+            sessions[device] = nil
+            let now = ServerClock.now()
+            for callID in registry.callIDs(of: device).sorted() {
+                perform(registry.handleRequest(.callHangup(.init(requestID: "logout", callID: callID)), from: device, now: now))
+            }
+            perform(registry.deviceDisconnected(device, now: now))
+            log.info("session.closed", ["session": session.id, "device": device.description])
+            return
+        }
         session.connectionID = nil
         let sessionID = session.id
         session.expiryTimer = loop.schedule(after: configuration.reconnectGrace) { [self] in
@@ -299,7 +312,7 @@ final class CallEngine: @unchecked Sendable {
                               "resumed": String(resumed), "replayed": String(buffered.count)])
         reply(.helloOK(.init(replyTo: hello.requestID, sessionID: session.id, userID: token.userID, serverVersion: Self.serverVersion,
                              heartbeatInterval: Self.milliseconds(configuration.heartbeatInterval), time: nowMillis, resumed: resumed,
-                             media: .init(codecs: ["opus"]))), on: connection)
+                             media: .init(codecs: ["opus/48000/2"]))), on: connection)
         for text in buffered { _ = connection.socket.send(.text(text)) }
         scheduleHeartbeatCheck(connection)
 

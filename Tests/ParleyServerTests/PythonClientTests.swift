@@ -160,7 +160,7 @@ extension RealTimeMediaTests {
             #expect(connected(bob) == bobDTLSRole, "\(bob.transcript)")
             for client in [alice, bob] {
                 let media = client.events("hello.ok").first?["media"] as? [String: Any]
-                #expect(media?["codecs"] as? [String] == ["opus"], "\(client.transcript)")
+                #expect(media?["codecs"] as? [String] == ["opus/48000/2"], "\(client.transcript)")
                 #expect(Set(["startedTime", "answeredTime", "establishedTime", "endedTime"])
                     .isSubset(of: client.endedDetails.keys), "\(client.transcript)")
             }

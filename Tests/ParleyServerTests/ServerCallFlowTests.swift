@@ -206,7 +206,7 @@ import Testing
         try first.expect(.callMedia)
         try first.expect(.callProgress)
         try bob.expect(.callIncoming)
-        first.close()
+        first.drop()
         Thread.sleep(forTimeInterval: 0.2)
         // While alice is away: ringing, then the decline.
         try bob.request(SignalingMessage.callAck, callID: callID)
@@ -228,9 +228,30 @@ import Testing
         let callID = try alice.startCall(to: "bob", sdp: try SDPPeer.offer())
         try alice.expect(.callMedia)
         try bob.expect(.callIncoming)
-        alice.close()
+        alice.drop()
         #expect(try bob.expectEnded(callID, timeout: .seconds(5)).cause == "inactive")
         #expect(try harness.waitForStoredCall(callID) { $0.state == .ended }?.endCause == .inactive)
+    }
+
+    @Test func aCallerThatClosesWith1000HasLoggedOut() throws {
+        let harness = try ServerHarness()
+        let first = try TestDevice(address: harness.address)
+        guard case .helloOK(let ok) = try first.hello(appKey: harness.application.key, token: try harness.token(for: "alice"),
+                                                      deviceID: "alice-phone")
+        else { Issue.record("hello failed"); return }
+        let bob = try harness.device("bob")
+        let callID = try first.startCall(to: "bob", sdp: try SDPPeer.offer())
+        try first.expect(.callMedia)
+        try bob.expect(.callIncoming)
+        first.close()
+        // At once, not after the reconnect grace: the caller hung up before the answer.
+        #expect(try bob.expectEnded(callID, timeout: .seconds(2)).cause == "canceled")
+        #expect(try harness.waitForStoredCall(callID) { $0.state == .ended }?.endCause == .canceled)
+        let again = try TestDevice(address: harness.address)
+        guard case .helloOK(let fresh) = try again.hello(appKey: harness.application.key, token: try harness.token(for: "alice"),
+                                                         deviceID: "alice-phone", resume: ok.sessionID)
+        else { Issue.record("hello failed"); return }
+        #expect(!fresh.resumed)
     }
 
     @Test func shutdownEndsCallsAndClosesConnectionsWith1001() throws {

@@ -198,8 +198,15 @@ final class TestDevice {
         throw TestFailure("no close within \(timeout)")
     }
 
+    /// Closes with 1000: the device logs out (its session ends, its calls are hung up).
     func close() {
         client.close()
+    }
+
+    /// Drops the TCP connection without a close frame, as a network change does: the
+    /// session can be resumed within the reconnect grace.
+    func drop() {
+        client.socket.close()
     }
 }
 

@@ -130,7 +130,7 @@ import Testing
         let first = try TestDevice(address: harness.address)
         guard case .helloOK(let ok) = try first.hello(appKey: harness.application.key, token: try harness.token(for: "alice"), deviceID: "a")
         else { Issue.record("hello failed"); return }
-        first.close()
+        first.drop()
         Thread.sleep(forTimeInterval: 0.1)
         let second = try TestDevice(address: harness.address)
         guard case .helloOK(let resumed) = try second.hello(appKey: harness.application.key, token: try harness.token(for: "alice"),
@@ -138,7 +138,7 @@ import Testing
         else { Issue.record("resume failed"); return }
         #expect(resumed.resumed)
         #expect(resumed.sessionID == ok.sessionID)
-        second.close()
+        second.drop()
         Thread.sleep(forTimeInterval: 0.1)
         let third = try TestDevice(address: harness.address)
         guard case .helloOK(let fresh) = try third.hello(appKey: harness.application.key, token: try harness.token(for: "alice"),
