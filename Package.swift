@@ -115,7 +115,7 @@ let package = Package(
         .target(name: "ParleyPushTestSupport", dependencies: ["ParleyPush", "ParleyCrypto"], path: "Tests/ParleyPushTestSupport", swiftSettings: upcoming),
         .testTarget(name: "ParleyPushTests", dependencies: ["ParleyPush", "ParleyPushTestSupport", "ParleyCrypto", "ParleyWireCore", "ParleySignaling", "ParleyTestSupport"], swiftSettings: upcoming),
 
-        .testTarget(name: "ParleyServerTests", dependencies: ["ParleyServer", "ParleyTestSupport", "ParleyEdge", "ParleyAuth", "ParleySignaling", "ParleyStore", "ParleyCalling", "ParleyMediaLeg", "ParleyMedia", "ParleyCrypto", "ParleyNet", "ParleyWebSocket", "ParleyICE", "ParleySTUN"], swiftSettings: upcoming),
+        .testTarget(name: "ParleyServerTests", dependencies: ["ParleyServer", "ParleyTestSupport", "ParleyPush", "ParleyPushTestSupport", "ParleyWireCore", "ParleyEdge", "ParleyAuth", "ParleySignaling", "ParleyStore", "ParleyCalling", "ParleyMediaLeg", "ParleyMedia", "ParleyCrypto", "ParleyNet", "ParleyWebSocket", "ParleyICE", "ParleySTUN"], swiftSettings: upcoming),
     ],
     swiftLanguageModes: [.v6]
 )

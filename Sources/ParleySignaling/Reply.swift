@@ -8,7 +8,12 @@ extension SignalingMessage {
         /// random bytes the server signs this registration's push payloads with.
         public var pushKey: String?
 
-        public init(replyTo: String, pushKey: String? = nil) {
+        public init(replyTo: String) {
+            self.replyTo = replyTo
+        }
+
+        /// The `result` of `push.register`, with the registration's key.
+        public init(replyTo: String, pushKey: String?) {
             self.replyTo = replyTo
             self.pushKey = pushKey
         }
