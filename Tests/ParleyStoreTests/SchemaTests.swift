@@ -72,7 +72,7 @@ import Testing
         }
         let applied = try results.withLock { list in try list.map { try $0.get() } }
         #expect(applied.count == 4)
-        #expect(applied.flatMap { $0 } == [1])
+        #expect(applied.flatMap { $0 } == [1, 2])
     }
 }
 
