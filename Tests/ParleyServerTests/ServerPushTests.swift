@@ -177,6 +177,43 @@ import Testing
         #expect(answers.count == 2)
     }
 
+    @Test func fcmDeviceGetsAHighPriorityDataMessageAfterOneTokenExchange() throws {
+        let application = harness.application
+        let account = emulator.fcm.serviceAccountJSON
+        try harness.query { (store) throws(StoreError) in
+            try store.setPushCredentials(StoredPushCredentials(applicationKey: application.key, provider: .fcm, settings: account, updatedTime: 2))
+        }
+        let android = try harness.device("bob", deviceID: "bob-android")
+        try android.send(.pushRegister(.init(requestID: "reg", pushType: .fcm, token: "fQ3x9kL2TzW:APA91b", appID: "com.example.chat")))
+        guard case .result(let reply) = try android.expect(.result) else { throw TestFailure("no result") }
+        let key = try Base64.decodeURL(try #require(reply.pushKey))
+        android.close()
+        try waitFor("the disconnect") { harness.log.contains("ws.close") }
+        let alice = try harness.device("alice")
+        var calls: [String] = []
+        for _ in 0..<2 {
+            let callID = try alice.startCall(to: "bob", sdp: try SDPPeer.offer())
+            calls.append(callID)
+            _ = try alice.expect(.callMedia)
+            _ = try alice.expect(.callProgress)
+            try waitFor("the FCM push") { try emulator.requests().filter { $0["provider"] as? String == "fcm" }.count == calls.count }
+            try alice.request({ .callHangup($0) }, callID: callID)
+            #expect(try alice.expectEnded(callID).cause == "canceled")
+        }
+        let requests = try emulator.requests()
+        #expect(requests.filter { $0["provider"] as? String == "oauth" }.count == 1, "the access token is cached")
+        let sends = requests.filter { $0["provider"] as? String == "fcm" }
+        #expect(sends.allSatisfy { $0["status"] as? Int == 200 })
+        #expect(sends.first?["path"] as? String == "/v1/projects/\(emulator.projectID)/messages:send")
+        let body = try #require(sends.first?["body"] as? String)
+        let message = try #require((try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])?["message"] as? [String: Any])
+        #expect(message["token"] as? String == "fQ3x9kL2TzW:APA91b")
+        #expect((message["android"] as? [String: String]) == ["priority": "HIGH", "ttl": "0s"])
+        let jws = try #require((message["data"] as? [String: String])?["parley"])
+        let claims = try PushPayload.verified(jws, pushKey: key, now: Int64(Date().timeIntervalSince1970 * 1000))
+        #expect(claims.callID == calls[0] && claims.deviceID == "bob-android")
+    }
+
     @Test func unregisterRemovesTheTokens() throws {
         let bob = try harness.device("bob", deviceID: "bob-phone")
         try bob.send(.pushRegister(.init(requestID: "reg", pushType: .apnsVoip, token: Self.apnsToken, environment: .sandbox, appID: "com.example.chat")))
