@@ -81,4 +81,12 @@ static inline void parley_ssl_ctx_verify_peer_accepting_self_signed(SSL_CTX *ctx
 static inline uint64_t parley_ssl_set_option_no_query_mtu(SSL *ssl) { return SSL_set_options(ssl, SSL_OP_NO_QUERY_MTU); }
 // DTLS-SRTP peers do not resume sessions; a NewSessionTicket only makes the last flight bigger.
 static inline uint64_t parley_ssl_ctx_set_option_no_ticket(SSL_CTX *ctx) { return SSL_CTX_set_options(ctx, SSL_OP_NO_TICKET); }
+// MARK: PEM keys (ParleyCrypto's ES256 and RS256 keys)
+#include <openssl/pem.h>
+#include <openssl/rsa.h>
+// Passphrase callback that refuses: an encrypted PEM fails instead of prompting on a tty.
+static inline int parley_pem_no_passphrase(char *buf, int size, int rwflag, void *u) {
+    (void)buf; (void)size; (void)rwflag; (void)u;
+    return -1;
+}
 #endif

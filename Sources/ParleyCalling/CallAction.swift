@@ -10,4 +10,33 @@ public enum CallAction: Sendable, Hashable {
     case media(MediaInstruction)
     /// The call's record changed: store this version (it replaces the previous one).
     case record(CallRecord)
+    /// Wake these devices by push (docs/push.md): sign a payload for each with its push
+    /// key and send it through its providers. A device that answers relays the payload
+    /// (`CallRegistry.relayPush`).
+    case push(PushInstruction)
+}
+
+/// The call a push announces: what goes into each device's signed payload.
+public struct PushInstruction: Sendable, Hashable {
+    public var callID: String
+    /// The devices to wake, each with its own payload.
+    public var devices: [Device]
+    /// The caller.
+    public var caller: AppUser
+    public var headers: [String: String]
+    public var video: Bool
+    /// When the push is made, milliseconds since the epoch (the payload's `iat`).
+    public var issuedTime: Int64
+    /// When the call stops ringing (the payload's `exp`), milliseconds since the epoch.
+    public var expiresTime: Int64
+
+    public init(callID: String, devices: [Device], caller: AppUser, headers: [String: String], video: Bool, issuedTime: Int64, expiresTime: Int64) {
+        self.callID = callID
+        self.devices = devices
+        self.caller = caller
+        self.headers = headers
+        self.video = video
+        self.issuedTime = issuedTime
+        self.expiresTime = expiresTime
+    }
 }

@@ -18,6 +18,9 @@ public enum CallInput: Sendable, Hashable {
     case dtmf(Device, digits: String)
     /// A report of the media layer about one of the call's legs.
     case media(MediaEvent)
+    /// A device woken by this call's push relayed its (verified) payload: it joins the
+    /// ring set and counts as having acknowledged the call.
+    case pushRelayed(Device)
     /// A party's connection dropped. A ringing callee device leaves the ring set at once;
     /// the caller or the answering device has `reconnectGrace` to resume.
     case deviceDisconnected(Device)
@@ -36,9 +39,12 @@ public enum CallInput: Sendable, Hashable {
 public enum CalleeReach: Sendable, Hashable {
     /// The application never saw this user: the call fails with `destination_not_found`.
     case unknownUser
-    /// A known user with no connected device (and, until push lands, no way to wake one):
-    /// the call fails with `destination_unavailable`.
+    /// A known user with no connected device and no push token: the call fails with
+    /// `destination_unavailable`.
     case unavailable
+    /// A known user with no connected device but with these devices reachable by push:
+    /// the call sends them pushes and waits for a `push.relay`.
+    case push([Device])
     /// The user's connected devices, each of which rings.
     case devices([Device])
 }

@@ -21,6 +21,8 @@ public struct CallRegistry: Sendable {
     private var callsByDevice: [Device: Set<String>] = [:]
     private var devicesByCall: [String: [Device]] = [:]
     private var recentlyEnded: Set<String> = []
+    /// How recently ended calls ended, for a device that relays their push late.
+    private var endedRecords: [String: CallRecord] = [:]
     private var recentlyEndedOrder: [String] = []
     private var deadlines = DeadlineQueue()
 
@@ -111,6 +113,42 @@ public struct CallRegistry: Sendable {
         let (machine, actions) = CallStateMachine.start(start, from: device, to: callee, reach: presence.reach(callee), now: now, configuration: configuration)
         store(machine)
         return actions
+    }
+
+    /// A device relayed the push of call `callID` (parleyd verified the payload's
+    /// signature, app, device and expiry first). Returns `result` to `requestID`, then:
+    /// for a live call, the device joins the ring set (its `call.incoming` follows once
+    /// its leg is ready); for a call that ended, or that this device is no longer part of,
+    /// `call.ended` with the cause (`canceled` when the caller hung up during the push).
+    public mutating func relayPush(callID: String, requestID: String, from device: Device, now: CallTime) -> [CallAction] {
+        let result = CallAction.send(device, .result(.init(replyTo: requestID)))
+        if let record = endedRecords[callID], record.callee == device.user {
+            let details = SignalingMessage.CallDetails(startedTime: record.startedTime, endedTime: record.endedTime ?? now.unixMillis)
+            var cause = record.endCause ?? .canceled
+            if let answered = record.answeredDeviceID, answered != device.deviceID { cause = .otherDeviceAnswered }
+            var error: SignalingMessage.CallError?
+            if cause == .error {
+                error = SignalingMessage.CallError(code: SignalingErrorCode(rawValue: record.errorCode ?? "internal_error"), message: record.errorMessage ?? "")
+            }
+            return [result, .send(device, .callEnded(.init(callID: callID, cause: cause, error: error, details: details)))]
+        }
+        guard let machine = calls[callID], machine.record.callee == device.user else {
+            return [.send(device, CallingError(.callNotFound, callID: callID, "no such call").errorReply(to: requestID))]
+        }
+        if machine.isFormerCallee(device) {
+            return [result, .send(device, .callEnded(.init(
+                callID: callID, cause: machine.causeForFormerCallee, details: machine.detailsForLateRelay(device, at: now.unixMillis))))]
+        }
+        do throws(CallingError) {
+            return [result] + (try apply(.pushRelayed(device), to: callID, now: now))
+        } catch {
+            return [.send(device, error.errorReply(to: requestID))]
+        }
+    }
+
+    /// Sets which of a user's devices have push tokens (see `Presence.setPushDevices`).
+    public mutating func setPushDevices(_ user: AppUser, deviceIDs: Set<String>) {
+        presence.setPushDevices(user, deviceIDs: deviceIDs)
     }
 
     /// Hangs up a call on behalf of the application (REST `DELETE /v1/calls/{id}`):
@@ -214,7 +252,7 @@ public struct CallRegistry: Sendable {
         if machine.state == .ended {
             calls[callID] = nil
             devicesByCall[callID] = nil
-            rememberEnded(callID)
+            rememberEnded(callID, machine.record)
             return
         }
         calls[callID] = machine
@@ -225,13 +263,17 @@ public struct CallRegistry: Sendable {
         }
     }
 
-    private mutating func rememberEnded(_ callID: String) {
+    private mutating func rememberEnded(_ callID: String, _ record: CallRecord) {
         guard configuration.recentlyEndedCapacity > 0, recentlyEnded.insert(callID).inserted else { return }
+        endedRecords[callID] = record
         recentlyEndedOrder.append(callID)
         // Trimmed in batches so that each end costs O(1) amortized.
         if recentlyEndedOrder.count > 2 * configuration.recentlyEndedCapacity {
             let excess = recentlyEndedOrder.count - configuration.recentlyEndedCapacity
-            for old in recentlyEndedOrder.prefix(excess) { recentlyEnded.remove(old) }
+            for old in recentlyEndedOrder.prefix(excess) {
+                recentlyEnded.remove(old)
+                endedRecords[old] = nil
+            }
             recentlyEndedOrder.removeFirst(excess)
         }
     }

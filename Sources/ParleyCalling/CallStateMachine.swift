@@ -18,6 +18,8 @@ public struct CallStateMachine: Sendable {
         case awaitingOffer
         /// It got `call.incoming`; `acknowledged` once it sent `call.ack`.
         case offered(acknowledged: Bool)
+        /// It was sent a push and has not relayed it: not connected, not told anything.
+        case pushed
     }
 
     /// The call's id (from `call.start`).
@@ -79,8 +81,25 @@ public struct CallStateMachine: Sendable {
         switch reach {
         case .unknownUser:
             machine.end(.error, error: .init(code: .destinationNotFound, message: "destination user not found"), now: now)
-        case .unavailable, .devices([]):
+        case .unavailable, .devices([]), .push([]):
             machine.end(.error, error: .init(code: .destinationUnavailable, message: "destination user has no connected device"), now: now)
+        case .push(let devices):
+            for device in devices where device != caller && machine.calleeStatus[device] == nil {
+                machine.callees.append(device)
+                machine.calleeStatus[device] = .pushed
+            }
+            if machine.callees.isEmpty {
+                machine.end(.error, error: .init(code: .destinationUnavailable, message: "destination user has no connected device"), now: now)
+            } else {
+                let ringDeadline = now.instant.advanced(by: configuration.ringTimeout)
+                machine.ringDeadline = ringDeadline
+                machine.legsRequested = true
+                machine.output.append(.media(.answerCaller(callID: request.callID, offer: request.sdp)))
+                machine.output.append(.push(PushInstruction(
+                    callID: request.callID, devices: machine.callees, caller: caller.user, headers: request.headers,
+                    video: request.video, issuedTime: now.unixMillis,
+                    expiresTime: now.unixMillis + Self.milliseconds(configuration.ringTimeout))))
+            }
         case .devices(let devices):
             for device in devices where device != caller && machine.calleeStatus[device] == nil {
                 machine.callees.append(device)
@@ -98,6 +117,10 @@ public struct CallStateMachine: Sendable {
         let actions = machine.output
         machine.output = []
         return (machine, actions)
+    }
+
+    static func milliseconds(_ duration: Duration) -> Int64 {
+        duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
     }
 
     /// Checks custom headers against the configured limits (1024 bytes of names plus
@@ -147,6 +170,7 @@ public struct CallStateMachine: Sendable {
             try requireNotEnded("hang up")
             end(isAnswered ? .hungUp : .canceled, now: now)
         case .dtmf(let device, let digits): try sendDTMF(from: device, digits: digits)
+        case .pushRelayed(let device): try pushRelayed(device, now: now)
         case .media(let event): handleMedia(event, now: now)
         case .deviceDisconnected(let device): disconnected(device, now: now)
         case .deviceLost(let device): lost(device, now: now)
@@ -207,6 +231,35 @@ public struct CallStateMachine: Sendable {
         record.rungTime = now.unixMillis
         record.state = .ringing
         output.append(.send(caller, .callRinging(.init(callID: callID, time: now.unixMillis))))
+    }
+
+    /// A pushed device relayed its payload: it now waits for its leg like a connected
+    /// callee, and counts as acknowledged (the caller hears `call.ringing`). Relaying
+    /// again, or after `call.incoming`, changes nothing.
+    private mutating func pushRelayed(_ device: Device, now: CallTime) throws(CallingError) {
+        guard case .pushed = try calleeStatus(of: device, to: "relay a push for") else { return }
+        calleeStatus[device] = .awaitingOffer
+        // Before the caller's leg is ready, `callerLegReady` offers every waiting device.
+        if state != .initiating {
+            output.append(.media(.offerCallee(callID: callID, device: device)))
+        }
+        guard !anyAcknowledged, !isAnswered else { return }
+        anyAcknowledged = true
+        record.rungTime = now.unixMillis
+        record.state = .ringing
+        output.append(.send(caller, .callRinging(.init(callID: callID, time: now.unixMillis))))
+    }
+
+    /// The cause a device that is no longer in this (live) call is told when it relays a
+    /// push late: another device answered, or it left the ring set.
+    public var causeForFormerCallee: SignalingMessage.EndCause { isAnswered ? .otherDeviceAnswered : .inactive }
+
+    /// Whether `device` was a callee of this call and left it.
+    public func isFormerCallee(_ device: Device) -> Bool { formerCallees.contains(device) }
+
+    /// The call's times as a callee device that relays a push late sees them.
+    public func detailsForLateRelay(_ device: Device, at time: Int64) -> SignalingMessage.CallDetails {
+        details(for: device, endedAt: time)
     }
 
     private mutating func answer(_ device: Device, sdp: String, now: CallTime) throws(CallingError) {
@@ -285,7 +338,7 @@ public struct CallStateMachine: Sendable {
             record.state = .progressing
             record.progressedTime = now.unixMillis
             output.append(.send(caller, .callProgress(.init(callID: callID, time: now.unixMillis))))
-            for device in callees {
+            for device in callees where calleeStatus[device] == .awaitingOffer {
                 output.append(.media(.offerCallee(callID: callID, device: device)))
             }
         case .calleeLegReady(let device, let sdp):
@@ -334,6 +387,9 @@ public struct CallStateMachine: Sendable {
             if graceDeadlines[device] == nil {
                 graceDeadlines[device] = now.instant.advanced(by: configuration.reconnectGrace)
             }
+        } else if calleeStatus[device] == .pushed {
+            // A device woken by push connects (a new session: "lost") before it relays.
+            return
         } else if calleeStatus[device] != nil {
             // A ringing device that drops leaves the ring set; the others keep ringing.
             removeCallee(device, cause: .inactive, now: now)

@@ -6,6 +6,8 @@
 public struct Presence: Sendable {
     private var known: Set<AppUser> = []
     private var connected: [AppUser: [String]] = [:]
+    /// Devices with at least one push token, per user, sorted.
+    private var pushable: [AppUser: [String]] = [:]
 
     public init() {}
 
@@ -44,11 +46,26 @@ public struct Presence: Sendable {
         (connected[user] ?? []).map { Device(user: user, deviceID: $0) }
     }
 
-    /// What a call to `user` can reach now.
+    /// Sets which of the user's devices have a push token (parleyd keeps this in step
+    /// with `push.register`, `push.unregister` and tokens a provider said are gone).
+    public mutating func setPushDevices(_ user: AppUser, deviceIDs: Set<String>) {
+        if !deviceIDs.isEmpty { known.insert(user) }
+        pushable[user] = deviceIDs.isEmpty ? nil : deviceIDs.sorted()
+    }
+
+    /// The user's devices that have a push token.
+    public func pushDevices(of user: AppUser) -> [Device] {
+        (pushable[user] ?? []).map { Device(user: user, deviceID: $0) }
+    }
+
+    /// What a call to `user` can reach now: its connected devices; else its devices with
+    /// a push token; else nothing.
     public func reach(_ user: AppUser) -> CalleeReach {
         guard known.contains(user) else { return .unknownUser }
         let devices = devices(of: user)
-        return devices.isEmpty ? .unavailable : .devices(devices)
+        if !devices.isEmpty { return .devices(devices) }
+        let pushDevices = pushDevices(of: user)
+        return pushDevices.isEmpty ? .unavailable : .push(pushDevices)
     }
 
     /// How many devices are connected, over all applications.

@@ -12,6 +12,7 @@ public struct CryptoError: Error, Sendable, Hashable, CustomStringConvertible {
         case srtpNotNegotiated
         case handshakeTimeout
         case invalidState
+        case invalidKey
     }
 
     /// What went wrong, without the details; compare with the static members.
@@ -27,6 +28,8 @@ public struct CryptoError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let handshakeTimeout = Kind(code: .handshakeTimeout)
         /// A DTLS call was made in a state that does not allow it.
         public static let invalidState = Kind(code: .invalidState)
+        /// A key (PEM text, or a signature's shape) could not be used: wrong format, type or curve.
+        public static let invalidKey = Kind(code: .invalidKey)
 
         public var description: String {
             switch code {
@@ -35,6 +38,7 @@ public struct CryptoError: Error, Sendable, Hashable, CustomStringConvertible {
             case .srtpNotNegotiated: return "srtpNotNegotiated"
             case .handshakeTimeout: return "handshakeTimeout"
             case .invalidState: return "invalidState"
+            case .invalidKey: return "invalidKey"
             }
         }
     }
@@ -81,6 +85,10 @@ public struct CryptoError: Error, Sendable, Hashable, CustomStringConvertible {
 
     static func invalidState(_ function: String, _ detail: String) -> CryptoError {
         CryptoError(code: .invalidState, function: function, reasons: [], detail: detail)
+    }
+
+    static func invalidKey(_ function: String, _ detail: String) -> CryptoError {
+        CryptoError(code: .invalidKey, function: function, reasons: drainErrorQueue(), detail: detail)
     }
 
     private static func drainErrorQueue() -> [String] {

@@ -368,7 +368,7 @@ final class EdgeConnection: @unchecked Sendable {
         case .http(let parser):
             server.counters.timeouts.add(1, ordering: .relaxed)
             if parser.isMidRequest && !awaitingResponse {
-                tcp.write(HTTPResponse.text(status: 408, "request not complete within the handshake timeout\n").serialized(keepAlive: false))
+                tcp.write(HTTPResponse.jsonError(status: 408, message: "request not complete within the handshake timeout").serialized(keepAlive: false))
             }
             tcp.close()
             phase = .closed

@@ -55,10 +55,44 @@ public struct HTTPResponse: Sendable, Hashable, Encodable {
         return HTTPResponse(trusted: min(max(status, 100), 999), headers: headers, body: body)
     }
 
-    /// The answer to a request the parser refused: `error.status` with the error's
-    /// description as text. The server closes the connection after sending it.
+    /// The answer to a request the parser refused: `error.status` with a JSON body
+    /// `{"code":"...","message":"..."}` (the same shape as every REST error), the code
+    /// naming the status (`bad_request`, `too_large`, `uri_too_long`,
+    /// `headers_too_large`, `not_implemented`, `http_version_not_supported`) and the
+    /// message the error's description. The server closes the connection after sending it.
     public static func error(_ error: HTTPError) -> HTTPResponse {
-        text(status: error.status, error.description + "\n")
+        jsonError(status: error.status, message: error.description)
+    }
+
+    /// A JSON error body `{"code":..., "message":...}` with the code for `status`.
+    public static func jsonError(status: Int, message: String) -> HTTPResponse {
+        let code: String
+        switch status {
+        case 408: code = "request_timeout"
+        case 413: code = "too_large"
+        case 414: code = "uri_too_long"
+        case 431: code = "headers_too_large"
+        case 501: code = "not_implemented"
+        case 505: code = "http_version_not_supported"
+        case 503: code = "unavailable"
+        default: code = "bad_request"
+        }
+        var body = Array(#"{"code":""#.utf8) + Array(code.utf8) + Array(#"","message":""#.utf8)
+        for scalar in message.unicodeScalars {
+            switch scalar {
+            case "\"": body += Array(#"\""#.utf8)
+            case "\\": body += Array(#"\\"#.utf8)
+            default:
+                if scalar.value < 0x20 || scalar.value == 0x7F {
+                    let hex = Array("0123456789abcdef".utf8)
+                    body += Array(#"\u00"#.utf8) + [hex[Int(scalar.value >> 4)], hex[Int(scalar.value & 0xF)]]
+                } else {
+                    body += Array(String(scalar).utf8)
+                }
+            }
+        }
+        body += Array(#""}"#.utf8)
+        return json(status: status, body: body)
     }
 
     /// Whether the status forbids a body (1xx, 204, 304: RFC 9110 §6.4.1).

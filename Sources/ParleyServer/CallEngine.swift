@@ -6,6 +6,7 @@ import ParleyCrypto
 import ParleyEdge
 import ParleyMediaLeg
 import ParleyNet
+import ParleyPush
 import ParleySignaling
 import ParleyStore
 import ParleyWebSocket
@@ -41,6 +42,8 @@ final class CallEngine: @unchecked Sendable {
     private var sessions: [Device: SignalingSession] = [:]
     private var anchor: MediaAnchor?
     private let recorder: CallRecorder
+    /// Push registration, sending and relay checks (nil only if libcurl failed to start).
+    private var push: PushCoordinator?
     /// Store reads for `hello` (application lookups), off the loop.
     private let reads = DispatchQueue(label: "parley.engine.reads")
     private var callTimer: (id: TimerID, at: ContinuousClock.Instant)?
@@ -67,9 +70,20 @@ final class CallEngine: @unchecked Sendable {
         recorder = CallRecorder(store: store, log: log, metrics: metrics)
         anchor = try MediaAnchor(loop: loop, configuration: configuration, certificate: certificate, log: log, metrics: metrics,
                                  report: { [unowned self] event, callID in self.mediaReported(event, callID: callID) })
+        do {
+            push = try PushCoordinator(
+                configuration: configuration, store: store, log: log,
+                deliver: { [loop] body in loop.execute(body) },
+                pushDevicesChanged: { [unowned self] user, devices in self.registry.setPushDevices(user, deviceIDs: devices) })
+        } catch {
+            log.error("push.unavailable", ["error": error.description])
+        }
         loop.execute {
             self.scheduleNonceCleanup()
             self.scheduleLegStatistics()
+        }
+        push?.loadPushDevices { [unowned self] devices in
+            for (user, ids) in devices { self.registry.setPushDevices(user, deviceIDs: ids) }
         }
     }
 
@@ -193,11 +207,54 @@ final class CallEngine: @unchecked Sendable {
             return
         }
         switch message {
-        case .pushRegister, .pushUnregister, .pushRelay:
-            reply(.error(.init(replyTo: message.requestID, code: .notImplemented,
-                               message: "\(message.type.rawValue) is not implemented yet (push arrives with issue 5)")), on: connection)
+        case .pushRegister(let request): pushRegister(request, from: device)
+        case .pushUnregister(let request): pushUnregister(request, from: device)
+        case .pushRelay(let request): pushRelay(request, from: device)
         default:
             perform(registry.handleRequest(message, from: device, now: ServerClock.now()))
+        }
+    }
+
+    // MARK: Push (docs/push.md)
+
+    private func pushUnavailable(_ requestID: String, to device: Device) {
+        deliver(.error(.init(replyTo: requestID, code: .internalError, message: "push is unavailable on this server")), to: device)
+    }
+
+    private func pushRegister(_ request: SignalingMessage.PushRegister, from device: Device) {
+        guard let push else { return pushUnavailable(request.requestID, to: device) }
+        push.register(request, device: device) { [unowned self] key in
+            guard !stopped else { return }
+            if let key {
+                deliver(.result(.init(replyTo: request.requestID, pushKey: key)), to: device)
+            } else {
+                deliver(.error(.init(replyTo: request.requestID, code: .internalError, message: "the push token could not be stored; retry")), to: device)
+            }
+        }
+    }
+
+    private func pushUnregister(_ request: SignalingMessage.PushUnregister, from device: Device) {
+        guard let push else { return pushUnavailable(request.requestID, to: device) }
+        push.unregister(device: device, token: request.token) { [unowned self] result in
+            guard !stopped else { return }
+            switch result {
+            case .success: deliver(.result(.init(replyTo: request.requestID)), to: device)
+            case .failure:
+                deliver(.error(.init(replyTo: request.requestID, code: .internalError, message: "the push token could not be removed; retry")), to: device)
+            }
+        }
+    }
+
+    private func pushRelay(_ request: SignalingMessage.PushRelay, from device: Device) {
+        guard let push else { return pushUnavailable(request.requestID, to: device) }
+        push.verifyRelay(request.payload, device: device) { [unowned self] callID in
+            guard !stopped else { return }
+            guard let callID else {
+                deliver(.error(.init(replyTo: request.requestID, code: .pushPayloadInvalid, message: "the push payload is forged, malformed or expired")),
+                        to: device)
+                return
+            }
+            perform(registry.relayPush(callID: callID, requestID: request.requestID, from: device, now: ServerClock.now()))
         }
     }
 
@@ -388,6 +445,9 @@ final class CallEngine: @unchecked Sendable {
             switch action {
             case .send(let device, let message): deliver(message, to: device)
             case .media(let instruction): anchor?.perform(instruction, now: now)
+            case .push(let instruction):
+                log.info("push.call", ["call": instruction.callID, "devices": instruction.devices.map(\.deviceID).joined(separator: ",")])
+                push?.send(instruction)
             case .record: break
             }
         }
@@ -515,6 +575,7 @@ final class CallEngine: @unchecked Sendable {
         for connection in connections.values { cancelTimers(of: connection) }
         for session in sessions.values { if let timer = session.expiryTimer { loop.cancel(timer) } }
         anchor?.closeEverything()
+        push?.stop()
         recorder.flush()
         log.info("engine.stopped", ["connections": String(connections.count)])
     }

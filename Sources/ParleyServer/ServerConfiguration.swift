@@ -1,4 +1,5 @@
 public import ParleyNet
+public import ParleyPush
 
 /// Everything `parleyd` can be told, with the defaults it runs with. Filled from flags,
 /// environment variables and an optional JSON file (docs/operations.md); the server itself
@@ -55,6 +56,13 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// Create a development application when the store has none, and print its key and secret.
     public var createDevelopmentApplication: Bool
 
+    /// Where APNs and FCM are (the real providers; tests point this at the emulator).
+    public var pushEndpoints: PushEndpoints
+    /// When a push answered 429/5xx is tried again (docs/push.md).
+    public var pushRetryPolicy: PushRetryPolicy
+    /// Bound on one HTTP/2 exchange with a provider, connect included.
+    public var pushRequestTimeout: Duration
+
     /// The defaults for a server on `127.0.0.1:8080` with its store in `dataDirectory`.
     public init(dataDirectory: String, listenAddresses: [SocketAddress] = [.ipv4Loopback(port: 8080)]) {
         self.dataDirectory = dataDirectory
@@ -79,6 +87,9 @@ public struct ServerConfiguration: Sendable, Hashable {
         edgeLoopCount = Int.max
         logLevel = .info
         createDevelopmentApplication = true
+        pushEndpoints = .providers
+        pushRetryPolicy = PushRetryPolicy()
+        pushRequestTimeout = .seconds(10)
     }
 }
 

@@ -42,7 +42,7 @@ public final class SQLiteStore {
     /// Schema versions applied when this store was opened (empty if it was up to date).
     public let appliedMigrations: [Int64]
 
-    private let db: SQLiteDatabase
+    let db: SQLiteDatabase
 
     /// Opens (creating if needed) the store at `path` and brings its schema up to date.
     /// - Throws: `StoreError` `.schemaTooNew` for a database from a newer Parley,
@@ -358,7 +358,7 @@ public final class SQLiteStore {
 
     /// Runs `body` in one write transaction; with `durable` and `.powerLoss`, its commit
     /// waits for `fsync`.
-    private func write<T>(durable: Bool, _ body: () throws -> T) throws(StoreError) -> T {
+    func write<T>(durable: Bool, _ body: () throws -> T) throws(StoreError) -> T {
         let full = durable && durability == .powerLoss
         return try Self.mapErrors {
             if full { try db.setSynchronous(.full) }
@@ -368,7 +368,7 @@ public final class SQLiteStore {
     }
 
     /// Runs `body` in one read transaction, so its several statements see one snapshot.
-    private func read<T>(_ body: () throws -> T) throws(StoreError) -> T {
+    func read<T>(_ body: () throws -> T) throws(StoreError) -> T {
         try Self.mapErrors { try db.transaction(.deferred, body) }
     }
 

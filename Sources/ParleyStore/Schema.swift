@@ -80,6 +80,31 @@ enum Schema {
                     PRIMARY KEY (call_seq, role)
                 ) STRICT, WITHOUT ROWID;
                 """),
+        Migration(
+            version: 2, name: "push tokens per device, push credentials per application",
+            sql: """
+                CREATE TABLE push_tokens (
+                    application_key TEXT NOT NULL REFERENCES applications (key) ON DELETE CASCADE,
+                    user_id TEXT NOT NULL,
+                    device_id TEXT NOT NULL,
+                    push_type TEXT NOT NULL,
+                    token TEXT NOT NULL,
+                    environment TEXT NOT NULL,
+                    app_id TEXT NOT NULL,
+                    push_key BLOB NOT NULL,
+                    registered_at INTEGER NOT NULL,
+                    PRIMARY KEY (application_key, device_id, push_type)
+                ) STRICT, WITHOUT ROWID;
+                CREATE INDEX push_tokens_by_user ON push_tokens (application_key, user_id);
+
+                CREATE TABLE push_credentials (
+                    application_key TEXT NOT NULL REFERENCES applications (key) ON DELETE CASCADE,
+                    provider TEXT NOT NULL,
+                    settings TEXT NOT NULL,
+                    updated_at INTEGER NOT NULL,
+                    PRIMARY KEY (application_key, provider)
+                ) STRICT, WITHOUT ROWID;
+                """),
     ]
 
     /// The version a fully migrated database has.

@@ -18,6 +18,7 @@ struct CallWorld {
     var inbox: [Device: [SignalingMessage]] = [:]
     var mediaLog: [MediaInstruction] = []
     var records: [CallRecord] = []
+    var pushes: [PushInstruction] = []
     var autoMedia = true
     private var requestCounter = 0
 
@@ -41,6 +42,8 @@ struct CallWorld {
                 inbox[device, default: []].append(message)
             case .record(let record):
                 records.append(record)
+            case .push(let instruction):
+                pushes.append(instruction)
             case .media(let instruction):
                 mediaLog.append(instruction)
                 guard autoMedia else { continue }
@@ -90,6 +93,10 @@ struct CallWorld {
 
     mutating func hangup(_ device: Device, _ callID: String) {
         perform(registry.handleRequest(.callHangup(.init(requestID: nextRequestID(), callID: callID)), from: device, now: now))
+    }
+
+    mutating func relay(_ device: Device, _ callID: String) {
+        perform(registry.relayPush(callID: callID, requestID: nextRequestID(), from: device, now: now))
     }
 
     mutating func media(_ event: MediaEvent, _ callID: String) {

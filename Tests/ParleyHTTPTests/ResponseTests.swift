@@ -69,4 +69,17 @@ struct ResponseTests {
             #expect(errorJSON.contains(#""status":400"#))
         }
     }
+
+    @Test("Parser refusals are JSON errors with a code for the status; the message is escaped JSON")
+    func refusalsAreJSON() throws {
+        let response = HTTPResponse.jsonError(status: 413, message: "body of 2000000 bytes \"over\" \\ limit\n")
+        #expect(response.status == 413)
+        #expect(response.headers.first("Content-Type") == "application/json")
+        let object = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: String]
+        #expect(object == ["code": "too_large", "message": "body of 2000000 bytes \"over\" \\ limit\n"])
+        for (status, code) in [(400, "bad_request"), (414, "uri_too_long"), (431, "headers_too_large"), (501, "not_implemented"), (505, "http_version_not_supported")] {
+            let body = String(decoding: HTTPResponse.jsonError(status: status, message: "m").body, as: UTF8.self)
+            #expect(body == #"{"code":"\#(code)","message":"m"}"#)
+        }
+    }
 }

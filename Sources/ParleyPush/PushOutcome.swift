@@ -1,0 +1,62 @@
+internal import Foundation
+
+/// What a provider's answer means for one push, read from its status and documented
+/// JSON error body (APNs `{"reason":...}`; FCM `{"error":{"status":..., "details":[{"errorCode":...}]}}`).
+public enum PushOutcome: Sendable, Hashable {
+    /// The provider accepted the push.
+    case delivered
+    /// The token is no longer valid (APNs 410 `Unregistered`, FCM `UNREGISTERED`): remove it.
+    case tokenGone(reason: String)
+    /// Worth trying again (429, 5xx, or no answer at all), after `retryAfter` seconds if the
+    /// provider said so.
+    case retryable(reason: String, retryAfter: Int?)
+    /// The provider's auth token was refused (APNs 403 `ExpiredProviderToken` /
+    /// `InvalidProviderToken`, FCM 401): make a new one and try again once.
+    case authRefused(reason: String)
+    /// Refused for good (bad request, bad topic, wrong credentials).
+    case rejected(reason: String)
+
+    /// Which provider answered.
+    public enum Provider: String, Sendable { case apns, fcm }
+
+    /// Classifies an answer.
+    public init(provider: Provider, response: HTTPResponse) {
+        let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]
+        let retryAfter = response.headers["retry-after"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        switch provider {
+        case .apns:
+            let reason = (object?["reason"] as? String) ?? "status \(response.status)"
+            switch response.status {
+            case 200: self = .delivered
+            case 410: self = .tokenGone(reason: reason)
+            case 400 where reason == "BadDeviceToken": self = .tokenGone(reason: reason)
+            case 403 where reason == "ExpiredProviderToken" || reason == "InvalidProviderToken": self = .authRefused(reason: reason)
+            case 429, 500...599: self = .retryable(reason: reason, retryAfter: retryAfter)
+            default: self = .rejected(reason: reason)
+            }
+        case .fcm:
+            let error = object?["error"] as? [String: Any]
+            let details = (error?["details"] as? [[String: Any]]) ?? []
+            let errorCode = details.compactMap { $0["errorCode"] as? String }.first
+            let reason = errorCode ?? (error?["status"] as? String) ?? "status \(response.status)"
+            switch response.status {
+            case 200: self = .delivered
+            case _ where errorCode == "UNREGISTERED": self = .tokenGone(reason: reason)
+            case 401: self = .authRefused(reason: reason)
+            case 429, 500...599: self = .retryable(reason: reason, retryAfter: retryAfter)
+            default: self = .rejected(reason: reason)
+            }
+        }
+    }
+
+    /// A short word for logs: `delivered`, `token_gone`, `retryable`, `auth_refused`, `rejected`.
+    public var label: String {
+        switch self {
+        case .delivered: "delivered"
+        case .tokenGone: "token_gone"
+        case .retryable: "retryable"
+        case .authRefused: "auth_refused"
+        case .rejected: "rejected"
+        }
+    }
+}

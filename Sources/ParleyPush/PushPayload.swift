@@ -1,0 +1,148 @@
+public import ParleySignaling
+internal import ParleyCrypto
+internal import ParleyWireCore
+internal import Foundation
+
+/// The signed payload of a call push: the value of the push data's `parley` key, a
+/// compact JWS (HS256, `typ` `parley-push`) keyed with the device's `pushKey`.
+///
+/// A device verifies it before it has any connection (so a forged or stale push is
+/// dropped), and hands it back in `push.relay`, where the server verifies it again with
+/// the key it stored for that device. See docs/push.md for the exact format.
+public struct PushPayload: Sendable, Hashable {
+    /// The payload format version (1).
+    public var version: Int
+    /// The call's id.
+    public var callID: String
+    /// The application key the call belongs to.
+    public var appKey: String
+    /// The device the push was sent to.
+    public var deviceID: String
+    /// The caller.
+    public var from: SignalingMessage.Address
+    /// Whether the caller offered video.
+    public var video: Bool
+    /// The caller's custom headers.
+    public var headers: [String: String]
+    /// When the push was made, milliseconds since the Unix epoch.
+    public var issuedAt: Int64
+    /// When the call stops ringing (issuedAt + ring timeout), milliseconds since the epoch.
+    public var expiresAt: Int64
+
+    public init(
+        callID: String, appKey: String, deviceID: String, from: SignalingMessage.Address, video: Bool = false,
+        headers: [String: String] = [:], issuedAt: Int64, expiresAt: Int64
+    ) {
+        self.version = 1
+        self.callID = callID
+        self.appKey = appKey
+        self.deviceID = deviceID
+        self.from = from
+        self.video = video
+        self.headers = headers
+        self.issuedAt = issuedAt
+        self.expiresAt = expiresAt
+    }
+
+    static let headerJSON = #"{"alg":"HS256","typ":"parley-push"}"#
+
+    /// The claims JSON: compact, no duplicate keys, members in the documented order.
+    public var claimsJSON: String {
+        var from = CompactJSON()
+        from.string("kind", self.from.kind.rawValue)
+        from.string("address", self.from.address)
+        var json = CompactJSON()
+        json.integer("v", Int64(version))
+        json.string("callId", callID)
+        json.string("appKey", appKey)
+        json.string("deviceId", deviceID)
+        json.raw("from", from.object)
+        json.bool("video", video)
+        json.raw("headers", CompactJSON.stringMap(headers))
+        json.integer("iat", issuedAt)
+        json.integer("exp", expiresAt)
+        return json.object
+    }
+
+    /// Signs the payload with a device's push key and returns the compact JWS.
+    public func signed(pushKey: [UInt8]) throws(PushError) -> String {
+        let input = Base64.encodeURL(Array(Self.headerJSON.utf8)) + "." + Base64.encodeURL(Array(claimsJSON.utf8))
+        do {
+            let mac = try Digest.hmac(.sha256, key: pushKey, Array(input.utf8))
+            return input + "." + Base64.encodeURL(mac)
+        } catch {
+            throw PushError(.crypto, "signing the push payload: \(error)")
+        }
+    }
+
+    /// Reads the claims of a JWS without checking anything, e.g. to find which device's
+    /// key to verify it with. Never trust the result before ``verified(_:pushKey:now:)``.
+    public static func unverifiedClaims(_ jws: String) throws(PushError) -> PushPayload {
+        let parts = try split(jws)
+        return try decodeClaims(parts.claims)
+    }
+
+    /// Verifies the signature with `pushKey`, then the header, the format and the expiry
+    /// at `now` (milliseconds since the epoch). Any failure is ``PushError/Kind/payloadInvalid``.
+    public static func verified(_ jws: String, pushKey: [UInt8], now: Int64) throws(PushError) -> PushPayload {
+        let parts = try split(jws)
+        let input = jws.utf8.prefix(parts.signingInputLength)
+        let expected: [UInt8]
+        do { expected = try Digest.hmac(.sha256, key: pushKey, Array(input)) } catch {
+            throw PushError(.crypto, "verifying the push payload: \(error)")
+        }
+        guard Digest.constantTimeEqual(expected, parts.signature) else { throw PushError(.payloadInvalid, "bad signature") }
+        guard parts.header == Array(headerJSON.utf8) else { throw PushError(.payloadInvalid, "unexpected JWS header") }
+        let payload = try decodeClaims(parts.claims)
+        guard payload.version == 1 else { throw PushError(.payloadInvalid, "unknown payload version \(payload.version)") }
+        guard now < payload.expiresAt else { throw PushError(.payloadInvalid, "expired") }
+        return payload
+    }
+
+    private struct Parts {
+        var header: [UInt8]
+        var claims: [UInt8]
+        var signature: [UInt8]
+        var signingInputLength: Int
+    }
+
+    private static func split(_ jws: String) throws(PushError) -> Parts {
+        guard jws.utf8.count <= SignalingLimits.maxPushPayloadBytes else { throw PushError(.payloadInvalid, "too large") }
+        let pieces = jws.split(separator: ".", omittingEmptySubsequences: false)
+        guard pieces.count == 3 else { throw PushError(.payloadInvalid, "not a compact JWS") }
+        do {
+            return Parts(
+                header: try Base64.decodeURL(pieces[0]), claims: try Base64.decodeURL(pieces[1]),
+                signature: try Base64.decodeURL(pieces[2]),
+                signingInputLength: pieces[0].utf8.count + 1 + pieces[1].utf8.count)
+        } catch {
+            throw PushError(.payloadInvalid, "bad base64url: \(error)")
+        }
+    }
+
+    private static func decodeClaims(_ bytes: [UInt8]) throws(PushError) -> PushPayload {
+        guard let object = (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any] else {
+            throw PushError(.payloadInvalid, "claims are not a JSON object")
+        }
+        guard let version = object["v"] as? Int, let callID = object["callId"] as? String,
+              let appKey = object["appKey"] as? String, let deviceID = object["deviceId"] as? String,
+              let from = object["from"] as? [String: Any], let kind = from["kind"] as? String,
+              let address = from["address"] as? String, let video = object["video"] as? Bool,
+              let headers = object["headers"] as? [String: String],
+              let issuedAt = (object["iat"] as? NSNumber)?.int64Value, let expiresAt = (object["exp"] as? NSNumber)?.int64Value
+        else { throw PushError(.payloadInvalid, "claims miss a member or have a wrong type") }
+        let caller: SignalingMessage.Address
+        switch SignalingMessage.Address.Kind(rawValue: kind) {
+        case .user: caller = .user(address)
+        case .phone: caller = .phone(address)
+        case .sip: caller = .sip(address)
+        case .conference: caller = .conference(address)
+        case nil: throw PushError(.payloadInvalid, "unknown caller kind")
+        }
+        var payload = PushPayload(
+            callID: callID, appKey: appKey, deviceID: deviceID, from: caller, video: video, headers: headers,
+            issuedAt: issuedAt, expiresAt: expiresAt)
+        payload.version = version
+        return payload
+    }
+}

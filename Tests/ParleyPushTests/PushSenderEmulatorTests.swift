@@ -1,0 +1,155 @@
+import Testing
+import Foundation
+import Synchronization
+import ParleyPush
+import ParleyPushTestSupport
+import ParleyCrypto
+import ParleyWireCore
+
+/// Collects a sender's events and waits for a number of `finished` ones (bounded in time).
+final class EventLog: Sendable {
+    private let events = Mutex<[PushEvent]>([])
+
+    func append(_ event: PushEvent) { events.withLock { $0.append(event) } }
+
+    var all: [PushEvent] { events.withLock { $0 } }
+
+    func finished() -> [(PushJob, PushOutcome, Int)] {
+        all.compactMap { if case .finished(let job, let outcome, let attempts) = $0 { (job, outcome, attempts) } else { nil } }
+    }
+
+    func waitForFinished(_ count: Int, seconds: Double = 15) async throws -> [(PushJob, PushOutcome, Int)] {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        while finished().count < count, Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        return finished()
+    }
+}
+
+private func now() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
+
+@Suite(.serialized) struct PushSenderEmulatorTests {
+    let emulator: ProviderEmulator
+    init() throws { emulator = try ProviderEmulator() }
+
+    private func sender(_ log: EventLog, policy: PushRetryPolicy = PushRetryPolicy(baseDelayMilliseconds: 20)) throws -> PushSender {
+        try PushSender(endpoints: emulator.endpoints, policy: policy, timeoutMilliseconds: 5_000) { log.append($0) }
+    }
+
+    private func apnsJob(_ token: String = "9f1c5e2a7b3d4c6e", call: String = "call-1") -> PushJob {
+        PushJob(callID: call, target: PushTarget(pushType: .apnsVoip, token: token, environment: .sandbox, appID: "com.example.chat", deviceID: "ios-1"),
+                credentials: .apns(emulator.apns), payloadJWS: "h.c.s", deadline: now() + 30_000)
+    }
+
+    private func fcmJob(call: String = "call-2") -> PushJob {
+        PushJob(callID: call, target: PushTarget(pushType: .fcm, token: "fQ3x9kL2TzW:APA91b", environment: .production, appID: "com.example.chat", deviceID: "android-1"),
+                credentials: .fcm(emulator.fcm), payloadJWS: "h.c.s", deadline: now() + 30_000)
+    }
+
+    @Test func apnsPushIsDeliveredOverHTTP2WithAValidProviderToken() async throws {
+        let log = EventLog()
+        let sender = try sender(log)
+        defer { sender.stop() }
+        sender.send(apnsJob())
+        sender.send(apnsJob("aa", call: "call-1b"))
+        let finished = try await log.waitForFinished(2)
+        #expect(finished.count == 2)
+        #expect(finished.allSatisfy { $0.1 == .delivered && $0.2 == 1 })
+        let requests = try emulator.requests()
+        #expect(requests.count == 2)
+        let first = try #require(requests.first)
+        #expect(first["status"] as? Int == 200)
+        #expect(first["path"] as? String == "/3/device/9f1c5e2a7b3d4c6e")
+        let headers = first["headers"] as? [String: String] ?? [:]
+        #expect(headers["apns-push-type"] == "voip" && headers["apns-topic"] == "com.example.chat.voip")
+        #expect(headers["apns-priority"] == "10" && headers["apns-expiration"] == "0")
+        #expect(first["body"] as? String == #"{"parley":"h.c.s"}"#)
+        #expect((first["jwtClaims"] as? [String: Any])?["iss"] as? String == "TEAM123456")
+        // The provider token is cached: both pushes carry the same one.
+        #expect(Set(requests.compactMap { ($0["headers"] as? [String: String])?["authorization"] }).count == 1)
+    }
+
+    @Test func unregisteredTokenEndsAsTokenGone() async throws {
+        try emulator.script(apns: [410])
+        let log = EventLog()
+        let sender = try sender(log)
+        defer { sender.stop() }
+        sender.send(apnsJob())
+        let finished = try await log.waitForFinished(1)
+        #expect(finished.first?.1 == .tokenGone(reason: "Unregistered"))
+        #expect(finished.first?.2 == 1)
+    }
+
+    @Test func serviceUnavailableIsRetriedThenDelivered() async throws {
+        try emulator.script(apns: [503, 429])
+        let log = EventLog()
+        let sender = try sender(log)
+        defer { sender.stop() }
+        sender.send(apnsJob())
+        let finished = try await log.waitForFinished(1)
+        #expect(finished.first?.1 == .delivered)
+        #expect(finished.first?.2 == 3)
+        let statuses = log.all.compactMap { if case .answer(_, _, let status, _) = $0 { status } else { nil } }
+        #expect(statuses == [503, 429, 200])
+    }
+
+    @Test func retriesStopAtMaxAttempts() async throws {
+        try emulator.script(apns: [503, 503, 503])
+        let log = EventLog()
+        let sender = try sender(log, policy: PushRetryPolicy(maxAttempts: 2, baseDelayMilliseconds: 10))
+        defer { sender.stop() }
+        sender.send(apnsJob())
+        let finished = try await log.waitForFinished(1)
+        #expect(finished.first?.1 == .retryable(reason: "ServiceUnavailable", retryAfter: nil))
+        #expect(finished.first?.2 == 2)
+    }
+
+    @Test func fcmExchangesTheServiceAccountJWTOnceAndSends() async throws {
+        let log = EventLog()
+        let sender = try sender(log)
+        defer { sender.stop() }
+        sender.send(fcmJob())
+        sender.send(fcmJob(call: "call-3"))
+        let finished = try await log.waitForFinished(2)
+        #expect(finished.count == 2 && finished.allSatisfy { $0.1 == .delivered })
+        let requests = try emulator.requests()
+        #expect(requests.filter { $0["provider"] as? String == "oauth" }.count == 1)
+        let sends = requests.filter { $0["provider"] as? String == "fcm" }
+        #expect(sends.count == 2)
+        #expect(sends.first?["body"] as? String == #"{"message":{"token":"fQ3x9kL2TzW:APA91b","android":{"priority":"HIGH","ttl":"0s"},"data":{"parley":"h.c.s"}}}"#)
+    }
+
+    @Test func fcmUnregisteredAndUnavailable() async throws {
+        try emulator.script(fcm: [503, 404])
+        let log = EventLog()
+        let sender = try sender(log)
+        defer { sender.stop() }
+        sender.send(fcmJob())
+        let finished = try await log.waitForFinished(1)
+        #expect(finished.first?.1 == .tokenGone(reason: "UNREGISTERED"))
+        #expect(finished.first?.2 == 2)
+    }
+
+    @Test func aForeignAPNsKeyIsRefused() async throws {
+        let log = EventLog()
+        let sender = try sender(log)
+        defer { sender.stop() }
+        var job = apnsJob()
+        job.credentials = .apns(try APNsCredentials(teamID: "TEAM123456", keyID: "KEY1234567", privateKeyPEM: try ES256Key.generate().privateKeyPEM()))
+        sender.send(job)
+        let finished = try await log.waitForFinished(1)
+        // 403 InvalidProviderToken: a new token is made once, refused again, then it stops.
+        #expect(finished.first?.1 == .authRefused(reason: "InvalidProviderToken"))
+        #expect(finished.first?.2 == 2)
+    }
+
+    @Test func anUnreachableProviderIsATransportRetryThenStops() async throws {
+        let log = EventLog()
+        let sender = try PushSender(endpoints: .emulator("http://127.0.0.1:9"), policy: PushRetryPolicy(maxAttempts: 2, baseDelayMilliseconds: 10),
+                                    timeoutMilliseconds: 2_000) { log.append($0) }
+        defer { sender.stop() }
+        sender.send(apnsJob())
+        let finished = try await log.waitForFinished(1)
+        if case .retryable = finished.first?.1 {} else { Issue.record("expected a transport retry, got \(String(describing: finished.first?.1))") }
+        #expect(finished.first?.2 == 2)
+    }
+}
