@@ -291,19 +291,10 @@ struct ClientSessionCore {
         } catch {
             return []
         }
-        return messageReceived(message, pushKey: pushKeyMember(of: message, frame: bytes), now: now)
+        return messageReceived(message, now: now)
     }
 
-    /// `pushKey` of a `result` answering our `push.register`. The codec's `Reply` has no
-    /// such member yet (issue 5 adds it to the protocol as an optional member of
-    /// `result`), so it is read from the frame itself, strictly.
-    private func pushKeyMember(of message: SignalingMessage, frame: [UInt8]) -> String? {
-        guard case .result(let reply) = message, let request = pending[reply.replyTo],
-              case .push(.register) = request.request else { return nil }
-        return (try? PushJSON.parse(frame))?["pushKey"]?.stringValue
-    }
-
-    mutating func messageReceived(_ message: SignalingMessage, pushKey: String? = nil, now: Time) -> [ClientSessionOutput] {
+    mutating func messageReceived(_ message: SignalingMessage, now: Time) -> [ClientSessionOutput] {
         var out: [ClientSessionOutput] = []
         switch phase {
         case .authenticating(let connection, let helloID, _):
@@ -320,7 +311,7 @@ struct ClientSessionCore {
                 break
             }
         case .open:
-            handleSessionMessage(message, pushKey: pushKey, now: now, into: &out)
+            handleSessionMessage(message, now: now, into: &out)
         default:
             break
         }
@@ -532,13 +523,13 @@ struct ClientSessionCore {
 
     // MARK: Messages on an open session
 
-    private mutating func handleSessionMessage(_ message: SignalingMessage, pushKey: String?, now: Time, into out: inout [ClientSessionOutput]) {
+    private mutating func handleSessionMessage(_ message: SignalingMessage, now: Time, into out: inout [ClientSessionOutput]) {
         switch message {
         case .pong(let reply):
             pending[reply.replyTo] = nil
         case .result(let reply):
             guard let request = pending.removeValue(forKey: reply.replyTo) else { return }
-            if case .push(.register(let device)) = request.request { pushRegistered(device, pushKey: pushKey, into: &out) }
+            if case .push(.register(let device)) = request.request { pushRegistered(device, pushKey: reply.pushKey, into: &out) }
         case .error(let error):
             guard let re = error.replyTo, let request = pending.removeValue(forKey: re) else { return }
             if case .push(let push) = request.request {
