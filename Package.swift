@@ -78,10 +78,10 @@ let package = Package(
         // MARK: parleyd: configuration, admin commands, serve (docs/operations.md)
         .executableTarget(
             name: "ParleyDaemon",
-            dependencies: ["ParleyServer", "ParleyStore", "ParleyAuth", "ParleyNet", "ParleyCalling"],
+            dependencies: ["ParleyServer", "ParleyStore", "ParleyAuth", "ParleyNet", "ParleyCalling", "ParleyPush"],
             swiftSettings: upcoming
         ),
-        .testTarget(name: "ParleyDaemonTests", dependencies: ["ParleyDaemon", "ParleyServer", "ParleyStore", "ParleyNet", "ParleyTestSupport"], swiftSettings: upcoming),
+        .testTarget(name: "ParleyDaemonTests", dependencies: ["ParleyDaemon", "ParleyServer", "ParleyStore", "ParleyNet", "ParleyTestSupport", "ParleyCrypto"], swiftSettings: upcoming),
 
         // MARK: Tools: fuzz harness (real only under `make fuzz`) and benchmarks
         .executableTarget(
@@ -91,7 +91,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "ParleyBench",
-            dependencies: ["ParleySTUN", "ParleyRTP", "ParleySDP", "ParleyWebSocket", "ParleySignaling", "ParleyCrypto", "ParleySRTP", "ParleyICE", "ParleyOpus", "ParleyMedia", "ParleyNet", "ParleyMediaLeg", "ParleyHTTP", "ParleyAuth", "ParleyEdge", "ParleySQLite", "ParleyStore", "ParleyCalling"],
+            dependencies: ["ParleySTUN", "ParleyRTP", "ParleySDP", "ParleyWebSocket", "ParleySignaling", "ParleyCrypto", "ParleySRTP", "ParleyICE", "ParleyOpus", "ParleyMedia", "ParleyNet", "ParleyMediaLeg", "ParleyHTTP", "ParleyAuth", "ParleyEdge", "ParleySQLite", "ParleyStore", "ParleyCalling", "ParleyPush"],
             swiftSettings: upcoming
         ),
 

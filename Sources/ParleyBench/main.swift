@@ -35,5 +35,10 @@ if wanted.isEmpty || wanted.contains("edge") { print(edgeEchoReport(seconds: sec
 if wanted.isEmpty || wanted.contains("store") { print(storeDurabilityReport(seconds: seconds)) }
 // Relay forwarding against rtpengine: child processes measured from /proc (BenchRelay.swift).
 if wanted.isEmpty || wanted.contains("relay") { print(relayComparisonReport()) }
+// Push: the server's path to an offline callee's push, and pushes/s to the emulator (BenchPush.swift).
+if wanted.isEmpty || wanted.contains("push") {
+    print(pushPathReport())
+    print(pushThroughputReport(seconds: max(seconds, 1)))
+}
 let formats = wanted.isEmpty ? "" : " " + wanted.sorted().joined(separator: " ")
 print("reproduce: swift run -c release ParleyBench\(formats) --seconds \(seconds)   (one format: name it, e.g. ParleyBench stun)")

@@ -43,6 +43,8 @@ public struct CallStateMachine: Sendable {
     private var formerCallees: Set<Device> = []
     private var answeredDevice: Device?
     private var anyAcknowledged = false
+    /// A pushed device relayed before the caller's leg was ready.
+    private var relayedBeforeProgress = false
     private var legsRequested = false
     private var callerLegConnected = false
     /// Callee legs whose ICE and DTLS are done. A device may connect its leg before it
@@ -239,10 +241,17 @@ public struct CallStateMachine: Sendable {
     private mutating func pushRelayed(_ device: Device, now: CallTime) throws(CallingError) {
         guard case .pushed = try calleeStatus(of: device, to: "relay a push for") else { return }
         calleeStatus[device] = .awaitingOffer
-        // Before the caller's leg is ready, `callerLegReady` offers every waiting device.
-        if state != .initiating {
-            output.append(.media(.offerCallee(callID: callID, device: device)))
+        // Before the caller's leg is ready, `callerLegReady` offers every waiting device
+        // and rings the caller (its events keep their order: media, progress, ringing).
+        guard state != .initiating else {
+            relayedBeforeProgress = true
+            return
         }
+        output.append(.media(.offerCallee(callID: callID, device: device)))
+        ringCallerForRelay(now: now)
+    }
+
+    private mutating func ringCallerForRelay(now: CallTime) {
         guard !anyAcknowledged, !isAnswered else { return }
         anyAcknowledged = true
         record.rungTime = now.unixMillis
@@ -341,6 +350,7 @@ public struct CallStateMachine: Sendable {
             for device in callees where calleeStatus[device] == .awaitingOffer {
                 output.append(.media(.offerCallee(callID: callID, device: device)))
             }
+            if relayedBeforeProgress { ringCallerForRelay(now: now) }
         case .calleeLegReady(let device, let sdp):
             guard calleeStatus[device] == .awaitingOffer, !isAnswered else { return }
             calleeStatus[device] = .offered(acknowledged: false)

@@ -85,6 +85,8 @@ enum AdminCommands {
                 out += "the previous secret is no longer valid\n"
             }
             return out
+        case .appPush(let options, let push):
+            return try PushAdminCommands.run(push, options: options, now: now)
         default:
             throw Failure(description: "not an app command")
         }

@@ -16,6 +16,8 @@ enum DaemonCommand: Equatable {
     case appList(AdminOptions, showSecrets: Bool)
     /// `parleyd app rotate-secret KEY [--grace SECONDS]`.
     case appRotateSecret(AdminOptions, key: String, gracePeriodSeconds: Int64)
+    /// `parleyd app push set-apns|set-fcm|show KEY ...` (PushAdminCommands).
+    case appPush(AdminOptions, PushAdminCommand)
 }
 
 /// What every `parleyd app` command takes.
@@ -294,6 +296,7 @@ enum DaemonCommandLine {
             throw DaemonUsageError("parleyd app needs a command: create, list or rotate-secret (see parleyd --help)")
         }
         if subcommand == "--help" || subcommand == "-h" { return .help }
+        if subcommand == "push" { return try appPush(Array(arguments.dropFirst()), environment, readFile) }
         guard ["create", "list", "rotate-secret"].contains(subcommand) else {
             throw DaemonUsageError("unknown app command \"\(subcommand)\" (create, list, rotate-secret)")
         }
@@ -361,5 +364,41 @@ enum DaemonCommandLine {
             }
             return .appRotateSecret(options, key: positional[0], gracePeriodSeconds: graceSeconds)
         }
+    }
+
+    /// `app push ...`: the common `--data-dir`, `--config` and `--json` here, the rest in
+    /// `PushAdminCommands.parse`.
+    private static func appPush(_ arguments: [String], _ environment: [String: String],
+                                _ readFile: (String) throws -> String) throws -> DaemonCommand {
+        var flags = SettingValues()
+        var json = false
+        var rest: [String] = []
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            let (flag, inline) = argument.hasPrefix("--") ? splitFlag(argument) : ("", nil)
+            switch flag {
+            case "help": return .help
+            case "json":
+                guard inline == nil else { throw DaemonUsageError("--json takes no value") }
+                json = true
+            case "data-dir", "config":
+                guard flags[flag] == nil else { throw DaemonUsageError("--\(flag) is given more than once") }
+                var value = inline
+                if value == nil {
+                    guard index < arguments.count else { throw DaemonUsageError("--\(flag) needs a value") }
+                    value = arguments[index]
+                    index += 1
+                }
+                flags[flag] = Setting(source: "--" + flag, values: [value ?? ""])
+            default: rest.append(argument)
+            }
+        }
+        let command = try PushAdminCommands.parse(rest)
+        let settings = try mergedSettings(flags: flags, environment.filter { ["PARLEY_DATA_DIR", "PARLEY_CONFIG"].contains($0.key) }, readFile)
+        let dataDirectory = settings["data-dir"]?.values.last ?? defaultDataDirectory
+        guard !dataDirectory.isEmpty else { throw DaemonUsageError("the data directory must not be empty") }
+        return .appPush(AdminOptions(dataDirectory: dataDirectory, json: json), command)
     }
 }

@@ -8,6 +8,7 @@ enum DaemonUsage {
                    parleyd app create [--name NAME] [--data-dir DIR] [--json]
                    parleyd app list [--show-secrets] [--data-dir DIR] [--json]
                    parleyd app rotate-secret KEY [--grace SECONDS] [--data-dir DIR] [--json]
+                   parleyd app push set-apns|set-fcm|show KEY ... [--data-dir DIR] [--json]
                    parleyd --help | --version
 
             serve (the default) runs the server: WebSocket signaling on /v1/ws and the REST API
@@ -36,6 +37,8 @@ enum DaemonUsage {
                                   new secret for KEY; the old one stays valid for the grace period
                 --grace SECONDS   grace period of the old secret (default 86400; 0 after a leak)
               --json              print JSON ({"key", "secret", ...}; list: an array)
+
+            \(PushAdminCommands.usage)
 
             exit status: 0 success, 1 failure (store, network), 2 bad usage or configuration
 

@@ -34,7 +34,7 @@ final class PushCoordinator: Sendable {
         let timeout = Int(CallEngine.milliseconds(configuration.pushRequestTimeout))
         let removal = TokenRemoval()
         sender = try PushSender(endpoints: configuration.pushEndpoints, policy: configuration.pushRetryPolicy,
-                                timeoutMilliseconds: timeout) { event in removal.handle(event) }
+                                timeoutMilliseconds: timeout, caFile: configuration.pushCAFile) { event in removal.handle(event) }
         removal.owner.withLock { $0.value = self }
     }
 

@@ -62,6 +62,9 @@ public struct ServerConfiguration: Sendable, Hashable {
     public var pushRetryPolicy: PushRetryPolicy
     /// Bound on one HTTP/2 exchange with a provider, connect included.
     public var pushRequestTimeout: Duration
+    /// A PEM file of certificates to trust for the providers instead of the system's
+    /// (the emulator's self-signed certificate in tests); nil: the system's.
+    public var pushCAFile: String?
 
     /// The defaults for a server on `127.0.0.1:8080` with its store in `dataDirectory`.
     public init(dataDirectory: String, listenAddresses: [SocketAddress] = [.ipv4Loopback(port: 8080)]) {
@@ -90,6 +93,7 @@ public struct ServerConfiguration: Sendable, Hashable {
         pushEndpoints = .providers
         pushRetryPolicy = PushRetryPolicy()
         pushRequestTimeout = .seconds(10)
+        pushCAFile = nil
     }
 }
 

@@ -16,8 +16,10 @@ public final class ProviderEmulator: Sendable {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     private let process: Process
-    /// `http://127.0.0.1:<port>` (h2c).
+    /// `https://127.0.0.1:<port>` (HTTP/2 over TLS, ALPN h2).
     public let baseURL: String
+    /// The emulator's self-signed certificate, for ``HTTP2Client``'s `caFile`.
+    public let caFile: String
     public let apns: APNsCredentials
     public let fcm: FCMCredentials
     public let projectID = "parley-test"
@@ -33,10 +35,11 @@ public final class ProviderEmulator: Sendable {
         // The emulator listens on a port the OS picks, so the full token URI (the
         // assertions' `aud`) is sent to it once it listens.
         let configPath = directory.appendingPathComponent("config.json")
+        let certificatePath = directory.appendingPathComponent("emulator-cert.pem").path
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", Self.repositoryRoot.appendingPathComponent("scripts/push-emulator/emulator.py").path,
-                             "--config", configPath.path]
+                             "--config", configPath.path, "--tls-cert-out", certificatePath]
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle(forWritingAtPath: "/dev/null")
@@ -52,7 +55,8 @@ public final class ProviderEmulator: Sendable {
             process.terminate()
             throw Failure(description: "emulator did not start: \(line)")
         }
-        baseURL = "http://127.0.0.1:\(port)"
+        baseURL = "https://127.0.0.1:\(port)"
+        caFile = certificatePath
         apns = try APNsCredentials(teamID: "TEAM123456", keyID: "KEY1234567", privateKeyPEM: try apnsKey.privateKeyPEM())
         let account: [String: Any] = [
             "type": "service_account", "project_id": projectID, "private_key_id": "0123456789abcdef",
@@ -60,7 +64,7 @@ public final class ProviderEmulator: Sendable {
         ]
         let json = String(decoding: try JSONSerialization.data(withJSONObject: account), as: UTF8.self)
         fcm = try FCMCredentials(serviceAccountJSON: json)
-        control = try HTTP2Client(timeoutMilliseconds: 5_000)
+        control = try HTTP2Client(timeoutMilliseconds: 5_000, caFile: certificatePath)
         // The emulator compares `aud` with its configured token URI: tell it the full one.
         _ = try post("/control/token-uri", ["tokenUri": baseURL + "/token"])
     }

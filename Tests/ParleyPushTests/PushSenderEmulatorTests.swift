@@ -32,7 +32,7 @@ private func now() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
     init() throws { emulator = try ProviderEmulator() }
 
     private func sender(_ log: EventLog, policy: PushRetryPolicy = PushRetryPolicy(baseDelayMilliseconds: 20)) throws -> PushSender {
-        try PushSender(endpoints: emulator.endpoints, policy: policy, timeoutMilliseconds: 5_000) { log.append($0) }
+        try PushSender(endpoints: emulator.endpoints, policy: policy, timeoutMilliseconds: 5_000, caFile: emulator.caFile) { log.append($0) }
     }
 
     private func apnsJob(_ token: String = "9f1c5e2a7b3d4c6e", call: String = "call-1") -> PushJob {
@@ -144,7 +144,7 @@ private func now() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
 
     @Test func anUnreachableProviderIsATransportRetryThenStops() async throws {
         let log = EventLog()
-        let sender = try PushSender(endpoints: .emulator("http://127.0.0.1:9"), policy: PushRetryPolicy(maxAttempts: 2, baseDelayMilliseconds: 10),
+        let sender = try PushSender(endpoints: .emulator("https://127.0.0.1:9"), policy: PushRetryPolicy(maxAttempts: 2, baseDelayMilliseconds: 10),
                                     timeoutMilliseconds: 2_000) { log.append($0) }
         defer { sender.stop() }
         sender.send(apnsJob())

@@ -20,6 +20,7 @@ import Testing
         self.emulator = emulator
         harness = try ServerHarness { configuration in
             configuration.pushEndpoints = emulator.endpoints
+            configuration.pushCAFile = emulator.caFile
             configuration.pushRetryPolicy = PushRetryPolicy(maxAttempts: 4, baseDelayMilliseconds: 50, maxDelayMilliseconds: 200)
             configuration.ringTimeout = .seconds(4)
         }
@@ -113,13 +114,11 @@ import Testing
         _ = try registerOfflineBob()
         let alice = try harness.device("alice")
         let callID = try alice.startCall(to: "bob", sdp: try SDPPeer.offer())
+        _ = try alice.expect(.callMedia)
+        _ = try alice.expect(.callProgress)
         try waitFor("the push") { try !pushRequests().isEmpty }
         try alice.request({ .callHangup($0) }, callID: callID)
-        var cause = ""
-        for _ in 0..<5 {
-            if case .callEnded(let ended) = try alice.expectMessage() { cause = ended.cause.rawValue; break }
-        }
-        #expect(cause == "canceled")
+        #expect(try alice.expectEnded(callID).cause == "canceled")
 
         let bob = try harness.device("bob", deviceID: "bob-phone")
         try bob.send(.pushRelay(.init(requestID: "late", payload: try payload(ofPush: 0))))
@@ -157,6 +156,8 @@ import Testing
         }
         #expect(harness.log.contains("push.token.removed"))
         #expect(try pushRequests().count == 1)
+        _ = try alice.expect(.callMedia)
+        _ = try alice.expect(.callProgress)
         #expect(try alice.expectEnded(callID, timeout: .seconds(8)).cause == "noAnswer")
         // Without a token Bob is unavailable now.
         let next = try alice.startCall(to: "bob", sdp: try SDPPeer.offer())

@@ -1,8 +1,12 @@
 #!/usr/bin/env python3
 """APNs and FCM HTTP v1 provider emulator for Parley's push tests and benchmarks.
 
-Speaks HTTP/2 for real (the `h2` library; cleartext with prior knowledge, h2c, on
-127.0.0.1), checks what the real providers check, and answers with their documented
+Speaks HTTP/2 for real (the `h2` library) on 127.0.0.1: over TLS with ALPN `h2` and a
+fresh self-signed certificate (`--tls-cert-out FILE`, how the tests run it, like the real
+providers), or in the clear with prior knowledge (h2c). libcurl 7.88 (Debian 12) fails
+to reuse an h2c connection ("Error in the HTTP2 framing layer", curl issue 10634, fixed
+in 7.89), so clients that send more than one request should use TLS. It checks what the
+real providers check, and answers with their documented
 status codes and JSON error bodies:
 
 - APNs: POST /3/device/<hex token>. Checks `authorization: bearer <JWT>` (ES256, `kid`
@@ -30,7 +34,7 @@ token URI the assertions' `aud` must equal (it holds the port, known once listen
 POST /control/requests returns every provider request
 seen, with its headers, body and the verified JWT claims.
 
-Usage: emulator.py --config FILE [--port N]; prints `listening <port>` on stdout once
+Usage: emulator.py --config FILE [--port N] [--tls-cert-out FILE]; prints `listening <port>` on stdout once
 ready. The config is JSON: {"apns": {"teamId", "keyId", "publicKeyPem"}, "fcm":
 {"clientEmail", "publicKeyPem", "tokenUri", "projectId"}} (either may be missing).
 """
@@ -283,7 +287,8 @@ async def serve_connection(emulator, reader, writer):
                 break
             try:
                 events = connection.receive_data(data)
-            except Exception:
+            except Exception as error:  # a protocol violation by the client: drop the connection
+                print(f"emulator: connection dropped: {error!r}", file=sys.stderr, flush=True)
                 break
             for event in events:
                 if isinstance(event, h2.events.RequestReceived):
@@ -313,14 +318,53 @@ async def serve_connection(emulator, reader, writer):
         writer.close()
 
 
+def tls_context(cert_out):
+    """A TLS context offering only h2 (as APNs and FCM do), with a fresh self-signed
+    certificate for 127.0.0.1 written to `cert_out` for the client to trust."""
+    import datetime
+    import ipaddress
+    import os
+    import ssl
+    import tempfile
+    from cryptography import x509
+    from cryptography.x509.oid import NameOID
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "parley push emulator")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+            .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(days=1))
+            .not_valid_after(now + datetime.timedelta(days=2))
+            .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), critical=False)
+            .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+            .sign(key, hashes.SHA256()))
+    cert_pem = cert.public_bytes(serialization.Encoding.PEM)
+    with open(cert_out, "wb") as handle:
+        handle.write(cert_pem)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.minimum_version = ssl.TLSVersion.TLSv1_2
+    context.set_alpn_protocols(["h2"])
+    with tempfile.NamedTemporaryFile("wb", delete=False) as handle:
+        handle.write(cert_pem + key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                                  serialization.NoEncryption()))
+        combined = handle.name
+    try:
+        context.load_cert_chain(combined)
+    finally:
+        os.unlink(combined)
+    return context
+
+
 async def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--config", required=True)
     parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--tls-cert-out", help="serve HTTP/2 over TLS (ALPN h2) with a fresh self-signed "
+                        "certificate for 127.0.0.1, written to this file; without it, cleartext h2c")
     args = parser.parse_args()
     with open(args.config) as handle:
         emulator = Emulator(json.load(handle))
-    server = await asyncio.start_server(lambda r, w: serve_connection(emulator, r, w), "127.0.0.1", args.port)
+    context = tls_context(args.tls_cert_out) if args.tls_cert_out else None
+    server = await asyncio.start_server(lambda r, w: serve_connection(emulator, r, w), "127.0.0.1", args.port, ssl=context)
     # A parent may spawn us with SIGTERM blocked (inherited signal mask): unblock it.
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
     stop = asyncio.Event()
