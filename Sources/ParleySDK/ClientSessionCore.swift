@@ -342,9 +342,11 @@ struct ClientSessionCore {
 
     /// The leg of `callID` could not be set up or failed later.
     mutating func legFailed(_ callID: String, message: String, now: Time) -> [ClientSessionOutput] {
-        guard let call = calls[callID] else { return [] }
+        // After a hangup the server's call.ended (or the hangup's timeout) ends the call
+        // with its real cause; a leg torn down meanwhile is not a media failure.
+        guard let call = calls[callID], !call.hangupRequested else { return [] }
         var out: [ClientSessionOutput] = []
-        if call.serverKnows && !call.hangupRequested {
+        if call.serverKnows {
             sendOrQueue(.hangup(callID: callID), resent: false, now: now, into: &out)
         }
         endCall(callID, cause: .error, error: ParleyCallError(code: "media_failed", message: message), now: now, into: &out)

@@ -75,8 +75,9 @@ struct Timeout: Error, CustomStringConvertible {
         configuration.mediaPorts = base...(base + 99)
         configuration.edgeLoopCount = 1
         configuration.pushEndpoints = emulator.endpoints
+        configuration.pushCAFile = emulator.caFile
         configuration.ringTimeout = .seconds(6)
-        server = try ParleyServer(configuration: configuration, log: ServerLog(level: .info) { _ in })
+        server = try ParleyServer(configuration: configuration, log: ServerLog(level: .debug) { line in if ProcessInfo.processInfo.environment["PARLEY_SDK_PUSH_LOG"] != nil { print(line) } })
         application = try #require(server.developmentApplication)
         try server.start()
         let key = application.key
@@ -92,14 +93,14 @@ struct Timeout: Error, CustomStringConvertible {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    func waitFor(_ what: String, seconds: Double = 10, _ condition: () throws -> Bool) throws {
+    func waitFor(_ what: @autoclosure () -> String, seconds: Double = 10, _ condition: () throws -> Bool) throws {
         let deadline = Date(timeIntervalSinceNow: seconds)
         while Date() < deadline {
             if try condition() { return }
             Thread.sleep(forTimeInterval: 0.02)
         }
-        Issue.record("timed out waiting for \(what)")
-        throw Timeout(what: what)
+        Issue.record("timed out waiting for \(what())")
+        throw Timeout(what: what())
     }
 
     /// Bob's phone registers its VoIP token, then the app is killed (no unregister).
@@ -169,12 +170,12 @@ struct Timeout: Error, CustomStringConvertible {
         let call = try alice.mediator.callUser(withId: "bob").get()
         let payload = try firstPushPayload()
         call.hangup()
-        try waitFor("alice's cancel") { alice.events.contains("ended \(call.callId) canceled") }
+        try waitFor("alice's cancel (alice heard \(alice.events), state \(call.state), \(call.details.endCause))") { alice.events.contains("ended \(call.callId) canceled") }
 
         let bob = try SDKUser("bob", deviceId: "bob-phone", application: application, server: server.localAddresses[0], store: store)
         _ = try bob.client.relayPushNotification(withUserInfo: payload).get()
         bob.client.start()
-        try waitFor("the late call's end") { bob.events.contains("ended \(call.callId) canceled") }
+        try waitFor("the late call's end (bob heard \(bob.events))") { bob.events.contains("ended \(call.callId) canceled") }
         #expect(bob.events.filter { $0.hasPrefix("incoming") || $0.hasPrefix("ended") } == ["incoming \(call.callId)", "ended \(call.callId) canceled"])
         bob.client.terminateGracefully()
         alice.client.terminateGracefully()

@@ -150,3 +150,14 @@ private extension CoreHarness {
         #expect(h.core.relayedCalls.count <= 65)
     }
 }
+
+extension ClientSessionCorePushTests {
+    @Test func relayBeforeStartOfACanceledCallEndsAtOnce() {
+        var h = H()
+        #expect(h.apply { $0.relayPush(H.relayed(c1), payload: PushFixtures.valid, now: $1) } == [])
+        _ = h.run(H.opening.dropLast())
+        #expect(h.step(.frame(H.helloOK(re: "1", session: "s-1"))) == ["started", "send push.relay id=2"])
+        #expect(h.step(.frame(H.result("2"))) == [])
+        #expect(h.step(.frame(H.ended(c1, "canceled"))) == ["incoming \(c1) ringing", "ended \(c1) canceled"])
+    }
+}
