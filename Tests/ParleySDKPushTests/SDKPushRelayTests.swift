@@ -156,7 +156,7 @@ struct Timeout: Error, CustomStringConvertible {
         #expect(provider.events.contains { if case .reportedEnded(_, .unanswered) = $0 { true } else { false } })
         bob.client.logOut()
         alice.client.terminateGracefully()
-        #expect(store.load() == nil)
+        try waitFor("the logout to forget the push key") { store.load() == nil }
     }
 
     @Test func aLateRelayAfterTheCallerCanceledEndsAtOnce() throws {
