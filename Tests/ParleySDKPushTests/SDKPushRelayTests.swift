@@ -50,6 +50,8 @@ final class SDKUser: ParleyClientDelegate, ParleyPushDelegate, ParleyCallObserve
         note("incoming \(call.callId)")
     }
     func callDidRing(_ call: ParleyCall) { note("ringing \(call.callId)") }
+    func callDidAnswer(_ call: ParleyCall) { note("answered \(call.callId)") }
+    func callDidEstablish(_ call: ParleyCall) { note("established \(call.callId)") }
     func callDidEnd(_ call: ParleyCall) { note("ended \(call.callId) \(call.details.endCause.rawValue)") }
 }
 
@@ -157,6 +159,40 @@ struct Timeout: Error, CustomStringConvertible {
         bob.client.logOut()
         alice.client.terminateGracefully()
         try waitFor("the logout to forget the push key") { store.load() == nil }
+    }
+
+    @Test func answeringOnTheSystemScreenConnectsTheRelayedCall() throws {
+        defer { cleanUp() }
+        let store = InMemoryPushRegistrationStore()
+        try registerOfflineBob(store: store)
+        let alice = try SDKUser("alice", deviceId: "alice-phone", application: application, server: server.localAddresses[0],
+                                store: InMemoryPushRegistrationStore())
+        alice.client.start()
+        try waitFor("alice's start") { alice.events.contains("started") }
+        let call = try alice.mediator.callUser(withId: "bob").get()
+        let payload = try firstPushPayload()
+        let bob = try SDKUser("bob", deviceId: "bob-phone", application: application, server: server.localAddresses[0], store: store)
+        let provider = HeadlessSystemCallProvider()
+        let service = ParleySystemCallService(client: bob.client, mediator: bob.mediator, provider: provider)
+        service.reportIncomingPush(payload) { _ in }
+        #expect(!bob.client.audioController.isAudioSessionActive)
+        bob.client.start()
+        let uuid = try #require(service.systemCallUUID(forCallId: call.callId))
+        // The user answers on the lock screen, maybe before call.incoming is here.
+        provider.answerFromSystemUI(uuid)
+        try waitFor("bob's answer (bob heard \(bob.events))") { bob.events.contains("answered \(call.callId)") }
+        try waitFor("alice's answer") { alice.events.contains("answered \(call.callId)") }
+        #expect(provider.events.contains(.action(.answer, uuid, .fulfilled)))
+        #expect(bob.client.audioController.isAudioSessionActive)
+        try waitFor("the call's media (alice heard \(alice.events))", seconds: 15) { alice.events.contains("established \(call.callId)") }
+        // The caller hangs up: reported to the system as remote ended; audio released.
+        call.hangup()
+        try waitFor("bob's end") { bob.events.contains("ended \(call.callId) hungUp") }
+        try waitFor("the system's end") { provider.calls.isEmpty && !provider.isAudioActive }
+        #expect(provider.events.contains(.reportedEnded(uuid, .remoteEnded)))
+        #expect(!bob.client.audioController.isAudioSessionActive)
+        bob.client.terminateGracefully()
+        alice.client.terminateGracefully()
     }
 
     @Test func aLateRelayAfterTheCallerCanceledEndsAtOnce() throws {
