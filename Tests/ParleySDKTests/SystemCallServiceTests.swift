@@ -101,7 +101,10 @@ final class RecordingCallControl: SystemCallControl, @unchecked Sendable {
         _ = push(PushFixtures.valid)
         _ = push(PushFixtures.valid)
         #expect(provider.events.filter { if case .reportedIncoming = $0 { true } else { false } }.count == 1)
-        #expect(control.log.current == ["relay \(c1)"])
+        let uuid = service.systemCallUUID(forCallId: c1)
+        #expect(uuid.map { provider.events.contains(.refusedIncoming($0, .callUUIDAlreadyExists)) } == true,
+                "the second push is reported too, as iOS requires, and refused as a duplicate")
+        #expect(control.log.current == ["relay \(c1)"], "relayed once, never hung up")
         // The call then arriving over the connection is the same system call.
         service.incomingCallArrived(control.incomingCall())
         settle()

@@ -70,7 +70,8 @@ public final class ParleySystemCallService: SystemCallProviderDelegate, ParleyCa
 
     /// A VoIP push arrived: report the call to the system first (iOS requires it before
     /// anything else), then relay the push so the call arrives. A second push for the same
-    /// call is not reported again. A forged push is still reported, as iOS demands of
+    /// call is reported under the same UUID, which the system refuses as a duplicate, so
+    /// the call shows once and is relayed once. A forged push is still reported, as iOS demands of
     /// every VoIP push, and ended at once as failed; an expired one ends as unanswered.
     /// `completion` runs once the system has the report (PushKit's completion).
     public func reportIncomingPush(_ payload: [AnyHashable: Any], completion: @escaping @Sendable ((any Error)?) -> Void) {
@@ -91,12 +92,14 @@ public final class ParleySystemCallService: SystemCallProviderDelegate, ParleyCa
         // Only the JWS is relayed; a plain copy can cross to the provider's queue.
         let relayed: [String: String] = [PushPayloadVerifier.payloadKey: PushPayloadVerifier.token(in: payload) ?? ""]
         let (uuid, isNew) = registry.claim(callId: call.callId)
+        let update = SystemCallUpdate(remoteHandle: call.remoteUserId, hasVideo: call.isVideoOffered)
         guard isNew else {
-            completion(nil)
+            // iOS wants a report for every VoIP push: repeat it under the same UUID, which
+            // the system refuses as a duplicate (the call shows once); nothing else changes.
+            provider.reportNewIncomingCall(with: uuid, update: update) { _ in completion(nil) }
             return
         }
         state.withLock { $0.entries[uuid] = Entry(callID: call.callId) }
-        let update = SystemCallUpdate(remoteHandle: call.remoteUserId, hasVideo: call.isVideoOffered)
         provider.reportNewIncomingCall(with: uuid, update: update) { [self] error in
             if let error {
                 incomingReportFailed(uuid: uuid, callID: call.callId)
