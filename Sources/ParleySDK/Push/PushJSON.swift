@@ -1,5 +1,5 @@
-/// A JSON value as the push code reads it: strict (RFC 8259, no duplicate keys, valid
-/// UTF-8 by construction of Swift strings, depth-limited), with integers kept exact.
+/// A JSON value as the push code reads it: strict (RFC 8259, no duplicate keys, strings
+/// must be valid UTF-8, depth-limited), with integers kept exact.
 /// Foundation's parser is not used because on Linux it keeps the first of duplicate keys
 /// and reports `1` and `true` alike as `Bool`.
 enum PushJSON: Sendable, Hashable {
