@@ -4,6 +4,9 @@ import ParleyMedia
 /// the sound file mixed into the output. The legs' pacers read it on their loop thread.
 final class AudioMixState: Sendable {
     let muted = Locked(false)
+    /// False while a system call integration holds the audio session inactive: calls
+    /// send silence and play nothing (on Apple systems the audio unit is stopped).
+    let sessionActive = Locked(true)
     let soundFile = Locked<SoundFile?>(nil)
 
     /// The next 20 ms of the sound file, if one is playing.
@@ -31,7 +34,7 @@ struct MutableSource: AudioSource, Sendable {
 
     mutating func nextFrame() -> AudioFrame? {
         guard let frame = inner.nextFrame() else { return nil }
-        if state.muted.current {
+        if state.muted.current || !state.sessionActive.current {
             return AudioFrame(samples: [Int16](repeating: 0, count: frame.samples.count), sampleRate: frame.sampleRate, channels: frame.channels)
         }
         return frame
@@ -66,6 +69,7 @@ struct MixingSink: AudioSink, Sendable {
     let recording: CallRecording
 
     mutating func consume(_ frame: AudioFrame) throws(CodecError) {
+        guard state.sessionActive.current else { return }
         var samples = frame.samples
         if let sound = state.nextSoundFrame(), frame.channels == 1, frame.sampleRate == SoundFile.sampleRate {
             for i in 0..<min(samples.count, sound.count) {

@@ -1,5 +1,6 @@
 import Foundation
 import ParleySignaling
+import ParleyWireCore
 
 /// The client's protocol logic, sans-I/O: connection events, decoded server frames,
 /// user actions and the time go in; frames to send, SDK events, media instructions and
@@ -90,6 +91,7 @@ struct ClientSessionCore {
     private enum Pending: Sendable, Hashable {
         case ping
         case call(CallRequest, resent: Bool)
+        case push(PushRequest)
     }
 
     private struct PendingRequest: Sendable, Hashable {
@@ -111,6 +113,13 @@ struct ClientSessionCore {
     /// Call requests waiting for an open session, oldest first, with whether they are resends.
     private var queued: [(request: CallRequest, resent: Bool)] = []
     private(set) var calls: [String: ClientCallRecord] = [:]
+    /// Push requests waiting for an open session, oldest first.
+    private var queuedPush: [PushRequest] = []
+    /// The push token the server holds for this device (restored from the shell's store).
+    private(set) var pushRegistration: PushDevice?
+    /// Calls announced by a relayed push whose `call.incoming` has not come yet, as the
+    /// push described them: ended at once if the server says the call is over.
+    private(set) var relayedCalls: [String: ClientCallRecord] = [:]
     /// Recently ended calls, so late or duplicate events for them are ignored.
     private var endedCallIDs: [String] = []
     private var endedCallSet: Set<String> = []
@@ -164,6 +173,9 @@ struct ClientSessionCore {
                 endCall(call.callID, cause: .error,
                         error: ParleyCallError(code: "request_timeout", message: "no reply to \(call.typeName) within \(configuration.requestTimeout)"),
                         now: now, into: &out)
+            case .push(let push):
+                pushRequestFailed(push, code: "request_timeout", message: "no reply to \(push.typeName) within \(configuration.requestTimeout)",
+                                  now: now, into: &out)
             }
         }
         if case .open = phase, let ping = nextPing, now.instant >= ping, let heartbeat {
@@ -202,6 +214,7 @@ struct ClientSessionCore {
             let cause: ParleyCallEndCause = call.state >= .answered ? .hungUp : (call.direction == .outgoing ? .canceled : .denied)
             endCall(call.callID, cause: cause, error: nil, now: now, into: &out)
         }
+        endRelayedCalls(cause: .canceled, error: nil, now: now, into: &out)
         if let connection = currentConnection { out.append(.close(connection: connection, code: 1000)) }
         stop()
         return out
@@ -329,9 +342,11 @@ struct ClientSessionCore {
 
     /// The leg of `callID` could not be set up or failed later.
     mutating func legFailed(_ callID: String, message: String, now: Time) -> [ClientSessionOutput] {
-        guard let call = calls[callID] else { return [] }
+        // After a hangup the server's call.ended (or the hangup's timeout) ends the call
+        // with its real cause; a leg torn down meanwhile is not a media failure.
+        guard let call = calls[callID], !call.hangupRequested else { return [] }
         var out: [ClientSessionOutput] = []
-        if call.serverKnows && !call.hangupRequested {
+        if call.serverKnows {
             sendOrQueue(.hangup(callID: callID), resent: false, now: now, into: &out)
         }
         endCall(callID, cause: .error, error: ParleyCallError(code: "media_failed", message: message), now: now, into: &out)
@@ -410,6 +425,9 @@ struct ClientSessionCore {
         for item in waiting where calls[item.request.callID] != nil {
             sendOrQueue(item.request, resent: item.resent, now: now, into: &out)
         }
+        let waitingPush = queuedPush
+        queuedPush = []
+        for request in waitingPush { sendOrQueue(request, now: now, into: &out) }
     }
 
     private func isQueuedStart(_ callID: String) -> Bool {
@@ -445,6 +463,7 @@ struct ClientSessionCore {
             if case .call(let request, _) = item.request, calls[request.callID] != nil {
                 queued.append((request, true))
             }
+            if case .push(let request) = item.request { queuedPush.append(request) }
         }
         pending = [:]
         nextPing = nil
@@ -473,6 +492,7 @@ struct ClientSessionCore {
         for call in calls.values.sorted(by: { $0.callID < $1.callID }) {
             endCall(call.callID, cause: .inactive, error: nil, now: now, into: &out)
         }
+        endRelayedCalls(cause: .inactive, error: nil, now: now, into: &out)
         stop()
         out.append(.clientFailed(error))
     }
@@ -483,6 +503,7 @@ struct ClientSessionCore {
         sessionID = nil
         pending = [:]
         queued = []
+        queuedPush = []
         nextPing = nil
         heartbeat = nil
     }
@@ -506,14 +527,22 @@ struct ClientSessionCore {
 
     private mutating func handleSessionMessage(_ message: SignalingMessage, now: Time, into out: inout [ClientSessionOutput]) {
         switch message {
-        case .pong(let reply), .result(let reply):
+        case .pong(let reply):
             pending[reply.replyTo] = nil
+        case .result(let reply):
+            guard let request = pending.removeValue(forKey: reply.replyTo) else { return }
+            if case .push(.register(let device)) = request.request { pushRegistered(device, pushKey: reply.pushKey, into: &out) }
         case .error(let error):
             guard let re = error.replyTo, let request = pending.removeValue(forKey: re) else { return }
+            if case .push(let push) = request.request {
+                pushRequestFailed(push, code: error.code.rawValue, message: error.message, now: now, into: &out)
+                return
+            }
             guard case .call(let call, let resent) = request.request else { return }
             if resent && Self.isStart(call) && error.code == .callExists { return }
             endCall(call.callID, cause: .error, error: ParleyCallError(code: error.code.rawValue, message: error.message), now: now, into: &out)
         case .callIncoming(let incoming):
+            relayedCalls[incoming.callID] = nil
             guard calls[incoming.callID] == nil, !endedCallSet.contains(incoming.callID) else { return }
             var call = ClientCallRecord(callID: incoming.callID, direction: .incoming, remoteUserID: incoming.from.address, headers: incoming.headers)
             call.state = .ringing
@@ -536,6 +565,15 @@ struct ClientSessionCore {
         case .callEstablished(let event):
             progress(event, kind: .established, now: now, into: &out)
         case .callEnded(let ended):
+            if calls[ended.callID] == nil, relayedCalls[ended.callID] != nil {
+                // A relayed push for a call that is already over (canceled while the
+                // push was out): the app reported it to the system, so it must end.
+                let cause = ParleyCallEndCause(rawValue: ended.cause.rawValue) ?? .error
+                let error = ended.error.map { ParleyCallError(code: $0.code.rawValue, message: $0.message) }
+                    ?? (cause == .error ? ParleyCallError(code: "internal_error", message: "the call failed") : nil)
+                endRelayedCall(ended.callID, cause: cause, error: error, endedAt: ended.details.endedTime, now: now, into: &out)
+                return
+            }
             guard var call = calls[ended.callID] else { return }
             let d = ended.details
             call.details.startedTime = call.details.startedTime ?? Self.date(d.startedTime)
@@ -597,6 +635,111 @@ struct ClientSessionCore {
         if endedCallIDs.count > 1024 { endedCallSet.remove(endedCallIDs.removeFirst()) }
         out.append(.media(.close(callID: callID)))
         out.append(.call(.ended, call))
+    }
+
+    // MARK: Push
+
+    /// The registration the shell's store holds, at launch; `nil` when there is none.
+    mutating func restorePushRegistration(_ device: PushDevice?) {
+        pushRegistration = device
+    }
+
+    /// `registerPushNotificationDeviceToken`: register `device` unless the server already
+    /// holds exactly it. Registering again would replace the push key and make pushes
+    /// already on their way fail verification, so an unchanged token is not re-sent.
+    mutating func registerPush(_ device: PushDevice, now: Time) -> [ClientSessionOutput] {
+        guard pushRegistration != device else { return [] }
+        let request = PushRequest.register(device)
+        guard !queuedPush.contains(request), !pending.values.contains(where: { $0.request == .push(request) }) else { return [] }
+        queuedPush.removeAll { if case .register = $0 { true } else { false } }
+        var out: [ClientSessionOutput] = []
+        sendOrQueue(request, now: now, into: &out)
+        return out
+    }
+
+    /// `unregisterPushNotificationDeviceToken()`: the server forgets this device's token;
+    /// locally it is forgotten at once, so later pushes no longer verify.
+    mutating func unregisterPush(now: Time) -> [ClientSessionOutput] {
+        let token = pushRegistration?.token
+        pushRegistration = nil
+        queuedPush.removeAll { if case .register = $0 { true } else { false } }
+        var out: [ClientSessionOutput] = [.pushUnregistered]
+        sendOrQueue(.unregister(token: token), now: now, into: &out)
+        return out
+    }
+
+    /// `relayPushNotification`: a verified push announced `call`; hand its payload to the
+    /// server once connected. A call this client already knows (its `call.incoming` came
+    /// over a live connection) or already relayed is not relayed again.
+    mutating func relayPush(_ call: ParleyCallNotificationResult, payload: String, now: Time) -> [ClientSessionOutput] {
+        guard calls[call.callId] == nil, !endedCallSet.contains(call.callId), relayedCalls[call.callId] == nil else { return [] }
+        var record = ClientCallRecord(callID: call.callId, direction: .incoming, remoteUserID: call.remoteUserId, headers: call.headers)
+        record.state = .ringing
+        record.details.startedTime = Self.date(now.wallMilliseconds)
+        relayedCalls[call.callId] = record
+        // Bounded: a flood of pushes must not grow this without limit.
+        if relayedCalls.count > 64, let oldest = relayedCalls.values.min(by: { ($0.details.startedTime ?? .distantPast) < ($1.details.startedTime ?? .distantPast) }) {
+            relayedCalls[oldest.callID] = nil
+        }
+        var out: [ClientSessionOutput] = []
+        sendOrQueue(.relay(callID: call.callId, payload: payload), now: now, into: &out)
+        return out
+    }
+
+    private mutating func sendOrQueue(_ request: PushRequest, now: Time, into out: inout [ClientSessionOutput]) {
+        guard case .open = phase else {
+            queuedPush.append(request)
+            return
+        }
+        let id = nextRequestID()
+        out.append(.send(request.message(id: id)))
+        pending[id] = PendingRequest(request: .push(request), deadline: now.instant + configuration.requestTimeout)
+    }
+
+    private mutating func pushRegistered(_ device: PushDevice, pushKey: String?, into out: inout [ClientSessionOutput]) {
+        guard let pushKey, let key = try? Base64.decodeURL(pushKey), key.count == 32 else {
+            out.append(.pushRegistrationFailed(ParleyClientError(code: "push_key_missing", message: "the server accepted push.register but sent no pushKey (32 bytes, base64url): pushes cannot be verified")))
+            return
+        }
+        pushRegistration = device
+        out.append(.pushRegistered(device, pushKey: pushKey))
+    }
+
+    private mutating func pushRequestFailed(_ request: PushRequest, code: String, message: String, now: Time, into out: inout [ClientSessionOutput]) {
+        switch request {
+        case .register:
+            out.append(.pushRegistrationFailed(ParleyClientError(code: code, message: message)))
+        case .unregister:
+            // Nothing to undo: the token is forgotten here; the server drops it when the
+            // push service reports it gone.
+            break
+        case .relay(let callID, _):
+            if relayedCalls[callID] != nil, calls[callID] == nil {
+                endRelayedCall(callID, cause: .error, error: ParleyCallError(code: code, message: message), endedAt: nil, now: now, into: &out)
+            }
+        }
+    }
+
+    /// A relayed call ends before its `call.incoming`: it is delivered as incoming (the
+    /// app already showed it) and ended at once, without an ack.
+    private mutating func endRelayedCall(_ callID: String, cause: ParleyCallEndCause, error: ParleyCallError?, endedAt: Int64?,
+                                         now: Time, into out: inout [ClientSessionOutput]) {
+        guard var call = relayedCalls.removeValue(forKey: callID) else { return }
+        out.append(.call(.incoming, call))
+        call.state = .ended
+        call.details.endCause = cause
+        call.details.error = error
+        call.details.endedTime = Self.date(endedAt ?? now.wallMilliseconds)
+        endedCallIDs.append(callID)
+        endedCallSet.insert(callID)
+        if endedCallIDs.count > 1024 { endedCallSet.remove(endedCallIDs.removeFirst()) }
+        out.append(.call(.ended, call))
+    }
+
+    private mutating func endRelayedCalls(cause: ParleyCallEndCause, error: ParleyCallError?, now: Time, into out: inout [ClientSessionOutput]) {
+        for callID in relayedCalls.keys.sorted() {
+            endRelayedCall(callID, cause: cause, error: error, endedAt: nil, now: now, into: &out)
+        }
     }
 
     static func date(_ milliseconds: Int64) -> Date {

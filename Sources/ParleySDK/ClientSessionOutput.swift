@@ -37,6 +37,12 @@ enum ClientSessionOutput: Sendable, Hashable, CustomStringConvertible {
     case call(ClientCallEventKind, ClientCallRecord)
     /// Work for the call's media leg.
     case media(ClientMediaInstruction)
+    /// The server holds `device` and signs its pushes with `pushKey`: store both.
+    case pushRegistered(PushDevice, pushKey: String)
+    /// `push.register` was refused, timed out or carried no key.
+    case pushRegistrationFailed(ParleyClientError)
+    /// Forget the stored registration (the server is being told).
+    case pushUnregistered
 
     /// A compact line for test tables and logs.
     var description: String {
@@ -57,6 +63,9 @@ enum ClientSessionOutput: Sendable, Hashable, CustomStringConvertible {
         case .media(.acceptAnswer(let id, _)): "media accept \(id)"
         case .media(.answerOffer(let id, _)): "media answer \(id)"
         case .media(.close(let id)): "media close \(id)"
+        case .pushRegistered(let device, let key): "push registered \(device.pushType.rawValue) \(device.token) key=\(key)"
+        case .pushRegistrationFailed(let error): "push failed \(error.code)"
+        case .pushUnregistered: "push unregistered"
         }
     }
 }

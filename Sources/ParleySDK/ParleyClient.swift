@@ -34,10 +34,21 @@ public final class ParleyClient: @unchecked Sendable {
     public let userId: String
     /// Whether the client is authenticated (also while it reconnects after a drop).
     public var isStarted: Bool { started.current }
+    /// Hears whether push registrations succeed.
+    public weak var pushDelegate: (any ParleyPushDelegate)? {
+        get { pushDelegateSlot.current.object as? any ParleyPushDelegate }
+        set { pushDelegateSlot.withLock { $0.object = newValue } }
+    }
+    /// The device id this client signs in with (and pushes are addressed to).
+    public let deviceId: String
+    /// Where the push registration (token and push key) is kept between launches.
+    public let pushRegistrationStore: any ParleyPushRegistrationStore
 
     let callbackQueue: DispatchQueue
     let endpoint: ServerEndpoint
     private let delegateSlot = Locked(WeakReference())
+    private let pushDelegateSlot = Locked(WeakReference())
+    let pushVerifier: PushPayloadVerifier
     private let started = Locked(false)
     private let workQueue = DispatchQueue(label: "parley.sdk.client")
     private var core: ClientSessionCore
@@ -58,10 +69,14 @@ public final class ParleyClient: @unchecked Sendable {
     ///   - userId: the user (1-255 of `A-Z a-z 0-9 - _ =`); the tokens must be for this user.
     ///   - deviceId: a stable id of this installation; default: random, stable per process.
     ///   - callbackQueue: where delegates are called (a serial queue).
+    ///   - pushRegistrationStore: where the push token and key are kept; default: a file
+    ///     in Application Support named after the device id. Give a stable `deviceId`
+    ///     when using push: a push is verified against the device it was sent to.
     /// - Throws: `ParleyClientError` `invalid_argument` for a bad key, user id, device id
     ///   or URL; `tls_unsupported` for `https`.
     public init(applicationKey: String, environmentHost: String, userId: String, deviceId: String? = nil,
-                callbackQueue: DispatchQueue = .main) throws(ParleyClientError) {
+                callbackQueue: DispatchQueue = .main,
+                pushRegistrationStore: (any ParleyPushRegistrationStore)? = nil) throws(ParleyClientError) {
         guard Self.isValid(applicationKey, maxBytes: 64, extra: "-_") else {
             throw ParleyClientError(code: "invalid_argument", message: "application key must be 1-64 of A-Z a-z 0-9 - _")
         }
@@ -78,12 +93,19 @@ public final class ParleyClient: @unchecked Sendable {
         }
         self.endpoint = endpoint
         self.userId = userId
+        self.deviceId = device
+        let store = pushRegistrationStore ?? FilePushRegistrationStore.defaultStore(deviceId: device)
+        self.pushRegistrationStore = store
+        pushVerifier = PushPayloadVerifier(applicationKey: applicationKey, userID: userId, deviceID: device)
         self.callbackQueue = callbackQueue
         callClient = ParleyCallClient()
         audioController = ParleyAudioController()
         var seed: UInt64 = 0
         if let bytes = try? SecureRandom.bytes(8) { for byte in bytes { seed = seed << 8 | UInt64(byte) } }
         core = ClientSessionCore(configuration: .init(applicationKey: applicationKey, userID: userId, deviceID: device, randomSeed: seed))
+        if let stored = store.load(), stored.userId == userId, stored.deviceId == device {
+            core.restorePushRegistration(PushDevice(pushType: stored.pushType, token: stored.token, environment: stored.environment, appID: stored.appId))
+        }
         timer = DispatchSource.makeTimerSource(queue: workQueue)
         callClient.client = self
         timer.setEventHandler { [weak self] in self?.input { core, now in core.tick(now: now) } }
@@ -134,7 +156,7 @@ public final class ParleyClient: @unchecked Sendable {
 
     // MARK: Driving the core
 
-    private func input(_ step: @escaping @Sendable (inout ClientSessionCore, ClientSessionCore.Time) -> [ClientSessionOutput]) {
+    func input(_ step: @escaping @Sendable (inout ClientSessionCore, ClientSessionCore.Time) -> [ClientSessionOutput]) {
         workQueue.async { [weak self] in
             guard let self else { return }
             perform(step(&core, Self.now()))
@@ -171,6 +193,15 @@ public final class ParleyClient: @unchecked Sendable {
                 deliver(kind, record)
             case .media(let instruction):
                 performMedia(instruction)
+            case .pushRegistered(let device, let pushKey):
+                let registration = ParleyPushRegistration(pushType: device.pushType, token: device.token, environment: device.environment,
+                                                          appId: device.appID, pushKey: pushKey, userId: userId, deviceId: deviceId)
+                pushRegistrationStore.save(registration)
+                callbackQueue.async { [self] in pushDelegate?.clientDidRegisterPushNotificationDeviceToken(self) }
+            case .pushRegistrationFailed(let error):
+                callbackQueue.async { [self] in pushDelegate?.client(self, didFailToRegisterPushNotificationDeviceTokenWithError: error) }
+            case .pushUnregistered:
+                pushRegistrationStore.save(nil)
             }
         }
         started.withLock { $0 = core.isStarted }

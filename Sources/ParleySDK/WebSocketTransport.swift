@@ -77,6 +77,10 @@ final class WebSocketTransport: @unchecked Sendable {
         client = connected
         lock.unlock()
         handler(.opened(localAddress: connected.socket.localAddress))
+        // After an event, read again before waiting: one socket read can carry several
+        // messages (a `result` and the `call.ended` right behind it), and the ones the
+        // client buffered would otherwise wait for the socket's next bytes.
+        var mayHaveBuffered = false
         while true {
             if let code = closeRequest.current {
                 lock.lock()
@@ -84,7 +88,9 @@ final class WebSocketTransport: @unchecked Sendable {
                 lock.unlock()
                 return
             }
-            guard connected.socket.waitUntilReadable(timeout: .milliseconds(100)) else { continue }
+            if !mayHaveBuffered {
+                guard connected.socket.waitUntilReadable(timeout: .milliseconds(100)) else { continue }
+            }
             lock.lock()
             let event: WebSocketClient.Event?
             do {
@@ -94,6 +100,7 @@ final class WebSocketTransport: @unchecked Sendable {
             }
             if case .closed = event { connected.socket.close() }
             lock.unlock()
+            mayHaveBuffered = event != nil
             switch event {
             case .message(.text(let text))?:
                 handler(.message(Array(text.utf8)))

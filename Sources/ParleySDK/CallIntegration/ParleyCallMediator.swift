@@ -1,0 +1,58 @@
+/// Fans the client's call events out to any number of observers, held weakly, so the
+/// system-call service, the app's UI and its logging can all follow every call. It makes
+/// itself the `callClient`'s delegate and the delegate of every call it sees; follow
+/// calls through observers rather than by setting `call.delegate`.
+public final class ParleyCallMediator: ParleyCallClientDelegate, ParleyCallDelegate, @unchecked Sendable {
+    // @unchecked: `observers` is `Locked`; `client` is only read.
+    private let observers = Locked<[WeakReference]>([])
+    /// The client whose calls are mediated.
+    public weak var client: ParleyClient?
+
+    /// Becomes `client.callClient.delegate`.
+    public init(client: ParleyClient) {
+        self.client = client
+        client.callClient.delegate = self
+    }
+
+    /// Adds `observer` (held weakly; adding it twice has no effect).
+    public func addObserver(_ observer: any ParleyCallObserver) {
+        observers.withLock { list in
+            list.removeAll { $0.object == nil }
+            if !list.contains(where: { $0.object === observer }) { list.append(WeakReference(object: observer)) }
+        }
+    }
+
+    /// Removes `observer`.
+    public func removeObserver(_ observer: any ParleyCallObserver) {
+        observers.withLock { list in list.removeAll { $0.object == nil || $0.object === observer } }
+    }
+
+    /// The live observers, in the order they were added.
+    var currentObservers: [any ParleyCallObserver] {
+        observers.current.compactMap { $0.object as? any ParleyCallObserver }
+    }
+
+    /// Places a call through the client and follows it.
+    public func callUser(withId userId: String, headers: [String: String] = [:]) -> Result<ParleyCall, any Error> {
+        guard let client else { return .failure(ParleyClientError(code: "not_started", message: "the client is gone")) }
+        let result = client.callClient.callUser(withId: userId, headers: headers)
+        if case .success(let call) = result {
+            call.delegate = self
+            client.callbackQueue.async { [self] in
+                for observer in currentObservers { observer.mediator(self, didStartOutgoingCall: call) }
+            }
+        }
+        return result
+    }
+
+    public func client(_ client: ParleyCallClient, didReceiveIncomingCall call: ParleyCall) {
+        call.delegate = self
+        for observer in currentObservers { observer.mediator(self, didReceiveIncomingCall: call) }
+    }
+
+    public func callDidProgress(_ call: ParleyCall) { for o in currentObservers { o.callDidProgress(call) } }
+    public func callDidRing(_ call: ParleyCall) { for o in currentObservers { o.callDidRing(call) } }
+    public func callDidAnswer(_ call: ParleyCall) { for o in currentObservers { o.callDidAnswer(call) } }
+    public func callDidEstablish(_ call: ParleyCall) { for o in currentObservers { o.callDidEstablish(call) } }
+    public func callDidEnd(_ call: ParleyCall) { for o in currentObservers { o.callDidEnd(call) } }
+}

@@ -1,0 +1,36 @@
+/// Hears every call event the mediator forwards, on the client's `callbackQueue`. Every
+/// method has an empty default.
+public protocol ParleyCallObserver: AnyObject {
+    /// A new incoming call (also one relayed from a push that ended already; its
+    /// `callDidEnd` follows at once).
+    func mediator(_ mediator: ParleyCallMediator, didReceiveIncomingCall call: ParleyCall)
+    /// An outgoing call placed through the mediator.
+    func mediator(_ mediator: ParleyCallMediator, didStartOutgoingCall call: ParleyCall)
+    /// The server is reaching the callee (outgoing).
+    func callDidProgress(_ call: ParleyCall)
+    /// A callee device rings (outgoing).
+    func callDidRing(_ call: ParleyCall)
+    /// The call was answered.
+    func callDidAnswer(_ call: ParleyCall)
+    /// Media flows both ways.
+    func callDidEstablish(_ call: ParleyCall)
+    /// The call is over.
+    func callDidEnd(_ call: ParleyCall)
+}
+
+extension ParleyCallObserver {
+    /// Does nothing.
+    public func mediator(_ mediator: ParleyCallMediator, didReceiveIncomingCall call: ParleyCall) {}
+    /// Does nothing.
+    public func mediator(_ mediator: ParleyCallMediator, didStartOutgoingCall call: ParleyCall) {}
+    /// Does nothing.
+    public func callDidProgress(_ call: ParleyCall) {}
+    /// Does nothing.
+    public func callDidRing(_ call: ParleyCall) {}
+    /// Does nothing.
+    public func callDidAnswer(_ call: ParleyCall) {}
+    /// Does nothing.
+    public func callDidEstablish(_ call: ParleyCall) {}
+    /// Does nothing.
+    public func callDidEnd(_ call: ParleyCall) {}
+}

@@ -1,0 +1,38 @@
+import Foundation
+
+/// What the system-call service needs from the client: a seam so the service's logic
+/// can be driven in tests with recorded calls. `ParleyClient` is the real one.
+protocol SystemCallControl: AnyObject, Sendable {
+    func answerCall(_ callID: String)
+    func hangupCall(_ callID: String)
+    func placeCall(to userID: String, headers: [String: String]) -> Result<ParleyCall, any Error>
+    func queryPush(_ payload: [AnyHashable: Any]) -> ParleyNotificationResult
+    func relayPush(_ payload: [AnyHashable: Any]) -> Result<ParleyNotificationResult, any Error>
+    func setAudioSessionActive(_ active: Bool)
+}
+
+/// `ParleyClient` as the service's control; outgoing calls go through the mediator so
+/// every observer follows them.
+final class ClientCallControl: SystemCallControl, @unchecked Sendable {
+    // @unchecked: both references are only read; the client and mediator are thread-safe.
+    private weak var client: ParleyClient?
+    private let mediator: ParleyCallMediator
+
+    init(client: ParleyClient, mediator: ParleyCallMediator) {
+        self.client = client
+        self.mediator = mediator
+    }
+
+    func answerCall(_ callID: String) { client?.answer(callID) }
+    func hangupCall(_ callID: String) { client?.hangup(callID) }
+    func placeCall(to userID: String, headers: [String: String]) -> Result<ParleyCall, any Error> {
+        mediator.callUser(withId: userID, headers: headers)
+    }
+    func queryPush(_ payload: [AnyHashable: Any]) -> ParleyNotificationResult {
+        client?.queryPushNotificationPayload(payload) ?? ParleyNotificationResult(isCall: false, isValid: false, callResult: nil)
+    }
+    func relayPush(_ payload: [AnyHashable: Any]) -> Result<ParleyNotificationResult, any Error> {
+        client?.relayPushNotification(withUserInfo: payload) ?? .failure(ParleyClientError(code: "not_started", message: "the client is gone"))
+    }
+    func setAudioSessionActive(_ active: Bool) { client?.audioController.setSystemAudioSessionActive(active) }
+}

@@ -1,0 +1,76 @@
+public import Foundation
+
+extension ParleyClient {
+    /// Hands the push service's device token to the server, so calls reach this device
+    /// when it is not connected. Sent once the client is started (queued until then);
+    /// an unchanged token already registered is not sent again (re-registering would
+    /// replace the push key under pushes already on their way). The outcome reaches
+    /// `pushDelegate`.
+    /// - Parameters:
+    ///   - token: the PushKit token (sent as lower-case hex) or an FCM token's UTF-8 bytes.
+    ///   - type: `.apnsVoip` or `.fcm`.
+    ///   - environment: the APNs environment of this build; FCM is always `.production`.
+    ///   - appId: the bundle id or package name (1-255 of `A-Z a-z 0-9 - _ .`).
+    /// - Throws: `ParleyClientError` `invalid_argument` for an empty or oversized token or a bad app id.
+    public func registerPushNotificationDeviceToken(_ token: Data, type: ParleyPushType,
+                                                    environment: ParleyPushEnvironment = .production,
+                                                    appId: String) throws(ParleyClientError) {
+        let text = type == .apnsVoip ? token.map { String(format: "%02x", $0) }.joined() : String(decoding: token, as: UTF8.self)
+        try registerPushNotificationDeviceToken(text, type: type, environment: environment, appId: appId)
+    }
+
+    /// Like `registerPushNotificationDeviceToken(_:type:environment:appId:)` with the token
+    /// as text (APNs: hex; FCM: the registration token).
+    public func registerPushNotificationDeviceToken(_ token: String, type: ParleyPushType,
+                                                    environment: ParleyPushEnvironment = .production,
+                                                    appId: String) throws(ParleyClientError) {
+        let bytes = Array(token.utf8)
+        guard !bytes.isEmpty, bytes.count <= 1024, bytes.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+            throw ParleyClientError(code: "invalid_argument", message: "push token must be 1-1024 bytes of printable ASCII")
+        }
+        let appBytes = Array(appId.utf8)
+        guard !appBytes.isEmpty, appBytes.count <= 255, appBytes.allSatisfy({
+            (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) || [0x2D, 0x5F, 0x2E].contains($0)
+        }) else {
+            throw ParleyClientError(code: "invalid_argument", message: "app id must be 1-255 of A-Z a-z 0-9 - _ .")
+        }
+        let device = PushDevice(pushType: type, token: token, environment: type == .fcm ? .production : environment, appID: appId)
+        input { core, now in core.registerPush(device, now: now) }
+    }
+
+    /// Stops the server waking this device (on logout): forgets the token and push key
+    /// here at once and sends `push.unregister` (once connected). Call it before
+    /// `terminateGracefully()`, while the client is started, so the request goes out
+    /// before the connection closes.
+    public func unregisterPushNotificationDeviceToken() {
+        input { core, now in core.unregisterPush(now: now) }
+    }
+
+    /// Logs out: unregisters the push token, then hangs up every call and closes.
+    public func logOut() {
+        input { core, now in core.unregisterPush(now: now) + core.terminate(now: now) }
+    }
+
+    /// Reads a push's data (PushKit's `dictionaryPayload`, FCM's `data`) and verifies it
+    /// with the stored push key: signature, application, device, expiry. Needs no
+    /// connection; safe on any thread.
+    public func queryPushNotificationPayload(_ payload: [AnyHashable: Any]) -> ParleyNotificationResult {
+        pushVerifier.verify(payload, registration: pushRegistrationStore.load(), nowMilliseconds: Self.now().wallMilliseconds).result
+    }
+
+    /// Verifies a call push and hands it to the server (`push.relay`, sent once the
+    /// client is connected; call `start()` if it is not). The call then arrives through
+    /// `client(_:didReceiveIncomingCall:)`; if it is already over (canceled while the
+    /// push was out) it arrives and ends at once with the server's cause, and a relay the
+    /// server refuses ends it with `.error` (`push_payload_invalid`).
+    /// - Returns: the payload's result, or `ParleyClientError` `push_payload_invalid`
+    ///   (not a Parley push, forged, foreign or expired).
+    public func relayPushNotification(withUserInfo userInfo: [AnyHashable: Any]) -> Result<ParleyNotificationResult, any Error> {
+        let verdict = pushVerifier.verify(userInfo, registration: pushRegistrationStore.load(), nowMilliseconds: Self.now().wallMilliseconds)
+        guard verdict.result.isValid, let call = verdict.result.callResult, let token = verdict.token else {
+            return .failure(ParleyClientError(code: "push_payload_invalid", message: verdict.problem ?? "not a valid Parley call push"))
+        }
+        input { core, now in core.relayPush(call, payload: token, now: now) }
+        return .success(verdict.result)
+    }
+}

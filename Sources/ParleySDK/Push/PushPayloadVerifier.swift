@@ -1,0 +1,127 @@
+import ParleyCrypto
+import ParleyWireCore
+
+/// Reads and checks a Parley push payload, sans-I/O: the push's data, the stored
+/// registration and the time in; a `ParleyNotificationResult` out.
+///
+/// The payload's `parley` member is a compact JWS, HS256 under the registration's push
+/// key, with header `{"alg":"HS256","typ":"parley-push"}` and claims `v` (1), `callId`,
+/// `appKey`, `deviceId`, `from` (`{kind, address}`), `video`, `headers`, `iat`, `exp`
+/// (ms since the epoch). See docs/push-and-callkit.md.
+struct PushPayloadVerifier: Sendable {
+    /// The data member that carries the JWS.
+    static let payloadKey = "parley"
+    /// The largest JWS accepted (as `push.relay`'s `payload`).
+    static let maxLength = 4096
+
+    let applicationKey: String
+    let userID: String
+    let deviceID: String
+
+    /// A checked payload: the claims, whether every check passed, and the JWS to relay.
+    struct Verdict: Sendable, Hashable {
+        var result: ParleyNotificationResult
+        /// The JWS as received, for `push.relay`.
+        var token: String?
+        /// Why it is not valid, for errors and logs.
+        var problem: String?
+    }
+
+    /// The JWS in a push's data, if it has one: `parley` as a string (APNs, FCM data).
+    static func token(in payload: [AnyHashable: Any]) -> String? {
+        payload[AnyHashable(payloadKey)] as? String
+    }
+
+    func verify(_ payload: [AnyHashable: Any], registration: ParleyPushRegistration?, nowMilliseconds: Int64) -> Verdict {
+        guard let token = Self.token(in: payload) else {
+            return Verdict(result: .init(isCall: false, isValid: false, callResult: nil), token: nil, problem: "no \"\(Self.payloadKey)\" string in the payload")
+        }
+        return verify(token: token, registration: registration, nowMilliseconds: nowMilliseconds)
+    }
+
+    func verify(token: String, registration: ParleyPushRegistration?, nowMilliseconds: Int64) -> Verdict {
+        func invalid(_ problem: String) -> Verdict {
+            Verdict(result: .init(isCall: true, isValid: false, callResult: nil), token: token, problem: problem)
+        }
+        let bytes = Array(token.utf8)
+        guard !bytes.isEmpty, bytes.count <= Self.maxLength else { return invalid("a payload of \(bytes.count) bytes (1-\(Self.maxLength) allowed)") }
+        let parts = bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        guard parts.count == 3, parts.allSatisfy({ !$0.isEmpty }) else { return invalid("not a compact JWS (three non-empty parts)") }
+        guard let registration else { return invalid("no push registration on this device: nothing to verify with") }
+        guard registration.userId == userID, registration.deviceId == deviceID else {
+            return invalid("the stored registration is for another user or device")
+        }
+        let key: [UInt8], header: [UInt8], claimsBytes: [UInt8], signature: [UInt8]
+        do {
+            key = try Base64.decodeURL(registration.pushKey)
+            header = try Base64.decode(parts[0], url: true)
+            claimsBytes = try Base64.decode(parts[1], url: true)
+            signature = try Base64.decode(parts[2], url: true)
+        } catch {
+            return invalid("\(error)")
+        }
+        guard key.count == 32 else { return invalid("the stored push key is not 32 bytes") }
+        // The signature first: nothing in an unsigned payload is worth reading.
+        let signingInput = Array(bytes[0..<(parts[0].count + 1 + parts[1].count)])
+        guard let expected = try? Digest.hmac(.sha256, key: key, signingInput), signature.count == 32,
+              Digest.constantTimeEqual(expected, signature) else {
+            return invalid("the signature does not match this device's push key")
+        }
+        let headerJSON: PushJSON, claims: PushJSON
+        do {
+            headerJSON = try PushJSON.parse(header)
+            claims = try PushJSON.parse(claimsBytes)
+        } catch {
+            return invalid("\(error)")
+        }
+        guard headerJSON["alg"]?.stringValue == "HS256", headerJSON["typ"]?.stringValue == "parley-push",
+              headerJSON["crit"] == nil else {
+            return invalid("the header is not {\"alg\":\"HS256\",\"typ\":\"parley-push\"}")
+        }
+        guard claims["v"]?.integerValue == 1 else { return invalid("claim v is not 1") }
+        guard let callID = claims["callId"]?.stringValue, Self.isCallID(callID) else { return invalid("claim callId is not a lower-case UUID") }
+        guard let from = claims["from"], from["kind"]?.stringValue == "user", let caller = from["address"]?.stringValue, !caller.isEmpty else {
+            return invalid("claim from is not {\"kind\":\"user\",\"address\":...}")
+        }
+        guard let video = claims["video"]?.boolValue else { return invalid("claim video is not a boolean") }
+        var headers: [String: String] = [:]
+        if let member = claims["headers"] {
+            guard case .object(let values) = member else { return invalid("claim headers is not an object") }
+            for (name, value) in values {
+                guard let text = value.stringValue else { return invalid("header \(name) is not a string") }
+                headers[name] = text
+            }
+        }
+        guard let issued = claims["iat"]?.integerValue, let expires = claims["exp"]?.integerValue, expires >= issued else {
+            return invalid("claims iat and exp are not times (ms) with exp >= iat")
+        }
+        let timedOut = nowMilliseconds >= expires
+        let call = ParleyCallNotificationResult(callId: callID, remoteUserId: caller, isVideoOffered: video,
+                                                isTimedOut: timedOut, headers: headers)
+        guard claims["appKey"]?.stringValue == applicationKey else {
+            return invalid("the push is for another application")
+        }
+        guard claims["deviceId"]?.stringValue == deviceID else {
+            return invalid("the push is for another device")
+        }
+        if timedOut {
+            // Genuine but stale: report the call so the app can show it as missed.
+            return Verdict(result: .init(isCall: true, isValid: false, callResult: call), token: token,
+                           problem: "the push expired \(nowMilliseconds - expires) ms ago")
+        }
+        return Verdict(result: .init(isCall: true, isValid: true, callResult: call), token: token, problem: nil)
+    }
+
+    static func isCallID(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 36 else { return false }
+        for (index, byte) in bytes.enumerated() {
+            if [8, 13, 18, 23].contains(index) {
+                guard byte == UInt8(ascii: "-") else { return false }
+            } else {
+                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte) else { return false }
+            }
+        }
+        return true
+    }
+}

@@ -1,0 +1,232 @@
+import Foundation
+import ParleyAuth
+import ParleyNet
+import ParleyPush
+import ParleyPushTestSupport
+import ParleySDK
+import ParleyServer
+import ParleyStore
+import Testing
+
+/// Signs in with tokens minted for the application, follows calls, keeps what it heard.
+final class SDKUser: ParleyClientDelegate, ParleyPushDelegate, ParleyCallObserver, @unchecked Sendable {
+    // @unchecked: the mutable lists are behind `lock`; the rest is set once in init.
+    let client: ParleyClient
+    let mediator: ParleyCallMediator
+    private let application: Application
+    private let lock = NSLock()
+    private var heard: [String] = []
+    private var incoming: [ParleyCall] = []
+
+    init(_ user: String, deviceId: String, application: Application, server: SocketAddress, store: any ParleyPushRegistrationStore) throws {
+        self.application = application
+        client = try ParleyClient(applicationKey: application.key, environmentHost: "http://127.0.0.1:\(server.port)", userId: user,
+                                  deviceId: deviceId, callbackQueue: DispatchQueue(label: "test.\(user)"), pushRegistrationStore: store)
+        mediator = ParleyCallMediator(client: client)
+        client.delegate = self
+        client.pushDelegate = self
+        mediator.addObserver(self)
+    }
+
+    var events: [String] { lock.withLock { heard } }
+    var incomingCalls: [ParleyCall] { lock.withLock { incoming } }
+    private func note(_ event: String) { lock.withLock { heard.append(event) } }
+
+    func clientRequiresRegistrationCredentials(_ client: ParleyClient, withCallback callback: ParleyClientRegistration) {
+        do {
+            callback.register(withJWT: try UserToken.mint(applicationKey: application.key, secret: application.secret, userID: client.userId,
+                                                          issuedAt: Int64(Date().timeIntervalSince1970), lifetime: 600,
+                                                          nonce: try UserToken.randomNonce()))
+        } catch {
+            callback.registerDidFail(error: ParleyClientError(code: "registration_failed", message: "\(error)"))
+        }
+    }
+    func clientDidStart(_ client: ParleyClient) { note("started") }
+    func clientDidFail(_ client: ParleyClient, error: any Error) { note("failed \(error)") }
+    func clientDidRegisterPushNotificationDeviceToken(_ client: ParleyClient) { note("push registered") }
+    func client(_ client: ParleyClient, didFailToRegisterPushNotificationDeviceTokenWithError error: any Error) { note("push failed \(error)") }
+    func mediator(_ mediator: ParleyCallMediator, didReceiveIncomingCall call: ParleyCall) {
+        lock.withLock { incoming.append(call) }
+        note("incoming \(call.callId)")
+    }
+    func callDidRing(_ call: ParleyCall) { note("ringing \(call.callId)") }
+    func callDidAnswer(_ call: ParleyCall) { note("answered \(call.callId)") }
+    func callDidEstablish(_ call: ParleyCall) { note("established \(call.callId)") }
+    func callDidEnd(_ call: ParleyCall) { note("ended \(call.callId) \(call.details.endCause.rawValue)") }
+}
+
+struct Timeout: Error, CustomStringConvertible {
+    let what: String
+    var description: String { "timed out waiting for \(what)" }
+}
+
+/// The SDK's push path against a real `ParleyServer` and the provider emulator: a callee
+/// registers its token, goes offline, is woken by the push, and relays it.
+@Suite(.serialized) struct SDKPushRelayTests {
+    static let apnsToken = Data((0..<32).map { UInt8($0 * 7 & 0xFF) })
+    let emulator: ProviderEmulator
+    let server: ParleyServer
+    let application: Application
+    let directory = NSTemporaryDirectory() + "parley-sdk-push-" + UUID().uuidString
+
+    init() throws {
+        emulator = try ProviderEmulator()
+        var configuration = ServerConfiguration(dataDirectory: directory, listenAddresses: [.ipv4Loopback(port: 0)])
+        configuration.mediaBindAddress = .ipv4Loopback(port: 0)
+        let base = UInt16(31_000 + Int.random(in: 0..<300) * 100)
+        configuration.mediaPorts = base...(base + 99)
+        configuration.edgeLoopCount = 1
+        configuration.pushEndpoints = emulator.endpoints
+        configuration.pushCAFile = emulator.caFile
+        configuration.ringTimeout = .seconds(6)
+        server = try ParleyServer(configuration: configuration, log: ServerLog(level: .debug) { line in if ProcessInfo.processInfo.environment["PARLEY_SDK_PUSH_LOG"] != nil { print(line) } })
+        application = try #require(server.developmentApplication)
+        try server.start()
+        let key = application.key
+        let settings = emulator.apns.settingsJSON
+        try server.store.performAndWait { (store) throws(StoreError) in
+            try store.setPushCredentials(StoredPushCredentials(applicationKey: key, provider: .apns, settings: settings, updatedTime: 1))
+        }
+    }
+
+    func cleanUp() {
+        server.shutdown()
+        emulator.stop()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    func waitFor(_ what: @autoclosure () -> String, seconds: Double = 10, _ condition: () throws -> Bool) throws {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        while Date() < deadline {
+            if try condition() { return }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        Issue.record("timed out waiting for \(what())")
+        throw Timeout(what: what())
+    }
+
+    /// Bob's phone registers its VoIP token, then the app is killed (no unregister).
+    func registerOfflineBob(store: any ParleyPushRegistrationStore) throws {
+        let bob = try SDKUser("bob", deviceId: "bob-phone", application: application, server: server.localAddresses[0], store: store)
+        bob.client.start()
+        try bob.client.registerPushNotificationDeviceToken(Self.apnsToken, type: .apnsVoip, environment: .sandbox, appId: "com.example.chat")
+        try waitFor("bob's registration") { bob.events.contains("push registered") }
+        #expect(store.load()?.token == Self.apnsToken.map { String(format: "%02x", $0) }.joined())
+        bob.client.terminateGracefully()
+        Thread.sleep(forTimeInterval: 0.3)
+    }
+
+    /// The `parley` JWS of the first push the emulator received.
+    func firstPushPayload() throws -> [AnyHashable: Any] {
+        var body: String?
+        try waitFor("the push") {
+            body = try emulator.requests().first { $0["provider"] as? String == "apns" }?["body"] as? String
+            return body != nil
+        }
+        let text = try #require(body)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: String])
+        return ["parley": try #require(object["parley"]), "aps": [:] as [String: String]]
+    }
+
+    @Test func aRelayedPushDeliversTheCallAndTheCallerHearsItRing() throws {
+        defer { cleanUp() }
+        let store = InMemoryPushRegistrationStore()
+        try registerOfflineBob(store: store)
+        let alice = try SDKUser("alice", deviceId: "alice-phone", application: application, server: server.localAddresses[0],
+                                store: InMemoryPushRegistrationStore())
+        alice.client.start()
+        try waitFor("alice's start") { alice.events.contains("started") }
+        let call = try alice.mediator.callUser(withId: "bob", headers: ["topic": "billing"]).get()
+        let payload = try firstPushPayload()
+
+        // The app is woken: a new client on the same device and store, as after a relaunch.
+        let bob = try SDKUser("bob", deviceId: "bob-phone", application: application, server: server.localAddresses[0], store: store)
+        let provider = HeadlessSystemCallProvider()
+        let service = ParleySystemCallService(client: bob.client, mediator: bob.mediator, provider: provider)
+        let query = bob.client.queryPushNotificationPayload(payload)
+        #expect(query.isCall && query.isValid)
+        #expect(query.callResult?.callId == call.callId && query.callResult?.remoteUserId == "alice")
+        #expect(query.callResult?.headers == ["topic": "billing"] && query.callResult?.isTimedOut == false)
+        service.reportIncomingPush(payload) { _ in }
+        bob.client.start()
+        try waitFor("the relayed call") { bob.events.contains("incoming \(call.callId)") }
+        #expect(provider.calls.count == 1 && service.systemCallUUID(forCallId: call.callId) != nil)
+        try waitFor("alice's ringing") { alice.events.contains("ringing \(call.callId)") }
+        call.hangup()
+        try waitFor("bob's end") { bob.events.contains("ended \(call.callId) canceled") }
+        try waitFor("the system's end") { provider.calls.isEmpty }
+        #expect(provider.events.contains { if case .reportedEnded(_, .unanswered) = $0 { true } else { false } })
+        bob.client.logOut()
+        alice.client.terminateGracefully()
+        try waitFor("the logout to forget the push key") { store.load() == nil }
+    }
+
+    @Test func answeringOnTheSystemScreenConnectsTheRelayedCall() throws {
+        defer { cleanUp() }
+        let store = InMemoryPushRegistrationStore()
+        try registerOfflineBob(store: store)
+        let alice = try SDKUser("alice", deviceId: "alice-phone", application: application, server: server.localAddresses[0],
+                                store: InMemoryPushRegistrationStore())
+        alice.client.start()
+        try waitFor("alice's start") { alice.events.contains("started") }
+        let call = try alice.mediator.callUser(withId: "bob").get()
+        let payload = try firstPushPayload()
+        let bob = try SDKUser("bob", deviceId: "bob-phone", application: application, server: server.localAddresses[0], store: store)
+        let provider = HeadlessSystemCallProvider()
+        let service = ParleySystemCallService(client: bob.client, mediator: bob.mediator, provider: provider)
+        service.reportIncomingPush(payload) { _ in }
+        #expect(!bob.client.audioController.isAudioSessionActive)
+        bob.client.start()
+        let uuid = try #require(service.systemCallUUID(forCallId: call.callId))
+        // The user answers on the lock screen, maybe before call.incoming is here.
+        provider.answerFromSystemUI(uuid)
+        try waitFor("bob's answer (bob heard \(bob.events))") { bob.events.contains("answered \(call.callId)") }
+        try waitFor("alice's answer") { alice.events.contains("answered \(call.callId)") }
+        #expect(provider.events.contains(.action(.answer, uuid, .fulfilled)))
+        #expect(bob.client.audioController.isAudioSessionActive)
+        try waitFor("the call's media (alice heard \(alice.events))", seconds: 15) { alice.events.contains("established \(call.callId)") }
+        // The caller hangs up: reported to the system as remote ended; audio released.
+        call.hangup()
+        try waitFor("bob's end") { bob.events.contains("ended \(call.callId) hungUp") }
+        try waitFor("the system's end") { provider.calls.isEmpty && !provider.isAudioActive }
+        #expect(provider.events.contains(.reportedEnded(uuid, .remoteEnded)))
+        #expect(!bob.client.audioController.isAudioSessionActive)
+        bob.client.terminateGracefully()
+        alice.client.terminateGracefully()
+    }
+
+    @Test func aLateRelayAfterTheCallerCanceledEndsAtOnce() throws {
+        defer { cleanUp() }
+        let store = InMemoryPushRegistrationStore()
+        try registerOfflineBob(store: store)
+        let alice = try SDKUser("alice", deviceId: "alice-phone", application: application, server: server.localAddresses[0],
+                                store: InMemoryPushRegistrationStore())
+        alice.client.start()
+        try waitFor("alice's start") { alice.events.contains("started") }
+        let call = try alice.mediator.callUser(withId: "bob").get()
+        let payload = try firstPushPayload()
+        call.hangup()
+        try waitFor("alice's cancel (alice heard \(alice.events), state \(call.state), \(call.details.endCause))") { alice.events.contains("ended \(call.callId) canceled") }
+
+        let bob = try SDKUser("bob", deviceId: "bob-phone", application: application, server: server.localAddresses[0], store: store)
+        _ = try bob.client.relayPushNotification(withUserInfo: payload).get()
+        bob.client.start()
+        try waitFor("the late call's end (bob heard \(bob.events))") { bob.events.contains("ended \(call.callId) canceled") }
+        #expect(bob.events.filter { $0.hasPrefix("incoming") || $0.hasPrefix("ended") } == ["incoming \(call.callId)", "ended \(call.callId) canceled"])
+        bob.client.terminateGracefully()
+        alice.client.terminateGracefully()
+    }
+
+    @Test func aForgedPushIsNotRelayed() throws {
+        defer { cleanUp() }
+        let store = InMemoryPushRegistrationStore()
+        try registerOfflineBob(store: store)
+        let bob = try SDKUser("bob", deviceId: "bob-phone", application: application, server: server.localAddresses[0], store: store)
+        var registration = try #require(store.load())
+        registration.pushKey = "AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyA"
+        store.save(registration)
+        let forged = ["parley": "eyJhbGciOiJIUzI1NiIsInR5cCI6InBhcmxleS1wdXNoIn0.e30.TktilcIT0tSPz-9qCpaA9t42Abve07opYcP01jur8AE"]
+        #expect(bob.client.queryPushNotificationPayload(forged).isValid == false)
+        #expect(throws: ParleyClientError.self) { try bob.client.relayPushNotification(withUserInfo: forged).get() }
+    }
+}

@@ -1,0 +1,334 @@
+import Foundation
+import ParleyMedia
+@testable import ParleySDK
+import Testing
+
+private let c1 = "6f1c2a9e-3b7d-4c55-9a41-0e8f5d2b7c13"
+private let c2 = "0d6b9f64-1e2a-4f8c-8b37-6a5c2e1f9d08"
+/// Inside the fixtures' ring time.
+private let during: Int64 = 1_764_421_210_000
+
+/// The service's side of the client, recorded: what it asked, and when relative to the
+/// provider's reports. Pushes are verified by the real verifier with the fixtures' key.
+final class RecordingCallControl: SystemCallControl, @unchecked Sendable {
+    // @unchecked: all state is `Locked`; `client` is only read.
+    let log = Locked<[String]>([])
+    let audioActive = Locked<Bool?>(nil)
+    /// How many calls the provider held when each relay went out.
+    let systemCallsAtRelay = Locked<[Int]>([])
+    weak var provider: HeadlessSystemCallProvider?
+    let client: ParleyClient
+    var now: Int64 = during
+    let verifier = PushPayloadVerifier(applicationKey: "app-1", userID: "alice", deviceID: "dev-1")
+    let registration = ParleyPushRegistration(pushType: .apnsVoip, token: "9f1c", environment: .sandbox, appId: "com.example.chat",
+                                              pushKey: PushFixtures.key, userId: "alice", deviceId: "dev-1")
+
+    init() throws {
+        client = try ParleyClient(applicationKey: "app-1", environmentHost: "http://127.0.0.1:9", userId: "alice", deviceId: "dev-1",
+                                  callbackQueue: DispatchQueue(label: "test.callbacks"), pushRegistrationStore: InMemoryPushRegistrationStore())
+    }
+
+    func answerCall(_ callID: String) { log.withLock { $0.append("answer \(callID)") } }
+    func hangupCall(_ callID: String) { log.withLock { $0.append("hangup \(callID)") } }
+    func placeCall(to userID: String, headers: [String: String]) -> Result<ParleyCall, any Error> {
+        log.withLock { $0.append("call \(userID)") }
+        guard userID != "nobody" else { return .failure(ParleyClientError(code: "not_started", message: "not started")) }
+        return .success(ParleyCall(record: ClientCallRecord(callID: c2, direction: .outgoing, remoteUserID: userID, headers: headers), client: client))
+    }
+    func queryPush(_ payload: [AnyHashable: Any]) -> ParleyNotificationResult {
+        verifier.verify(payload, registration: registration, nowMilliseconds: now).result
+    }
+    func relayPush(_ payload: [AnyHashable: Any]) -> Result<ParleyNotificationResult, any Error> {
+        systemCallsAtRelay.withLock { $0.append(provider?.calls.count ?? -1) }
+        let verdict = verifier.verify(payload, registration: registration, nowMilliseconds: now)
+        log.withLock { $0.append("relay \(verdict.result.callResult?.callId ?? "?")") }
+        return verdict.result.isValid ? .success(verdict.result) : .failure(ParleyClientError(code: "push_payload_invalid", message: "bad"))
+    }
+    func setAudioSessionActive(_ active: Bool) { audioActive.withLock { $0 = active } }
+
+    func incomingCall(_ callID: String = c1) -> ParleyCall {
+        var record = ClientCallRecord(callID: callID, direction: .incoming, remoteUserID: "bob", headers: [:])
+        record.state = .ringing
+        return ParleyCall(record: record, client: client)
+    }
+}
+
+/// The integration guide's flows through `ParleySystemCallService` and the headless
+/// provider (which keeps CallKit's rules), with the client side recorded.
+@Suite struct SystemCallServiceTests {
+    let provider = HeadlessSystemCallProvider()
+    let control: RecordingCallControl
+    let service: ParleySystemCallService
+
+    init() throws {
+        control = try RecordingCallControl()
+        service = ParleySystemCallService(control: control, provider: provider, registry: ParleyCallRegistry())
+        control.provider = provider
+    }
+
+    /// Lets the provider's queue run what is queued, including what that queues (bounded).
+    func settle() {
+        for _ in 0..<6 { provider.queue.sync {} }
+    }
+
+    func push(_ token: String) -> (any Error)?? {
+        let outcome = Locked<(any Error)??>(nil)
+        service.reportIncomingPush(["parley": token]) { error in outcome.withLock { $0 = .some(error) } }
+        settle()
+        return outcome.current
+    }
+
+    func end(_ call: ParleyCall, _ cause: ParleyCallEndCause) {
+        var record = ClientCallRecord(callID: call.callId, direction: call.direction, remoteUserID: call.remoteUserId, headers: [:])
+        record.state = .ended
+        record.details.endCause = cause
+        call.update(record)
+        service.callDidEnd(call)
+        settle()
+    }
+
+    @Test func aPushIsReportedBeforeAnythingElseThenRelayed() throws {
+        let completion = push(PushFixtures.valid)
+        #expect(completion != nil && completion! == nil, "PushKit's completion runs without an error")
+        let uuid = try #require(service.systemCallUUID(forCallId: c1))
+        #expect(provider.events.first == .reportedIncoming(uuid, handle: "bob"))
+        #expect(control.log.current == ["relay \(c1)"])
+        #expect(control.systemCallsAtRelay.current == [1], "the system had the call before the relay went out")
+        #expect(control.audioActive.current == false, "no audio before the system activates the session")
+    }
+
+    @Test func aDuplicatePushIsReportedOnce() {
+        _ = push(PushFixtures.valid)
+        _ = push(PushFixtures.valid)
+        #expect(provider.events.filter { if case .reportedIncoming = $0 { true } else { false } }.count == 1)
+        let uuid = service.systemCallUUID(forCallId: c1)
+        #expect(uuid.map { provider.events.contains(.refusedIncoming($0, .callUUIDAlreadyExists)) } == true,
+                "the second push is reported too, as iOS requires, and refused as a duplicate")
+        #expect(control.log.current == ["relay \(c1)"], "relayed once, never hung up")
+        // The call then arriving over the connection is the same system call.
+        service.incomingCallArrived(control.incomingCall())
+        settle()
+        #expect(provider.calls.count == 1 && service.registry.count == 1)
+    }
+
+    @Test func theAnswerActionAnswersTheCallAndStartsAudio() throws {
+        _ = push(PushFixtures.valid)
+        let uuid = try #require(service.systemCallUUID(forCallId: c1))
+        service.incomingCallArrived(control.incomingCall())
+        provider.answerFromSystemUI(uuid)
+        settle()
+        #expect(control.log.current == ["relay \(c1)", "answer \(c1)"])
+        #expect(provider.events.contains(.action(.answer, uuid, .fulfilled)))
+        #expect(provider.calls[uuid]?.phase == .active)
+        #expect(control.audioActive.current == true && provider.isAudioActive)
+    }
+
+    @Test func anAnswerBeforeTheCallArrivesWaitsForIt() throws {
+        _ = push(PushFixtures.valid)
+        let uuid = try #require(service.systemCallUUID(forCallId: c1))
+        provider.answerFromSystemUI(uuid)
+        settle()
+        #expect(control.log.current == ["relay \(c1)"])
+        #expect(!provider.events.contains { if case .action = $0 { true } else { false } }, "still pending")
+        service.incomingCallArrived(control.incomingCall())
+        settle()
+        #expect(control.log.current == ["relay \(c1)", "answer \(c1)"])
+        #expect(provider.events.contains(.action(.answer, uuid, .fulfilled)))
+    }
+
+    @Test func theEndActionHangsUpAndIsNotReportedBack() throws {
+        _ = push(PushFixtures.valid)
+        let uuid = try #require(service.systemCallUUID(forCallId: c1))
+        let call = control.incomingCall()
+        service.incomingCallArrived(call)
+        provider.endFromSystemUI(uuid)
+        settle()
+        #expect(control.log.current == ["relay \(c1)", "hangup \(c1)"])
+        #expect(provider.events.contains(.action(.end, uuid, .fulfilled)) && provider.calls.isEmpty)
+        end(call, .denied)
+        #expect(!provider.events.contains { if case .reportedEnded = $0 { true } else { false } })
+        #expect(service.registry.count == 0)
+    }
+
+    @Test func declinedBeforeTheCallArrivesHangsItUpOnArrival() throws {
+        _ = push(PushFixtures.valid)
+        let uuid = try #require(service.systemCallUUID(forCallId: c1))
+        provider.endFromSystemUI(uuid)
+        settle()
+        service.incomingCallArrived(control.incomingCall())
+        settle()
+        #expect(control.log.current == ["relay \(c1)", "hangup \(c1)"])
+        #expect(provider.calls.isEmpty)
+    }
+
+    @Test func aRemoteEndIsReportedWithTheMappedReason() throws {
+        _ = push(PushFixtures.valid)
+        let uuid = try #require(service.systemCallUUID(forCallId: c1))
+        let call = control.incomingCall()
+        service.incomingCallArrived(call)
+        end(call, .canceled)
+        #expect(provider.events.last == .reportedEnded(uuid, .unanswered))
+        #expect(provider.calls.isEmpty && service.registry.count == 0)
+    }
+
+    @Test func endCausesMapToSystemReasons() {
+        let expected: [ParleyCallEndCause: SystemCallEndReason] = [
+            .denied: .remoteEnded, .hungUp: .remoteEnded, .inactive: .remoteEnded,
+            .timeout: .unanswered, .canceled: .unanswered, .noAnswer: .unanswered,
+            .otherDeviceAnswered: .answeredElsewhere, .error: .failed, .none: .failed,
+        ]
+        for cause in ParleyCallEndCause.allCases {
+            #expect(ParleySystemCallService.endReason(for: cause) == expected[cause], "\(cause)")
+        }
+    }
+
+    @Test func doNotDisturbHangsTheCallUpAndRemovesIt() {
+        provider.doNotDisturb = true
+        let completion = push(PushFixtures.valid)
+        let refusal: (any Error)? = completion ?? nil
+        #expect((refusal as? SystemCallError)?.code == .filteredByDoNotDisturb)
+        #expect(service.registry.count == 0 && provider.calls.isEmpty)
+        #expect(control.log.current.isEmpty, "a refused call is not relayed")
+        // Should the call arrive over a live connection after all, it is hung up.
+        service.incomingCallArrived(control.incomingCall())
+        settle()
+        #expect(control.log.current == ["hangup \(c1)"])
+        // A call over a live connection that the system refuses is hung up too.
+        service.incomingCallArrived(control.incomingCall(c2))
+        settle()
+        #expect(control.log.current == ["hangup \(c1)", "hangup \(c2)"])
+        #expect(service.registry.count == 0)
+    }
+
+    @Test func providerResetHangsUpEveryCall() throws {
+        _ = push(PushFixtures.valid)
+        service.incomingCallArrived(control.incomingCall())
+        let uuid = try #require(service.systemCallUUID(forCallId: c1))
+        provider.answerFromSystemUI(uuid)
+        service.incomingCallArrived(control.incomingCall(c2))
+        settle()
+        #expect(provider.calls.count == 2 && control.audioActive.current == true)
+        provider.reset()
+        settle()
+        #expect(Set(control.log.current.filter { $0.hasPrefix("hangup") }) == ["hangup \(c1)", "hangup \(c2)"])
+        #expect(service.registry.count == 0 && provider.calls.isEmpty)
+        #expect(control.audioActive.current == false)
+    }
+
+    @Test func forgedAndExpiredPushesAreShownAndEndedAtOnce() {
+        let forged = push(PushFixtures.forged)
+        #expect(forged != nil && forged! != nil)
+        #expect(provider.events.count == 2)
+        if case .reportedEnded(_, let reason) = provider.events.last { #expect(reason == .failed) } else { Issue.record("\(provider.events)") }
+        control.now = 1_764_421_240_000
+        _ = push(PushFixtures.valid)
+        #expect(provider.events.last.map { if case .reportedEnded(_, .unanswered) = $0 { true } else { false } } == true)
+        #expect(control.log.current.isEmpty, "neither is relayed")
+        #expect(provider.calls.isEmpty && service.registry.count == 0)
+    }
+
+    @Test func outgoingCallsReportProgressAndConnection() throws {
+        let placed = Locked<ParleyCall?>(nil)
+        service.startCall(toUserId: "carol") { result in placed.withLock { $0 = try? result.get() } }
+        settle()
+        let call = try #require(placed.current)
+        let uuid = try #require(service.systemCallUUID(forCallId: call.callId))
+        #expect(provider.events.contains(.action(.start(handle: "carol", video: false), uuid, .fulfilled)))
+        #expect(control.audioActive.current == true)
+        service.callDidProgress(call)
+        service.callDidRing(call)
+        settle()
+        service.callDidAnswer(call)
+        service.callDidEstablish(call)
+        settle()
+        #expect(provider.events.filter { $0 == .reportedConnecting(uuid) || $0 == .reportedConnected(uuid) }
+                == [.reportedConnecting(uuid), .reportedConnected(uuid)])
+        end(call, .hungUp)
+        #expect(provider.events.suffix(2) == [.reportedEnded(uuid, .remoteEnded), .audioDeactivated])
+        #expect(control.audioActive.current == false)
+    }
+
+    @Test func aStartTheClientRefusesFailsTheAction() {
+        let outcome = Locked<Result<ParleyCall, any Error>?>(nil)
+        service.startCall(toUserId: "nobody") { result in outcome.withLock { $0 = result } }
+        settle()
+        #expect(provider.events.contains { if case .action(.start, _, .failed) = $0 { true } else { false } })
+        #expect(provider.calls.isEmpty)
+        if case .failure = outcome.current {} else { Issue.record("expected a failure") }
+    }
+}
+
+/// The headless provider keeps the system's rules on its own.
+@Suite struct HeadlessSystemCallProviderTests {
+    final class Delegate: SystemCallProviderDelegate, @unchecked Sendable {
+        let actions = Locked<[SystemCallAction]>([])
+        func providerDidReset() {}
+        func perform(_ action: SystemCallAction) { actions.withLock { $0.append(action) } }
+        func didActivateAudioSession() {}
+        func didDeactivateAudioSession() {}
+    }
+
+    @Test func refusalsLikeCallKit() async throws {
+        let provider = HeadlessSystemCallProvider(maximumCalls: 1)
+        let delegate = Delegate()
+        provider.setDelegate(delegate)
+        let errors = Locked<[SystemCallError.Code?]>([])
+        let uuid = UUID()
+        for _ in 0..<2 {
+            provider.reportNewIncomingCall(with: uuid, update: SystemCallUpdate(remoteHandle: "bob")) { error in
+                errors.withLock { $0.append((error as? SystemCallError)?.code) }
+            }
+        }
+        provider.reportNewIncomingCall(with: UUID(), update: SystemCallUpdate(remoteHandle: "eve")) { error in
+            errors.withLock { $0.append((error as? SystemCallError)?.code) }
+        }
+        provider.request(.answer, callUUID: UUID()) { error in errors.withLock { $0.append((error as? SystemCallError)?.code) } }
+        provider.queue.sync {}
+        #expect(errors.current == [nil, .callUUIDAlreadyExists, .maximumCallGroupsReached, .unknownCallUUID])
+    }
+
+    @Test func anUnfinishedActionFailsAfterItsTimeout() async throws {
+        let provider = HeadlessSystemCallProvider(actionTimeout: .milliseconds(50))
+        let delegate = Delegate()
+        provider.setDelegate(delegate)
+        let uuid = UUID()
+        provider.reportNewIncomingCall(with: uuid, update: SystemCallUpdate(remoteHandle: "bob")) { _ in }
+        provider.answerFromSystemUI(uuid)
+        for _ in 0..<100 where !provider.events.contains(.action(.answer, uuid, .failed)) {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(provider.events.contains(.action(.answer, uuid, .failed)))
+        #expect(delegate.actions.current.first?.result == .failed)
+        // Fulfilling it late changes nothing: an action finishes once.
+        delegate.actions.current.first?.fulfill()
+        #expect(delegate.actions.current.first?.result == .failed)
+        #expect(!provider.isAudioActive)
+    }
+
+    @Test func registryDeduplicatesAndLinks() {
+        let registry = ParleyCallRegistry()
+        let first = registry.claim(callId: c1)
+        #expect(first.isNew && registry.claim(callId: c1) == (first.uuid, false))
+        #expect(registry.callId(for: first.uuid) == c1)
+        let outgoing = UUID()
+        #expect(registry.link(uuid: outgoing, callId: c2) && !registry.link(uuid: outgoing, callId: "other"))
+        #expect(!registry.link(uuid: UUID(), callId: c1))
+        registry.remove(callId: c1)
+        #expect(registry.uuid(forCallId: c1) == nil && registry.callId(for: first.uuid) == nil && registry.count == 1)
+        #expect(registry.removeAll().map(\.callId) == [c2] && registry.count == 0)
+    }
+
+    @Test func audioIsHeldUntilTheSessionIsActive() {
+        let state = AudioMixState()
+        var source = MutableSource(ToneSource(frequency: 440, frameCount: 3), state: state)
+        state.sessionActive.withLock { $0 = false }
+        #expect(source.nextFrame()?.samples.allSatisfy { $0 == 0 } == true)
+        state.sessionActive.withLock { $0 = true }
+        #expect(source.nextFrame()?.samples.contains { $0 != 0 } == true)
+        let recording = CallRecording(keepsSamples: true)
+        var sink = MixingSink(state: state, recording: recording)
+        state.sessionActive.withLock { $0 = false }
+        try? sink.consume(AudioFrame(samples: [Int16](repeating: 7, count: 960), sampleRate: 48_000))
+        #expect(recording.samples.current.isEmpty && recording.framesConsumed.current == 0)
+    }
+}
