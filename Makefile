@@ -31,11 +31,12 @@ run: deps
 # debug build accepts), every test runs, then every fuzz target runs for a few seconds.
 test: build build-release unit-test fuzz-smoke
 
-# Suites that run audio in real time (RealTimeMediaTests: loopback legs, aiortc, Chromium)
+# Suites that run audio in real time or drive child processes with second-long timeouts
+# (RealTimeMediaTests: loopback legs, aiortc, Chromium, parleyd calls, Python clients, push)
 # run after the others, on their own, so CPU-heavy tests do not starve their 20 ms pacing.
 unit-test: deps
 	$(SWIFT) test $(STRICT) --skip RealTimeMediaTests
-	$(SWIFT) test $(STRICT) --skip-build --filter RealTimeMediaTests
+	$(SWIFT) test $(STRICT) --skip-build --no-parallel --filter RealTimeMediaTests
 
 # `install-deps.sh bench` also installs rtpengine, which the relay rows run beside ours.
 # The server rows run the release parleyd built next to ParleyBench.

@@ -62,6 +62,7 @@ struct Timeout: Error, CustomStringConvertible {
 
 /// The SDK's push path against a real `ParleyServer` and the provider emulator: a callee
 /// registers its token, goes offline, is woken by the push, and relays it.
+extension RealTimeMediaTests {
 @Suite(.serialized) struct SDKPushRelayTests {
     static let apnsToken = Data((0..<32).map { UInt8($0 * 7 & 0xFF) })
     let emulator: ProviderEmulator
@@ -230,3 +231,8 @@ struct Timeout: Error, CustomStringConvertible {
         #expect(throws: ParleyClientError.self) { try bob.client.relayPushNotification(withUserInfo: forged).get() }
     }
 }
+}
+
+/// Suites that run calls with real-time media and child processes. They run one at a time,
+/// in the second pass of `make test` (`--filter RealTimeMediaTests`).
+@Suite(.serialized) enum RealTimeMediaTests {}

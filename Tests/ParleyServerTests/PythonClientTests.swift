@@ -7,8 +7,10 @@ import Testing
 /// The Python client (scripts/pyclient/parley_client.py), written from docs/protocol.md and
 /// docs/auth.md alone, against a real server: if these pass, the page is enough to write a
 /// client. Both parties are Python clients (separate processes, aiortc media), so neither
-/// side of any call is our own code.
-@Suite struct PythonClientTests {
+/// side of any call is our own code. They start Python processes with second-long
+/// timeouts, so they run in the one-at-a-time pass with the real-time suites.
+extension RealTimeMediaTests {
+@Suite(.serialized) struct PythonClientTests {
     /// Bob acknowledges, rings for 7 s, then declines. The server's heartbeat is 3 s (closing
     /// after 6 s of silence), so both clients stay connected only by sending `ping` as the
     /// page says.
@@ -73,6 +75,7 @@ import Testing
         #expect(ended["cause"] as? String == "error")
         #expect((ended["error"] as? [String: Any])?["code"] as? String == "destination_not_found")
     }
+}
 }
 
 extension RealTimeMediaTests {
