@@ -62,7 +62,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "ParleyCLI",
-            dependencies: ["ParleySTUN", "ParleyRTP", "ParleySDP", "ParleyWebSocket", "ParleySignaling"],
+            dependencies: ["ParleySTUN", "ParleyRTP", "ParleySDP", "ParleyWebSocket", "ParleySignaling", "ParleyAuth", "ParleyMedia"],
             swiftSettings: upcoming
         ),
 
@@ -102,6 +102,8 @@ let package = Package(
         .testTarget(name: "ParleyStoreTests", dependencies: ["ParleyStore", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleyCallingTests", dependencies: ["ParleyCalling", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleyServerTests", dependencies: ["ParleyServer", "ParleyTestSupport"], swiftSettings: upcoming),
+        // Runs the built `parleyd` and `parley` executables: `swift build` must run first.
+        .testTarget(name: "ParleyEndToEndTests", dependencies: ["ParleyMedia", "ParleyTestSupport"], swiftSettings: upcoming),
     ],
     swiftLanguageModes: [.v6]
 )
