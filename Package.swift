@@ -88,7 +88,7 @@ let package = Package(
         .testTarget(name: "ParleySDPTests", dependencies: ["ParleySDP", "ParleyTestSupport"], resources: [.copy("Fixtures")], swiftSettings: upcoming),
         .testTarget(name: "ParleyWebSocketTests", dependencies: ["ParleyWebSocket", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleySignalingTests", dependencies: ["ParleySignaling", "ParleyTestSupport"], swiftSettings: upcoming),
-        .testTarget(name: "ParleyCLITests", dependencies: ["ParleyCLI", "ParleyTestSupport"], swiftSettings: upcoming),
+        .testTarget(name: "ParleyCLITests", dependencies: ["ParleyCLI", "ParleyAuth", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleySRTPTests", dependencies: ["ParleySRTP", "ParleyTestSupport"], exclude: ["vectors"], swiftSettings: upcoming),
         .testTarget(name: "ParleyOpusTests", dependencies: ["ParleyOpus", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleyICETests", dependencies: ["ParleyICE", "ParleyTestSupport"], swiftSettings: upcoming),
