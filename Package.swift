@@ -13,6 +13,7 @@ let package = Package(
     name: "Parley",
     products: [
         .executable(name: "parley", targets: ["ParleyCLI"]),
+        .library(name: "ParleySDK", targets: ["ParleySDK"]),
         .library(name: "ParleyWire", targets: [
             "ParleySTUN", "ParleyRTP", "ParleySDP", "ParleyWebSocket", "ParleySignaling",
         ]),
@@ -60,6 +61,13 @@ let package = Package(
             dependencies: ["ParleyWireCore", "ParleyNet", "ParleyHTTP", "ParleyEdge", "ParleyAuth", "ParleySignaling", "ParleyCalling", "ParleyStore", "ParleyMediaLeg", "ParleyCrypto", "ParleySDP"],
             swiftSettings: upcoming
         ),
+        // MARK: Layer 4: the client SDK (docs/sdk.md)
+        .target(
+            name: "ParleySDK",
+            dependencies: ["ParleyWireCore", "ParleyNet", "ParleyWebSocket", "ParleyEdge", "ParleySignaling", "ParleyCrypto", "ParleyMedia", "ParleyMediaLeg"],
+            swiftSettings: upcoming
+        ),
+        .testTarget(name: "ParleySDKTests", dependencies: ["ParleySDK", "ParleyEdge", "ParleyMediaLeg", "ParleyTestSupport"], swiftSettings: upcoming),
         .executableTarget(
             name: "ParleyCLI",
             dependencies: ["ParleySTUN", "ParleyRTP", "ParleySDP", "ParleyWebSocket", "ParleySignaling", "ParleyAuth", "ParleyMedia"],

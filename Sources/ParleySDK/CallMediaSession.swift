@@ -1,0 +1,86 @@
+import ParleyCrypto
+import ParleyMedia
+import ParleyMediaLeg
+import ParleyNet
+
+/// One call's media leg and its audio, with its work run one step after another (so a
+/// close never overtakes the offer it follows).
+final class CallMediaSession: @unchecked Sendable {
+    // @unchecked: `lastTask` is touched only on the client's work queue (in `enqueue`);
+    // the rest is immutable or `Locked`.
+    let callID: String
+    let leg = Locked<MediaLeg?>(nil)
+    private let loop: EventLoop?
+    private let bindAddress: SocketAddress
+    private let source: ParleyAudioSource
+    private let sink: ParleyAudioSink
+    private let mix: AudioMixState
+    private let recording: CallRecording
+    private let closed = Locked(false)
+    private var lastTask: Task<Void, Never>?
+
+    init(callID: String, loop: EventLoop?, bindingTo address: SocketAddress, source: ParleyAudioSource,
+         sink: ParleyAudioSink, mix: AudioMixState) {
+        self.callID = callID
+        self.loop = loop
+        bindAddress = address
+        self.source = source
+        self.sink = sink
+        self.mix = mix
+        if case .wavFile = sink { recording = CallRecording(keepsSamples: true) } else { recording = CallRecording(keepsSamples: false) }
+    }
+
+    var isClosed: Bool { closed.current }
+
+    /// Runs `work` after the work enqueued before it.
+    func enqueue(_ work: @escaping @Sendable (CallMediaSession) async -> Void) {
+        let previous = lastTask
+        lastTask = Task { [self] in
+            await previous?.value
+            await work(self)
+        }
+    }
+
+    /// A full ICE (controlling) leg, Opus only, bound to the address that reaches the server.
+    func makeLeg() throws -> MediaLeg {
+        guard let loop else { throw MediaLegError(.socket, "no event loop for media") }
+        if source == .device || sink == .device {
+            throw MediaLegError(.state, "no audio device on Linux: set audioController.source to .tone, .wavFile or .silence and sink to .wavFile or .discard")
+        }
+        var configuration = MediaLegConfiguration(iceMode: .full, certificate: try DTLSCertificate.generate())
+        configuration.codecs = [.opus]
+        let created = try MediaLeg(configuration: configuration, bindingTo: [bindAddress], on: loop)
+        leg.withLock { $0 = created }
+        return created
+    }
+
+    /// Starts ICE, DTLS and the pacer with the configured source and sink.
+    func startLeg() async throws {
+        guard let leg = leg.current else { return }
+        let audio: any AudioSource & Sendable
+        switch source {
+        case .tone(let frequency): audio = ToneSource(frequency: frequency, amplitude: 0.3)
+        case .wavFile(let path, let looping): audio = SoundFileSource(try SoundFile(path: path, looping: looping))
+        case .silence, .device: audio = SilenceSource()
+        }
+        try await leg.start(source: MutableSource(audio, state: mix), sink: MixingSink(state: mix, recording: recording))
+    }
+
+    /// Closes the leg and writes the recording; returns the leg's last statistics.
+    func close() async -> ParleyCallStatistics? {
+        closed.withLock { $0 = true }
+        guard let leg = leg.current else { return nil }
+        await leg.close()
+        let statistics = Self.statistics(await leg.statistics)
+        if case .wavFile(let path) = sink {
+            try? WAVFile(sampleRate: 48_000, channels: 1, samples: recording.samples.current).write(path: path)
+        }
+        return statistics
+    }
+
+    static func statistics(_ s: MediaLegStatistics) -> ParleyCallStatistics {
+        ParleyCallStatistics(packetsSent: s.rtp.packetsSent, packetsReceived: s.rtp.packetsReceived,
+                             packetsLost: s.rtp.inboundCumulativeLost, jitterMilliseconds: s.rtp.inboundJitterMilliseconds,
+                             roundTripTimeMilliseconds: s.rtp.roundTripTimeMilliseconds)
+    }
+}

@@ -1,0 +1,603 @@
+import Foundation
+import ParleySignaling
+
+/// The client's protocol logic, sans-I/O: connection events, decoded server frames,
+/// user actions and the time go in; frames to send, SDK events, media instructions and
+/// one deadline (`nextDeadline`, then `tick`) come out. The shell (`ParleyClient`) owns
+/// the socket, the timers, the legs and the delegates; this type owns every decision.
+///
+/// Time is two readings taken together: a monotonic instant for deadlines and the wall
+/// clock (ms since the epoch) for call details the server did not time.
+struct ClientSessionCore {
+    struct Configuration: Sendable {
+        var applicationKey: String
+        var userID: String
+        var deviceID: String
+        var sdk = SignalingMessage.SDKInfo(name: "parley-swift", version: "0.1.0", platform: "Linux")
+        var capabilities = ["audio"]
+        var helloTimeout: Duration = .seconds(10)
+        var tokenTimeout: Duration = .seconds(30)
+        var requestTimeout: Duration = .seconds(10)
+        var reconnectInitialDelay: Duration = .milliseconds(500)
+        var reconnectMaximumDelay: Duration = .seconds(30)
+        /// After 4005 (rate limited), wait at least this long.
+        var rateLimitPause: Duration = .seconds(5)
+        /// Consecutive failed connection attempts before the client gives up.
+        var maxReconnectAttempts = 10
+        var randomSeed: UInt64 = 0x5EED
+    }
+
+    /// A moment: monotonic for deadlines, wall clock for call times.
+    struct Time: Sendable, Hashable {
+        var instant: ContinuousClock.Instant
+        var wallMilliseconds: Int64
+    }
+
+    enum Phase: Sendable, Hashable {
+        case idle
+        case connecting(connection: Int)
+        case awaitingToken(connection: Int, deadline: ContinuousClock.Instant)
+        case authenticating(connection: Int, helloID: String, deadline: ContinuousClock.Instant)
+        case open(connection: Int)
+        case waitingToReconnect(until: ContinuousClock.Instant)
+        case stopped
+    }
+
+    /// A call request, built into a frame (with a fresh id) when it is sent, so it can
+    /// wait for a connection or be sent again after a resumed session.
+    enum CallRequest: Sendable, Hashable {
+        case start(callID: String, to: String, headers: [String: String], sdp: String)
+        case ack(callID: String)
+        case answer(callID: String, sdp: String)
+        case hangup(callID: String)
+
+        var callID: String {
+            switch self {
+            case .start(let id, _, _, _), .ack(let id), .answer(let id, _), .hangup(let id): id
+            }
+        }
+
+        var typeName: String {
+            switch self {
+            case .start: "call.start"
+            case .ack: "call.ack"
+            case .answer: "call.answer"
+            case .hangup: "call.hangup"
+            }
+        }
+
+        func message(id: String) -> SignalingMessage {
+            switch self {
+            case .start(let callID, let to, let headers, let sdp):
+                .callStart(.init(requestID: id, callID: callID, to: .user(to), headers: headers, sdp: sdp))
+            case .ack(let callID): .callAck(.init(requestID: id, callID: callID))
+            case .answer(let callID, let sdp): .callAnswer(.init(requestID: id, callID: callID, sdp: sdp))
+            case .hangup(let callID): .callHangup(.init(requestID: id, callID: callID))
+            }
+        }
+    }
+
+    private enum Pending: Sendable, Hashable {
+        case ping
+        case call(CallRequest, resent: Bool)
+    }
+
+    private struct PendingRequest: Sendable, Hashable {
+        var request: Pending
+        var deadline: ContinuousClock.Instant
+    }
+
+    let configuration: Configuration
+    private(set) var phase: Phase = .idle
+    private(set) var sessionID: String?
+    private(set) var isStarted = false
+    private(set) var heartbeat: Duration?
+    private var nextPing: ContinuousClock.Instant?
+    private var connectionCount = 0
+    private var requestCount = 0
+    private var failedAttempts = 0
+    private var retriedExpiredToken = false
+    private var pending: [String: PendingRequest] = [:]
+    /// Call requests waiting for an open session, oldest first, with whether they are resends.
+    private var queued: [(request: CallRequest, resent: Bool)] = []
+    private(set) var calls: [String: ClientCallRecord] = [:]
+    /// Recently ended calls, so late or duplicate events for them are ignored.
+    private var endedCallIDs: [String] = []
+    private var endedCallSet: Set<String> = []
+    private var random: SplitMix64
+
+    init(configuration: Configuration) {
+        self.configuration = configuration
+        random = SplitMix64(seed: configuration.randomSeed)
+    }
+
+    // MARK: Deadlines
+
+    /// The earliest moment `tick(now:)` has work, if any.
+    var nextDeadline: ContinuousClock.Instant? {
+        var candidates: [ContinuousClock.Instant] = pending.values.map(\.deadline)
+        switch phase {
+        case .awaitingToken(_, let deadline), .authenticating(_, _, let deadline): candidates.append(deadline)
+        case .waitingToReconnect(let until): candidates.append(until)
+        case .open: if let nextPing { candidates.append(nextPing) }
+        case .idle, .connecting, .stopped: break
+        }
+        return candidates.min()
+    }
+
+    mutating func tick(now: Time) -> [ClientSessionOutput] {
+        var out: [ClientSessionOutput] = []
+        switch phase {
+        case .awaitingToken(let connection, let deadline) where now.instant >= deadline:
+            out.append(.close(connection: connection, code: 1000))
+            fail(ParleyClientError(code: "registration_failed", message: "the delegate gave no token within \(configuration.tokenTimeout)"), now: now, into: &out)
+            return out
+        case .authenticating(let connection, _, let deadline) where now.instant >= deadline:
+            out.append(.close(connection: connection, code: 1000))
+            connectionLost(reason: "no hello.ok within \(configuration.helloTimeout)", pause: nil, now: now, into: &out)
+            return out
+        case .waitingToReconnect(let until) where now.instant >= until:
+            connect(into: &out)
+            return out
+        default: break
+        }
+        for (id, request) in pending.sorted(by: { $0.key < $1.key }) where now.instant >= request.deadline {
+            pending[id] = nil
+            switch request.request {
+            case .ping:
+                if case .open(let connection) = phase {
+                    out.append(.close(connection: connection, code: 1000))
+                    connectionLost(reason: "no pong within \(configuration.requestTimeout)", pause: nil, now: now, into: &out)
+                    return out
+                }
+            case .call(let call, _):
+                endCall(call.callID, cause: .error,
+                        error: ParleyCallError(code: "request_timeout", message: "no reply to \(call.typeName) within \(configuration.requestTimeout)"),
+                        now: now, into: &out)
+            }
+        }
+        if case .open = phase, let ping = nextPing, now.instant >= ping, let heartbeat {
+            let id = nextRequestID()
+            out.append(.send(.ping(.init(requestID: id))))
+            pending[id] = PendingRequest(request: .ping, deadline: now.instant + min(heartbeat, configuration.requestTimeout))
+            nextPing = now.instant + heartbeat
+        }
+        return out
+    }
+
+    // MARK: Client lifecycle
+
+    /// `start()`: connect and authenticate.
+    mutating func start(now: Time) -> [ClientSessionOutput] {
+        switch phase {
+        case .idle, .stopped:
+            failedAttempts = 0
+            retriedExpiredToken = false
+            var out: [ClientSessionOutput] = []
+            connect(into: &out)
+            return out
+        default:
+            return []
+        }
+    }
+
+    /// `terminateGracefully()`: hang up every call, close with 1000, stop.
+    mutating func terminate(now: Time) -> [ClientSessionOutput] {
+        var out: [ClientSessionOutput] = []
+        let open: Int? = if case .open(let connection) = phase { connection } else { nil }
+        for call in calls.values.sorted(by: { $0.callID < $1.callID }) {
+            if let open, call.serverKnows {
+                _ = open
+                out.append(.send(CallRequest.hangup(callID: call.callID).message(id: nextRequestID())))
+            }
+            let cause: ParleyCallEndCause = call.state >= .answered ? .hungUp : (call.direction == .outgoing ? .canceled : .denied)
+            endCall(call.callID, cause: cause, error: nil, now: now, into: &out)
+        }
+        if let connection = currentConnection { out.append(.close(connection: connection, code: 1000)) }
+        stop()
+        return out
+    }
+
+    /// The WebSocket of `connection` is open.
+    mutating func connectionOpened(_ connection: Int, now: Time) -> [ClientSessionOutput] {
+        guard case .connecting(connection) = phase else { return [] }
+        phase = .awaitingToken(connection: connection, deadline: now.instant + configuration.tokenTimeout)
+        return [.requestToken(connection: connection)]
+    }
+
+    /// The delegate answered the token request of `connection`.
+    mutating func tokenProvided(_ jwt: String, connection: Int, now: Time) -> [ClientSessionOutput] {
+        guard case .awaitingToken(connection, _) = phase else { return [] }
+        let id = nextRequestID()
+        let hello = SignalingMessage.hello(.init(requestID: id, appKey: configuration.applicationKey, token: jwt,
+                                                 deviceID: configuration.deviceID, sdk: configuration.sdk,
+                                                 capabilities: configuration.capabilities, resumeSessionID: sessionID))
+        phase = .authenticating(connection: connection, helloID: id, deadline: now.instant + configuration.helloTimeout)
+        return [.send(hello)]
+    }
+
+    /// The delegate could not give a token for `connection`.
+    mutating func tokenFailed(_ message: String, connection: Int, now: Time) -> [ClientSessionOutput] {
+        guard case .awaitingToken(connection, _) = phase else { return [] }
+        var out: [ClientSessionOutput] = [.close(connection: connection, code: 1000)]
+        fail(ParleyClientError(code: "registration_failed", message: message), now: now, into: &out)
+        return out
+    }
+
+    /// Connection `connection` could not be opened.
+    mutating func connectionFailed(_ connection: Int, message: String, now: Time) -> [ClientSessionOutput] {
+        guard case .connecting(connection) = phase else { return [] }
+        var out: [ClientSessionOutput] = []
+        if !isStarted && sessionID == nil {
+            fail(ParleyClientError(code: "server_unreachable", message: "server unreachable: \(message)"), now: now, into: &out)
+        } else {
+            connectionLost(reason: "server unreachable: \(message)", pause: nil, now: now, into: &out)
+        }
+        return out
+    }
+
+    /// Connection `connection` closed with `code` (1006 when it just dropped).
+    mutating func connectionClosed(_ connection: Int, code: UInt16, reason: String, now: Time) -> [ClientSessionOutput] {
+        guard currentConnection == connection else { return [] }
+        var out: [ClientSessionOutput] = []
+        switch code {
+        case 4001:
+            fail(ParleyClientError(code: "authentication_failed", message: "the server refused the token (4001) \(reason)"), now: now, into: &out)
+        case 4003:
+            fail(ParleyClientError(code: "replaced", message: "replaced by a newer connection with the same device id (4003)"), now: now, into: &out)
+        case 4006:
+            fail(ParleyClientError(code: "unsupported_version", message: "the server does not speak protocol version 1 (4006)"), now: now, into: &out)
+        case 1000, 1002, 1003, 1007, 1008, 1009:
+            fail(ParleyClientError(code: "connection_closed", message: "the server closed the connection with \(code) \(reason)"), now: now, into: &out)
+        case 4005:
+            connectionLost(reason: "rate limited (4005)", pause: configuration.rateLimitPause, now: now, into: &out)
+        default:
+            connectionLost(reason: "closed with \(code) \(reason)", pause: nil, now: now, into: &out)
+        }
+        return out
+    }
+
+    // MARK: Frames
+
+    /// A text frame from the server. Frames that do not decode, and events this version
+    /// does not know, are dropped (protocol.md: ignore unknown event types).
+    mutating func frameReceived(_ bytes: [UInt8], connection: Int, now: Time) -> [ClientSessionOutput] {
+        guard currentConnection == connection else { return [] }
+        let message: SignalingMessage
+        do {
+            message = try SignalingCodec.decode(bytes, sender: .serverToDevice)
+        } catch {
+            return []
+        }
+        return messageReceived(message, now: now)
+    }
+
+    mutating func messageReceived(_ message: SignalingMessage, now: Time) -> [ClientSessionOutput] {
+        var out: [ClientSessionOutput] = []
+        switch phase {
+        case .authenticating(let connection, let helloID, _):
+            switch message {
+            case .helloOK(let ok) where ok.replyTo == helloID:
+                sessionOpened(ok, connection: connection, now: now, into: &out)
+            case .error(let error) where error.replyTo == helloID:
+                helloRefused(error, connection: connection, now: now, into: &out)
+            default:
+                break
+            }
+        case .open:
+            handleSessionMessage(message, now: now, into: &out)
+        default:
+            break
+        }
+        return out
+    }
+
+    // MARK: Calls: user actions and leg results
+
+    /// `callUser`: a new outgoing call; the shell creates its leg and offer.
+    mutating func callUser(_ userID: String, headers: [String: String], callID: String, now: Time) -> (ClientCallRecord, [ClientSessionOutput]) {
+        var call = ClientCallRecord(callID: callID, direction: .outgoing, remoteUserID: userID, headers: headers)
+        call.details.startedTime = Self.date(now.wallMilliseconds)
+        calls[callID] = call
+        return (call, [.media(.createOffer(callID: callID))])
+    }
+
+    /// The leg of outgoing call `callID` made its offer.
+    mutating func legOffered(_ callID: String, sdp: String, now: Time) -> [ClientSessionOutput] {
+        guard var call = calls[callID], call.direction == .outgoing, !call.startSent else { return [] }
+        call.startSent = true
+        calls[callID] = call
+        var out: [ClientSessionOutput] = []
+        sendOrQueue(.start(callID: callID, to: call.remoteUserID, headers: call.headers, sdp: sdp), resent: false, now: now, into: &out)
+        return out
+    }
+
+    /// The leg of `callID` could not be set up or failed later.
+    mutating func legFailed(_ callID: String, message: String, now: Time) -> [ClientSessionOutput] {
+        guard let call = calls[callID] else { return [] }
+        var out: [ClientSessionOutput] = []
+        if call.serverKnows && !call.hangupRequested {
+            sendOrQueue(.hangup(callID: callID), resent: false, now: now, into: &out)
+        }
+        endCall(callID, cause: .error, error: ParleyCallError(code: "media_failed", message: message), now: now, into: &out)
+        return out
+    }
+
+    /// `answer()` on an incoming call.
+    mutating func answer(_ callID: String, now: Time) -> [ClientSessionOutput] {
+        guard var call = calls[callID], call.direction == .incoming, !call.answerRequested, !call.hangupRequested,
+              let offer = call.offer else { return [] }
+        call.answerRequested = true
+        calls[callID] = call
+        return [.media(.answerOffer(callID: callID, sdp: offer))]
+    }
+
+    /// The leg of incoming call `callID` answered the server's offer.
+    mutating func legAnswered(_ callID: String, sdp: String, now: Time) -> [ClientSessionOutput] {
+        guard let call = calls[callID], call.answerRequested, !call.hangupRequested else { return [] }
+        var out: [ClientSessionOutput] = []
+        sendOrQueue(.answer(callID: callID, sdp: sdp), resent: false, now: now, into: &out)
+        return out
+    }
+
+    /// `hangup()`: cancel, decline or end. The call ends when the server's `call.ended`
+    /// arrives; a call the server never heard of ends here, `canceled`.
+    mutating func hangup(_ callID: String, now: Time) -> [ClientSessionOutput] {
+        guard var call = calls[callID], !call.hangupRequested else { return [] }
+        var out: [ClientSessionOutput] = []
+        guard call.serverKnows else {
+            endCall(callID, cause: .canceled, error: nil, now: now, into: &out)
+            return out
+        }
+        call.hangupRequested = true
+        calls[callID] = call
+        queued.removeAll { $0.request.callID == callID && $0.request != .hangup(callID: callID) && !Self.isStart($0.request) }
+        sendOrQueue(.hangup(callID: callID), resent: false, now: now, into: &out)
+        return out
+    }
+
+    // MARK: Session
+
+    private var currentConnection: Int? {
+        switch phase {
+        case .connecting(let c), .awaitingToken(let c, _), .authenticating(let c, _, _), .open(let c): c
+        case .idle, .waitingToReconnect, .stopped: nil
+        }
+    }
+
+    private mutating func connect(into out: inout [ClientSessionOutput]) {
+        connectionCount += 1
+        phase = .connecting(connection: connectionCount)
+        out.append(.connect(connection: connectionCount))
+    }
+
+    private mutating func sessionOpened(_ ok: SignalingMessage.HelloOK, connection: Int, now: Time, into out: inout [ClientSessionOutput]) {
+        let previous = sessionID
+        phase = .open(connection: connection)
+        sessionID = ok.sessionID
+        failedAttempts = 0
+        retriedExpiredToken = false
+        let interval = Duration.milliseconds(min(max(ok.heartbeatInterval, 1000), 600_000))
+        heartbeat = interval
+        nextPing = now.instant + interval
+        if !isStarted {
+            isStarted = true
+            out.append(.clientStarted)
+        }
+        if previous != nil && !ok.resumed {
+            // The old session's calls ended on the server; we will hear nothing more of them.
+            for call in calls.values.sorted(by: { $0.callID < $1.callID }) where call.serverKnows && !isQueuedStart(call.callID) {
+                endCall(call.callID, cause: .inactive, error: nil, now: now, into: &out)
+            }
+        }
+        let waiting = queued
+        queued = []
+        for item in waiting where calls[item.request.callID] != nil {
+            sendOrQueue(item.request, resent: item.resent, now: now, into: &out)
+        }
+    }
+
+    private func isQueuedStart(_ callID: String) -> Bool {
+        queued.contains { $0.request.callID == callID && Self.isStart($0.request) && !$0.resent }
+    }
+
+    private static func isStart(_ request: CallRequest) -> Bool {
+        if case .start = request { return true }
+        return false
+    }
+
+    private mutating func helloRefused(_ error: SignalingMessage.ErrorReply, connection: Int, now: Time, into out: inout [ClientSessionOutput]) {
+        let code = error.code.rawValue
+        out.append(.close(connection: connection, code: 1000))
+        if code == "token_expired" && !retriedExpiredToken {
+            // A token may expire on the way (clock skew, a slow backend): ask once more.
+            retriedExpiredToken = true
+            connect(into: &out)
+        } else if code.hasPrefix("token_") || code == "unsupported_version" || code == "bad_request" || code == "malformed" || code == "too_large" {
+            fail(ParleyClientError(code: code, message: error.message), now: now, into: &out)
+        } else if code == "rate_limited" {
+            connectionLost(reason: "rate limited", pause: configuration.rateLimitPause, now: now, into: &out)
+        } else {
+            connectionLost(reason: "hello refused: \(code)", pause: nil, now: now, into: &out)
+        }
+    }
+
+    /// The connection is gone but the client should stay: keep calls, schedule a reconnect.
+    private mutating func connectionLost(reason: String, pause: Duration?, now: Time, into out: inout [ClientSessionOutput]) {
+        // Requests in flight may or may not have reached the server: send call requests
+        // again after a resumed hello (a resent call.start answered call_exists is fine).
+        for (_, item) in pending.sorted(by: { $0.key < $1.key }) {
+            if case .call(let request, _) = item.request, calls[request.callID] != nil {
+                queued.append((request, true))
+            }
+        }
+        pending = [:]
+        nextPing = nil
+        failedAttempts += 1
+        if failedAttempts > configuration.maxReconnectAttempts {
+            fail(ParleyClientError(code: "server_unreachable", message: "server unreachable: \(reason), \(failedAttempts - 1) reconnects failed"), now: now, into: &out)
+            return
+        }
+        phase = .waitingToReconnect(until: now.instant + max(backoff(attempt: failedAttempts), pause ?? .zero))
+    }
+
+    /// Exponential backoff with jitter: uniform in [d/2, d], d = initial * 2^(attempt-1), capped.
+    func backoffBounds(attempt: Int) -> (Duration, Duration) {
+        let exponent = min(max(attempt - 1, 0), 20)
+        let full = min(configuration.reconnectInitialDelay * (1 << exponent), configuration.reconnectMaximumDelay)
+        return (full / 2, full)
+    }
+
+    private mutating func backoff(attempt: Int) -> Duration {
+        let (low, high) = backoffBounds(attempt: attempt)
+        let fraction = Double(random.next() >> 11) / Double(1 << 53)
+        return low + (high - low) * fraction
+    }
+
+    private mutating func fail(_ error: ParleyClientError, now: Time, into out: inout [ClientSessionOutput]) {
+        for call in calls.values.sorted(by: { $0.callID < $1.callID }) {
+            endCall(call.callID, cause: .inactive, error: nil, now: now, into: &out)
+        }
+        stop()
+        out.append(.clientFailed(error))
+    }
+
+    private mutating func stop() {
+        phase = .stopped
+        isStarted = false
+        sessionID = nil
+        pending = [:]
+        queued = []
+        nextPing = nil
+        heartbeat = nil
+    }
+
+    private mutating func nextRequestID() -> String {
+        requestCount += 1
+        return String(requestCount)
+    }
+
+    private mutating func sendOrQueue(_ request: CallRequest, resent: Bool, now: Time, into out: inout [ClientSessionOutput]) {
+        guard case .open = phase else {
+            queued.append((request, resent))
+            return
+        }
+        let id = nextRequestID()
+        out.append(.send(request.message(id: id)))
+        pending[id] = PendingRequest(request: .call(request, resent: resent), deadline: now.instant + configuration.requestTimeout)
+    }
+
+    // MARK: Messages on an open session
+
+    private mutating func handleSessionMessage(_ message: SignalingMessage, now: Time, into out: inout [ClientSessionOutput]) {
+        switch message {
+        case .pong(let reply), .result(let reply):
+            pending[reply.replyTo] = nil
+        case .error(let error):
+            guard let re = error.replyTo, let request = pending.removeValue(forKey: re) else { return }
+            guard case .call(let call, let resent) = request.request else { return }
+            if resent && Self.isStart(call) && error.code == .callExists { return }
+            endCall(call.callID, cause: .error, error: ParleyCallError(code: error.code.rawValue, message: error.message), now: now, into: &out)
+        case .callIncoming(let incoming):
+            guard calls[incoming.callID] == nil, !endedCallSet.contains(incoming.callID) else { return }
+            var call = ClientCallRecord(callID: incoming.callID, direction: .incoming, remoteUserID: incoming.from.address, headers: incoming.headers)
+            call.state = .ringing
+            call.offer = incoming.sdp
+            call.details.startedTime = Self.date(incoming.time)
+            calls[incoming.callID] = call
+            sendOrQueue(.ack(callID: incoming.callID), resent: false, now: now, into: &out)
+            out.append(.call(.incoming, call))
+        case .callMedia(let media):
+            guard var call = calls[media.callID], call.direction == .outgoing, !call.mediaApplied else { return }
+            call.mediaApplied = true
+            calls[media.callID] = call
+            out.append(.media(.acceptAnswer(callID: media.callID, sdp: media.sdp)))
+        case .callProgress(let event):
+            progress(event, kind: .progressed, now: now, into: &out)
+        case .callRinging(let event):
+            progress(event, kind: .rang, now: now, into: &out)
+        case .callAnswered(let event):
+            progress(event, kind: .answered, now: now, into: &out)
+        case .callEstablished(let event):
+            progress(event, kind: .established, now: now, into: &out)
+        case .callEnded(let ended):
+            guard var call = calls[ended.callID] else { return }
+            let d = ended.details
+            call.details.startedTime = call.details.startedTime ?? Self.date(d.startedTime)
+            call.details.progressedTime = call.details.progressedTime ?? d.progressedTime.map(Self.date)
+            call.details.rungTime = call.details.rungTime ?? d.rungTime.map(Self.date)
+            call.details.answeredTime = call.details.answeredTime ?? d.answeredTime.map(Self.date)
+            call.details.establishedTime = call.details.establishedTime ?? d.establishedTime.map(Self.date)
+            calls[ended.callID] = call
+            let cause = ParleyCallEndCause(rawValue: ended.cause.rawValue) ?? .error
+            let error = ended.error.map { ParleyCallError(code: $0.code.rawValue, message: $0.message) }
+                ?? (cause == .error ? ParleyCallError(code: "internal_error", message: "the call failed") : nil)
+            endCall(ended.callID, cause: cause, error: error, endedAt: d.endedTime, now: now, into: &out)
+        default:
+            // Replies to nothing we sent, a second hello.ok, device-to-server types: ignored.
+            break
+        }
+    }
+
+    /// Progress events move a call forward only: each at most once, none after a later one.
+    private mutating func progress(_ event: SignalingMessage.CallEvent, kind: ClientCallEventKind, now: Time, into out: inout [ClientSessionOutput]) {
+        guard var call = calls[event.callID] else { return }
+        let time = Self.date(event.time)
+        switch kind {
+        case .progressed:
+            guard call.direction == .outgoing, call.details.progressedTime == nil, call.state == .initiating else { return }
+            call.details.progressedTime = time
+        case .rang:
+            guard call.direction == .outgoing, call.details.rungTime == nil, call.state == .initiating else { return }
+            call.details.rungTime = time
+            call.state = .ringing
+        case .answered:
+            guard call.state < .answered || (call.direction == .incoming && call.state == .ringing) else { return }
+            guard call.direction == .outgoing || call.answerRequested, call.details.answeredTime == nil else { return }
+            call.details.answeredTime = time
+            call.state = .answered
+        case .established:
+            guard call.state < .established, call.details.establishedTime == nil else { return }
+            guard call.direction == .outgoing || call.answerRequested else { return }
+            call.details.establishedTime = time
+            call.state = .established
+        case .incoming, .ended:
+            return
+        }
+        calls[event.callID] = call
+        out.append(.call(kind, call))
+    }
+
+    private mutating func endCall(_ callID: String, cause: ParleyCallEndCause, error: ParleyCallError?, endedAt: Int64? = nil,
+                                  now: Time, into out: inout [ClientSessionOutput]) {
+        guard var call = calls.removeValue(forKey: callID) else { return }
+        call.state = .ended
+        call.details.endCause = cause
+        call.details.error = error
+        call.details.endedTime = Self.date(endedAt ?? now.wallMilliseconds)
+        pending = pending.filter { if case .call(let request, _) = $0.value.request { request.callID != callID } else { true } }
+        queued.removeAll { $0.request.callID == callID }
+        endedCallIDs.append(callID)
+        endedCallSet.insert(callID)
+        if endedCallIDs.count > 1024 { endedCallSet.remove(endedCallIDs.removeFirst()) }
+        out.append(.media(.close(callID: callID)))
+        out.append(.call(.ended, call))
+    }
+
+    static func date(_ milliseconds: Int64) -> Date {
+        Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+    }
+}
+
+/// A small deterministic generator for backoff jitter (seeded, so tests can bound it).
+struct SplitMix64: RandomNumberGenerator, Sendable, Hashable {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

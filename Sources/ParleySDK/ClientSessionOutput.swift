@@ -1,0 +1,62 @@
+import Foundation
+import ParleySignaling
+
+/// What the media shell must do for a call's leg.
+enum ClientMediaInstruction: Sendable, Hashable {
+    /// Create the leg and make an SDP offer; answer with `legOffered` or `legFailed`.
+    case createOffer(callID: String)
+    /// Apply the server's SDP answer (`call.media`) to the leg and start it.
+    case acceptAnswer(callID: String, sdp: String)
+    /// Create the leg, answer the server's offer and start it; answer with `legAnswered`
+    /// or `legFailed`.
+    case answerOffer(callID: String, sdp: String)
+    /// Close the leg, if there is one.
+    case close(callID: String)
+}
+
+/// What a call's delegate hears.
+enum ClientCallEventKind: String, Sendable, Hashable {
+    case incoming, progressed, rang, answered, established, ended
+}
+
+/// One thing `ClientSessionCore` asks its I/O shell to do, in order.
+enum ClientSessionOutput: Sendable, Hashable, CustomStringConvertible {
+    /// Open WebSocket connection number `connection`; report `connectionOpened` or `connectionFailed`.
+    case connect(connection: Int)
+    /// Close connection `connection` with this close code.
+    case close(connection: Int, code: UInt16)
+    /// Send this frame on the open connection.
+    case send(SignalingMessage)
+    /// Ask the delegate for a token for connection `connection`.
+    case requestToken(connection: Int)
+    /// `clientDidStart`.
+    case clientStarted
+    /// `clientDidFail`; the client is stopped.
+    case clientFailed(ParleyClientError)
+    /// A call event for the delegates, with the call as it is after the event.
+    case call(ClientCallEventKind, ClientCallRecord)
+    /// Work for the call's media leg.
+    case media(ClientMediaInstruction)
+
+    /// A compact line for test tables and logs.
+    var description: String {
+        switch self {
+        case .connect(let id): "connect #\(id)"
+        case .close(let id, let code): "close #\(id) \(code)"
+        case .send(let message): "send \(SignalingCodec.encodeToString(message))"
+        case .requestToken(let id): "token? #\(id)"
+        case .clientStarted: "started"
+        case .clientFailed(let error): "failed \(error.code)"
+        case .call(let kind, let call):
+            if kind == .ended {
+                "ended \(call.callID) \(call.details.endCause.rawValue)" + (call.details.error.map { " \($0.code)" } ?? "")
+            } else {
+                "\(kind.rawValue) \(call.callID) \(call.state.rawValue)"
+            }
+        case .media(.createOffer(let id)): "media offer \(id)"
+        case .media(.acceptAnswer(let id, _)): "media accept \(id)"
+        case .media(.answerOffer(let id, _)): "media answer \(id)"
+        case .media(.close(let id)): "media close \(id)"
+        }
+    }
+}

@@ -1,0 +1,50 @@
+/// One call, incoming or outgoing. Its properties are safe to read from any thread; they
+/// change on the `callbackQueue` just before the delegate hears of the change.
+public final class ParleyCall: @unchecked Sendable {
+    // @unchecked: mutable state is in `Locked` values; `client` is only a weak link back.
+    private let delegateSlot = Locked(WeakReference())
+    private let record: Locked<ClientCallRecord>
+    private let stats = Locked(ParleyCallStatistics())
+    private weak var client: ParleyClient?
+
+    init(record: ClientCallRecord, client: ParleyClient) {
+        self.record = Locked(record)
+        self.client = client
+    }
+
+    /// Hears of this call's progress.
+    public weak var delegate: (any ParleyCallDelegate)? {
+        get { delegateSlot.current.object as? any ParleyCallDelegate }
+        set { delegateSlot.withLock { $0.object = newValue } }
+    }
+
+    /// The call's id (a UUID, lower case), the same on every party's side.
+    public var callId: String { record.current.callID }
+    /// The other party's user id.
+    public var remoteUserId: String { record.current.remoteUserID }
+    /// Who placed the call.
+    public var direction: ParleyCallDirection { record.current.direction }
+    /// Where the call is.
+    public var state: ParleyCallState { record.current.state }
+    /// The caller's custom headers.
+    public var headers: [String: String] { record.current.headers }
+    /// Times, and the end cause once ended.
+    public var details: ParleyCallDetails { record.current.details }
+    /// The media leg's figures (about once a second).
+    public var statistics: ParleyCallStatistics { stats.current }
+
+    /// Answers an incoming call: the media leg answers the server's offer, then the
+    /// server is told. Does nothing for outgoing or ended calls.
+    public func answer() {
+        client?.answer(callId)
+    }
+
+    /// Ends the call: cancels an outgoing call not yet answered, declines an incoming one
+    /// not yet answered, or hangs up. `callDidEnd` follows.
+    public func hangup() {
+        client?.hangup(callId)
+    }
+
+    func update(_ newRecord: ClientCallRecord) { record.withLock { $0 = newRecord } }
+    func update(_ newStatistics: ParleyCallStatistics) { stats.withLock { $0 = newStatistics } }
+}

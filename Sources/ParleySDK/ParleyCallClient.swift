@@ -1,0 +1,29 @@
+/// Places calls and hears of incoming ones; `ParleyClient.callClient`.
+public final class ParleyCallClient: @unchecked Sendable {
+    // @unchecked: the delegate slot is `Locked`; `client` is only a weak link back.
+    private let delegateSlot = Locked(WeakReference())
+    weak var client: ParleyClient?
+
+    init() {}
+
+    /// Hears of incoming calls.
+    public weak var delegate: (any ParleyCallClientDelegate)? {
+        get { delegateSlot.current.object as? any ParleyCallClientDelegate }
+        set { delegateSlot.withLock { $0.object = newValue } }
+    }
+
+    /// Calls an app user. See `callUser(withId:headers:)`.
+    public func callUser(withId userId: String) -> Result<ParleyCall, any Error> {
+        callUser(withId: userId, headers: [:])
+    }
+
+    /// Calls an app user, with custom headers the callee receives (at most 64, 1024 bytes
+    /// of names and values). Returns the call at once, state `.initiating`; set its
+    /// delegate to follow it. Fails with `ParleyClientError` when the client has not
+    /// started (`not_started`) or the user id or headers break the protocol's rules
+    /// (`invalid_argument`).
+    public func callUser(withId userId: String, headers: [String: String]) -> Result<ParleyCall, any Error> {
+        guard let client else { return .failure(ParleyClientError(code: "not_started", message: "the client is gone")) }
+        return client.placeCall(to: userId, headers: headers)
+    }
+}

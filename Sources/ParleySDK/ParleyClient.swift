@@ -1,0 +1,337 @@
+public import Foundation
+import ParleyCrypto
+import ParleyMedia
+import ParleyMediaLeg
+import ParleyNet
+import ParleySignaling
+
+/// The SDK's entry point: one user's connection to a Parley server, its calls and audio.
+///
+/// ```swift
+/// let client = try ParleyClient(applicationKey: key, environmentHost: "http://127.0.0.1:8080", userId: "alice")
+/// client.delegate = self                 // supplies tokens, hears start and failure
+/// client.callClient.delegate = self      // hears incoming calls
+/// client.start()
+/// ```
+///
+/// Internally synchronised: call it from any thread. Its protocol logic is
+/// `ClientSessionCore` (sans-I/O) on one serial queue; delegates are called on
+/// `callbackQueue` (use a serial queue), in the protocol's event order.
+public final class ParleyClient: @unchecked Sendable {
+    // @unchecked: `core`, `transport`, `calls`, `media` and `mediaLoop` are touched only on
+    // `workQueue`; everything read from other threads is `Locked`.
+
+    /// Hears of token requests, start and failure.
+    public weak var delegate: (any ParleyClientDelegate)? {
+        get { delegateSlot.current.object as? any ParleyClientDelegate }
+        set { delegateSlot.withLock { $0.object = newValue } }
+    }
+    /// Places calls and hears of incoming ones.
+    public let callClient: ParleyCallClient
+    /// Mute, sound files, and what calls send and play.
+    public let audioController: ParleyAudioController
+    /// The user this client signs in as.
+    public let userId: String
+    /// Whether the client is authenticated (also while it reconnects after a drop).
+    public var isStarted: Bool { started.current }
+
+    let callbackQueue: DispatchQueue
+    let endpoint: ServerEndpoint
+    private let delegateSlot = Locked(WeakReference())
+    private let started = Locked(false)
+    private let workQueue = DispatchQueue(label: "parley.sdk.client")
+    private var core: ClientSessionCore
+    private var transport: (connection: Int, transport: WebSocketTransport, localAddress: SocketAddress?)?
+    private var calls: [String: ParleyCall] = [:]
+    private var media: [String: CallMediaSession] = [:]
+    private var mediaLoop: EventLoop?
+    private let timer: any DispatchSourceTimer
+
+    /// A stable random device id for this process, used when none is given.
+    static let processDeviceID = "parley-swift-" + UUID().uuidString.lowercased()
+
+    /// Creates a client; nothing connects until `start()`.
+    /// - Parameters:
+    ///   - applicationKey: the application's key (1-64 of `A-Z a-z 0-9 - _`).
+    ///   - environmentHost: the server, `http://host:port` (`https://` is refused on Linux
+    ///     for now: the transport has no TLS yet).
+    ///   - userId: the user (1-255 of `A-Z a-z 0-9 - _ =`); the tokens must be for this user.
+    ///   - deviceId: a stable id of this installation; default: random, stable per process.
+    ///   - callbackQueue: where delegates are called (a serial queue).
+    /// - Throws: `ParleyClientError` `invalid_argument` for a bad key, user id, device id
+    ///   or URL; `tls_unsupported` for `https`.
+    public init(applicationKey: String, environmentHost: String, userId: String, deviceId: String? = nil,
+                callbackQueue: DispatchQueue = .main) throws(ParleyClientError) {
+        guard Self.isValid(applicationKey, maxBytes: 64, extra: "-_") else {
+            throw ParleyClientError(code: "invalid_argument", message: "application key must be 1-64 of A-Z a-z 0-9 - _")
+        }
+        guard Self.isValid(userId, maxBytes: 255, extra: "-_=") else {
+            throw ParleyClientError(code: "invalid_argument", message: "user id must be 1-255 of A-Z a-z 0-9 - _ =")
+        }
+        let device = deviceId ?? Self.processDeviceID
+        guard Self.isValid(device, maxBytes: 128, extra: "._:-") else {
+            throw ParleyClientError(code: "invalid_argument", message: "device id must be 1-128 of A-Z a-z 0-9 . _ : -")
+        }
+        let endpoint = try ServerEndpoint(parsing: environmentHost)
+        if endpoint.isSecure {
+            throw ParleyClientError(code: "tls_unsupported", message: "\(environmentHost): https/wss is not supported by the Linux transport yet (no TLS client); use http:// on a trusted network")
+        }
+        self.endpoint = endpoint
+        self.userId = userId
+        self.callbackQueue = callbackQueue
+        callClient = ParleyCallClient()
+        audioController = ParleyAudioController()
+        var seed: UInt64 = 0
+        if let bytes = try? SecureRandom.bytes(8) { for byte in bytes { seed = seed << 8 | UInt64(byte) } }
+        core = ClientSessionCore(configuration: .init(applicationKey: applicationKey, userID: userId, deviceID: device, randomSeed: seed))
+        timer = DispatchSource.makeTimerSource(queue: workQueue)
+        callClient.client = self
+        timer.setEventHandler { [weak self] in self?.input { core, now in core.tick(now: now) } }
+        timer.schedule(deadline: .distantFuture)
+        timer.resume()
+    }
+
+    deinit {
+        timer.cancel()
+        transport?.transport.close(code: 1000)
+        mediaLoop?.shutdown()
+    }
+
+    /// Connects and signs in: asks the delegate for a token, then `clientDidStart` or
+    /// `clientDidFail`. Dropped connections are retried with backoff and resume the session.
+    public func start() {
+        input { core, now in core.start(now: now) }
+    }
+
+    /// Hangs up every call, closes the connection with 1000 and stops. No delegate call follows.
+    public func terminateGracefully() {
+        input { core, now in core.terminate(now: now) }
+    }
+
+    // MARK: Calls (from ParleyCall / ParleyCallClient)
+
+    func placeCall(to userId: String, headers: [String: String]) -> Result<ParleyCall, any Error> {
+        let probe = SignalingMessage.callStart(.init(requestID: "1", callID: "00000000-0000-4000-8000-000000000000",
+                                                     to: .user(userId), headers: headers, sdp: "v=0\r\n"))
+        do { try SignalingCodec.validate(probe) } catch {
+            return .failure(ParleyClientError(code: "invalid_argument", message: error.description))
+        }
+        return workQueue.sync {
+            guard core.isStarted else {
+                return .failure(ParleyClientError(code: "not_started", message: "start the client and wait for clientDidStart before calling"))
+            }
+            let callID = UUID().uuidString.lowercased()
+            let (record, outputs) = core.callUser(userId, headers: headers, callID: callID, now: Self.now())
+            let call = ParleyCall(record: record, client: self)
+            calls[callID] = call
+            perform(outputs)
+            return .success(call)
+        }
+    }
+
+    func answer(_ callID: String) { input { core, now in core.answer(callID, now: now) } }
+    func hangup(_ callID: String) { input { core, now in core.hangup(callID, now: now) } }
+
+    /// Drops the TCP connection without a close frame, as a dead network would (tests).
+    func dropConnectionForTesting() {
+        workQueue.async { self.transport?.transport.abort() }
+    }
+
+    // MARK: Driving the core
+
+    private func input(_ step: @escaping @Sendable (inout ClientSessionCore, ClientSessionCore.Time) -> [ClientSessionOutput]) {
+        workQueue.async { [weak self] in
+            guard let self else { return }
+            perform(step(&core, Self.now()))
+        }
+    }
+
+    /// On `workQueue`: carries out the core's outputs in order, then re-arms the timer.
+    private func perform(_ outputs: [ClientSessionOutput]) {
+        for output in outputs {
+            switch output {
+            case .connect(let connection):
+                let transport = WebSocketTransport(endpoint: endpoint) { [weak self] event in
+                    guard let self else { return }
+                    workQueue.async { self.transportEvent(event, connection: connection) }
+                }
+                self.transport = (connection, transport, nil)
+                transport.open()
+            case .close(let connection, let code):
+                if let current = transport, current.connection == connection {
+                    current.transport.close(code: code)
+                    transport = nil
+                }
+            case .send(let message):
+                transport?.transport.send(SignalingCodec.encodeToString(message))
+            case .requestToken(let connection):
+                requestToken(connection: connection)
+            case .clientStarted:
+                started.withLock { $0 = true }
+                callbackQueue.async { [self] in delegate?.clientDidStart(self) }
+            case .clientFailed(let error):
+                started.withLock { $0 = false }
+                callbackQueue.async { [self] in delegate?.clientDidFail(self, error: error) }
+            case .call(let kind, let record):
+                deliver(kind, record)
+            case .media(let instruction):
+                performMedia(instruction)
+            }
+        }
+        started.withLock { $0 = core.isStarted }
+        if let deadline = core.nextDeadline {
+            let delay = max(ContinuousClock.now.duration(to: deadline), .zero)
+            let (seconds, attoseconds) = delay.components
+            timer.schedule(deadline: .now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)))
+        } else {
+            timer.schedule(deadline: .distantFuture)
+        }
+    }
+
+    private func transportEvent(_ event: WebSocketTransport.Event, connection: Int) {
+        let now = Self.now()
+        switch event {
+        case .opened(let localAddress):
+            if transport?.connection == connection { transport?.localAddress = localAddress }
+            perform(core.connectionOpened(connection, now: now))
+        case .failed(let message):
+            perform(core.connectionFailed(connection, message: message, now: now))
+        case .message(let bytes):
+            perform(core.frameReceived(bytes, connection: connection, now: now))
+        case .closed(let code, let reason):
+            if transport?.connection == connection { transport = nil }
+            perform(core.connectionClosed(connection, code: code, reason: reason, now: now))
+        }
+    }
+
+    private func requestToken(connection: Int) {
+        let registration = ParleyClientRegistration { [weak self] result in
+            self?.input { core, now in
+                switch result {
+                case .success(let jwt): core.tokenProvided(jwt, connection: connection, now: now)
+                case .failure(let error): core.tokenFailed(error.message, connection: connection, now: now)
+                }
+            }
+        }
+        callbackQueue.async { [self] in
+            if let delegate {
+                delegate.clientRequiresRegistrationCredentials(self, withCallback: registration)
+            } else {
+                registration.registerDidFail(error: ParleyClientError(code: "registration_failed", message: "the client has no delegate to ask for a token"))
+            }
+        }
+    }
+
+    private func deliver(_ kind: ClientCallEventKind, _ record: ClientCallRecord) {
+        let call: ParleyCall
+        if kind == .incoming {
+            call = ParleyCall(record: record, client: self)
+            calls[record.callID] = call
+        } else {
+            guard let known = calls[record.callID] else { return }
+            call = known
+        }
+        if kind == .ended { calls[record.callID] = nil }
+        let callClient = callClient
+        callbackQueue.async {
+            call.update(record)
+            switch kind {
+            case .incoming: callClient.delegate?.client(callClient, didReceiveIncomingCall: call)
+            case .progressed: call.delegate?.callDidProgress(call)
+            case .rang: call.delegate?.callDidRing(call)
+            case .answered: call.delegate?.callDidAnswer(call)
+            case .established: call.delegate?.callDidEstablish(call)
+            case .ended: call.delegate?.callDidEnd(call)
+            }
+        }
+    }
+
+    // MARK: Media legs
+
+    private func performMedia(_ instruction: ClientMediaInstruction) {
+        switch instruction {
+        case .createOffer(let callID):
+            guard let session = newMediaSession(callID) else { return }
+            session.enqueue { [weak self] session in
+                do {
+                    let leg = try session.makeLeg()
+                    let sdp = try await leg.makeOffer()
+                    self?.input { core, now in core.legOffered(callID, sdp: sdp, now: now) }
+                } catch {
+                    self?.input { core, now in core.legFailed(callID, message: "\(error)", now: now) }
+                }
+            }
+        case .acceptAnswer(let callID, let sdp):
+            media[callID]?.enqueue { [weak self] session in
+                do {
+                    guard let leg = session.leg.current else { return }
+                    try await leg.acceptAnswer(sdp)
+                    try await session.startLeg()
+                    self?.watch(session)
+                } catch {
+                    self?.input { core, now in core.legFailed(callID, message: "\(error)", now: now) }
+                }
+            }
+        case .answerOffer(let callID, let offer):
+            guard let session = newMediaSession(callID) else { return }
+            session.enqueue { [weak self] session in
+                do {
+                    let leg = try session.makeLeg()
+                    let answer = try await leg.answer(offer: offer)
+                    try await session.startLeg()
+                    self?.input { core, now in core.legAnswered(callID, sdp: answer, now: now) }
+                    self?.watch(session)
+                } catch {
+                    self?.input { core, now in core.legFailed(callID, message: "\(error)", now: now) }
+                }
+            }
+        case .close(let callID):
+            guard let session = media.removeValue(forKey: callID) else { return }
+            let call = calls[callID]
+            session.enqueue { session in
+                if let statistics = await session.close() { call?.update(statistics) }
+            }
+        }
+    }
+
+    private func newMediaSession(_ callID: String) -> CallMediaSession? {
+        if mediaLoop == nil { mediaLoop = try? EventLoop(name: "parley-sdk-media") }
+        let bindHost = transport?.localAddress?.withPort(0) ?? .ipv4Loopback(port: 0)
+        let session = CallMediaSession(callID: callID, loop: mediaLoop, bindingTo: bindHost,
+                                       source: audioController.source, sink: audioController.sink, mix: audioController.mix)
+        media[callID] = session
+        return session
+    }
+
+    /// Refreshes the call's statistics once a second and reports a leg that failed.
+    private func watch(_ session: CallMediaSession) {
+        let callID = session.callID
+        let call = workQueue.sync { calls[callID] }
+        Task { [weak self] in
+            // Bounded: at most the protocol's 4 h maximum call length.
+            for _ in 0..<14_400 {
+                try? await Task.sleep(for: .seconds(1))
+                guard !session.isClosed, let leg = session.leg.current else { return }
+                call?.update(CallMediaSession.statistics(await leg.statistics))
+                if await leg.state == .failed {
+                    let failure = await leg.failure.map { "\($0)" } ?? "the media leg failed"
+                    self?.input { core, now in core.legFailed(callID, message: failure, now: now) }
+                    return
+                }
+            }
+        }
+    }
+
+    // MARK: Helpers
+
+    static func now() -> ClientSessionCore.Time {
+        ClientSessionCore.Time(instant: .now, wallMilliseconds: Int64((Date().timeIntervalSince1970 * 1000).rounded()))
+    }
+
+    private static func isValid(_ text: String, maxBytes: Int, extra: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard !bytes.isEmpty, bytes.count <= maxBytes else { return false }
+        let allowed = Set(extra.utf8)
+        return bytes.allSatisfy { (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) || allowed.contains($0) }
+    }
+}

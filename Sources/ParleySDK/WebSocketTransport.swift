@@ -1,0 +1,120 @@
+import Foundation
+import ParleyEdge
+import ParleyNet
+import ParleySignaling
+import ParleyWebSocket
+
+/// One WebSocket connection to the server on Linux: `WebSocketClient` (blocking, not
+/// thread-safe) behind a lock, a reader thread that waits for readability outside the
+/// lock, and sends from any thread. Events go to `handler`, from the reader thread.
+final class WebSocketTransport: @unchecked Sendable {
+    // @unchecked: `client` is used only under `lock`; the flags are `Locked`.
+    enum Event: Sendable {
+        /// Connected; `localAddress` is this side's address (media legs bind its host).
+        case opened(localAddress: SocketAddress)
+        case failed(String)
+        case message([UInt8])
+        case closed(code: UInt16, reason: String)
+    }
+
+    let endpoint: ServerEndpoint
+    private let handler: @Sendable (Event) -> Void
+    private let lock = NSLock()
+    private var client: WebSocketClient?
+    private let closeRequest = Locked<UInt16?>(nil)
+    private let abortRequested = Locked(false)
+
+    init(endpoint: ServerEndpoint, handler: @escaping @Sendable (Event) -> Void) {
+        self.endpoint = endpoint
+        self.handler = handler
+    }
+
+    /// Starts the reader thread, which connects first.
+    func open() {
+        let thread = Thread { [self] in run() }
+        thread.name = "parley-sdk-ws"
+        thread.start()
+    }
+
+    /// Sends one text frame; false if the connection is not open.
+    @discardableResult
+    func send(_ text: String) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let client, client.isOpen else { return false }
+        do { try client.send(.text(text), timeout: .seconds(5)) } catch { return false }
+        return true
+    }
+
+    /// Closes with `code` (on the reader thread, which then ends without reporting `closed`).
+    func close(code: UInt16) {
+        closeRequest.withLock { $0 = $0 ?? code }
+    }
+
+    /// Drops the TCP connection without a close frame (tests: what a dead network looks like).
+    func abort() {
+        abortRequested.withLock { $0 = true }
+        lock.lock()
+        client?.socket.shutdownWrite()
+        lock.unlock()
+    }
+
+    private func run() {
+        if endpoint.isSecure {
+            handler(.failed("\(endpoint.webSocketURL): TLS (wss://) is not supported by the Linux transport yet"))
+            return
+        }
+        let connected: WebSocketClient
+        do {
+            let address = try endpoint.resolve()
+            connected = try WebSocketClient(connectingTo: address, host: endpoint.hostHeader, path: endpoint.path,
+                                            subprotocols: [SignalingCodec.subprotocol], timeout: .seconds(10),
+                                            maxMessageSize: 1 << 20)
+        } catch let error as ParleyClientError {
+            handler(.failed(error.message))
+            return
+        } catch {
+            handler(.failed("\(endpoint.webSocketURL): \(error)"))
+            return
+        }
+        guard connected.subprotocol == SignalingCodec.subprotocol else {
+            connected.close(code: .protocolError)
+            handler(.failed("\(endpoint.webSocketURL): the server did not select \(SignalingCodec.subprotocol)"))
+            return
+        }
+        lock.lock()
+        client = connected
+        lock.unlock()
+        handler(.opened(localAddress: connected.socket.localAddress))
+        while true {
+            if let code = closeRequest.current {
+                lock.lock()
+                connected.close(code: WebSocketCloseCode(rawValue: code))
+                lock.unlock()
+                return
+            }
+            guard connected.socket.waitUntilReadable(timeout: .milliseconds(100)) || abortRequested.current else { continue }
+            lock.lock()
+            let event: WebSocketClient.Event?
+            do {
+                event = abortRequested.current ? .closed(WebSocketClose(code: .abnormalClosure)) : try connected.receive(timeout: .zero)
+            } catch {
+                event = .closed(WebSocketClose(code: .abnormalClosure, reason: "\(error)"))
+            }
+            if case .closed = event { connected.socket.close() }
+            lock.unlock()
+            switch event {
+            case .message(.text(let text))?:
+                handler(.message(Array(text.utf8)))
+            case .message(.binary)?:
+                // protocol.md: text frames only; a binary frame from the server is dropped.
+                continue
+            case .closed(let close)?:
+                if closeRequest.current == nil { handler(.closed(code: close.code?.rawValue ?? 1005, reason: close.reason)) }
+                return
+            case nil:
+                continue
+            }
+        }
+    }
+}
