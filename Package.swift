@@ -70,7 +70,7 @@ let package = Package(
         .testTarget(name: "ParleySDKTests", dependencies: ["ParleySDK", "ParleyEdge", "ParleyMediaLeg", "ParleyTestSupport"], swiftSettings: upcoming),
         .executableTarget(
             name: "ParleyCLI",
-            dependencies: ["ParleySTUN", "ParleyRTP", "ParleySDP", "ParleyWebSocket", "ParleySignaling", "ParleyAuth", "ParleyMedia"],
+            dependencies: ["ParleySTUN", "ParleyRTP", "ParleySDP", "ParleyWebSocket", "ParleySignaling", "ParleyAuth", "ParleyMedia", "ParleySDK"],
             swiftSettings: upcoming
         ),
 

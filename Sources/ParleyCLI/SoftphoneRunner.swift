@@ -1,23 +1,14 @@
 import Foundation
-#if PARLEY_SDK
 import ParleySDK
-#endif
 
 /// Carries out `SoftphoneController`'s actions with the real SDK: one `ParleyClient`,
 /// its calls, a 100 ms clock tick, Ctrl-C and standard input. Everything runs on the
 /// main queue (the SDK's callback queue), so the controller needs no lock.
 enum SoftphoneRunner {
     static func run(_ options: SoftphoneOptions) -> Never {
-        #if PARLEY_SDK
         let shell = SoftphoneShell(options: options)
         shell.start()
         dispatchMain()
-        #else
-        // Built without the SDK (the ParleySDK target is not in this package yet): say so
-        // rather than pretend to call.
-        FileHandle.standardError.write(Data("parley \(options.mode.commandName): this build has no ParleySDK; calling is unavailable\n".utf8))
-        exit(SoftphoneExitCode.usage.rawValue)
-        #endif
     }
 }
 
@@ -76,7 +67,6 @@ final class SoftphoneOutput: @unchecked Sendable {
 /// Milliseconds since the Unix epoch, from the wall clock (the times people read).
 func softphoneNowMs() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }
 
-#if PARLEY_SDK
 /// The SDK side of the softphone. Confined to the main queue.
 final class SoftphoneShell: ParleyClientDelegate, ParleyCallClientDelegate, ParleyCallDelegate, @unchecked Sendable {
     // Every member is touched only on the main queue (the SDK's callbackQueue, the timer's
@@ -239,24 +229,17 @@ final class SoftphoneShell: ParleyClientDelegate, ParleyCallClientDelegate, Parl
     // MARK: Mapping SDK values
 
     static func cause(_ cause: ParleyCallEndCause) -> SoftphoneEndCause {
-        switch cause {
-        case .none: .none
-        case .hungUp: .hungUp
-        case .canceled: .canceled
-        case .denied: .denied
-        case .otherDeviceAnswered: .otherDeviceAnswered
-        case .timeout: .timeout
-        case .noAnswer: .noAnswer
-        case .inactive: .inactive
-        case .error: .error
-        @unknown default: .error
-        }
+        // Both spell the protocol's causes; an SDK cause this CLI does not know is an error.
+        SoftphoneEndCause(rawValue: cause.rawValue) ?? .error
     }
 
     static func statistics(_ statistics: ParleyCallStatistics) -> SoftphoneStatistics {
         SoftphoneStatistics(
-            packetsSent: statistics.packetsSent, packetsReceived: statistics.packetsReceived,
-            packetsLost: statistics.packetsLost, jitterMs: statistics.jitterMs, roundTripMs: statistics.roundTripTimeMs)
+            packetsSent: Int(clamping: statistics.packetsSent), packetsReceived: Int(clamping: statistics.packetsReceived),
+            packetsLost: Int(clamping: max(0, statistics.packetsLost)),
+            // The SDK reports 0 jitter before any packet arrived; show that as unknown.
+            jitterMs: statistics.packetsReceived > 0 ? statistics.jitterMilliseconds : nil,
+            roundTripMs: statistics.roundTripTimeMilliseconds)
     }
 
     static func message(_ error: any Error) -> String {
@@ -265,4 +248,3 @@ final class SoftphoneShell: ParleyClientDelegate, ParleyCallClientDelegate, Parl
         return String(describing: error)
     }
 }
-#endif
