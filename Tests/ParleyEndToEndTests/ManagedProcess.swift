@@ -99,7 +99,10 @@ final class ManagedProcess: @unchecked Sendable {
     func killHard() {
         guard process.isRunning else { return }
         kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        // Bounded, not waitUntilExit: Foundation notices the exit late when a grandchild
+        // still holds the pipes (the children here have none, but a test must not hang).
+        let deadline = Date().addingTimeInterval(5)
+        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
         _ = readers.wait(timeout: .now() + 2)
     }
 

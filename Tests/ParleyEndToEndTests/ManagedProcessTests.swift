@@ -14,7 +14,7 @@ import Testing
     }
 
     @Test func waitsAreBounded() throws {
-        let process = try ManagedProcess(name: "sh", executable: Self.shell, arguments: ["-c", "sleep 30"])
+        let process = try ManagedProcess(name: "sh", executable: Self.shell, arguments: ["-c", "exec sleep 30"])
         let started = Date()
         #expect(throws: ManagedProcess.Failure.self) { try process.waitForLine(timeout: 0.3, "never") { _ in true } }
         #expect(throws: ManagedProcess.Failure.self) { try process.waitForExit(timeout: 0.3) }
