@@ -141,14 +141,18 @@ public final class EventLoop: @unchecked Sendable {
     /// - Returns: false (and drops `work`) once the loop is shutting down.
     @discardableResult
     public func execute(_ work: @escaping @Sendable () -> Void) -> Bool {
+        // On the loop itself no wake-up is needed (the loop sees the task before it sleeps
+        // again), and `wakePending` must stay false: a set flag with no eventfd write would
+        // keep later calls from other threads from waking the sleeping loop.
+        let onLoop = inEventLoop
         let (accepted, wake) = shared.withLock { state -> (Bool, Bool) in
             guard state.state == .running else { return (false, false) }
             state.tasks.append(work)
-            let wake = !state.wakePending
-            state.wakePending = true
+            let wake = !state.wakePending && !onLoop
+            if wake { state.wakePending = true }
             return (true, wake)
         }
-        if wake && !inEventLoop { wakeUp() }
+        if wake { wakeUp() }
         return accepted
     }
 
@@ -156,6 +160,7 @@ public final class EventLoop: @unchecked Sendable {
     /// Timers with equal deadlines fire in scheduling order.
     @discardableResult
     public func schedule(at deadline: ContinuousClock.Instant, _ work: @escaping @Sendable () -> Void) -> TimerID {
+        let onLoop = inEventLoop
         let (id, wake) = shared.withLock { state -> (UInt64, Bool) in
             let id = state.nextTimerID
             state.nextTimerID += 1
@@ -163,11 +168,12 @@ public final class EventLoop: @unchecked Sendable {
             state.timers.push(TimerEntry(deadline: deadline, id: id))
             state.timerWork[id] = work
             // The sleeping loop must recompute its epoll timeout if this timer is now first.
-            let wake = state.timers.min?.id == id && !state.wakePending
+            // On the loop it recomputes it anyway before sleeping (see `execute`).
+            let wake = state.timers.min?.id == id && !state.wakePending && !onLoop
             if wake { state.wakePending = true }
             return (id, wake)
         }
-        if wake && !inEventLoop { wakeUp() }
+        if wake { wakeUp() }
         return TimerID(value: id)
     }
 

@@ -168,6 +168,20 @@ public final class SQLiteStore {
         try knownUser(applicationKey: applicationKey, userId: userId) != nil
     }
 
+    /// Every user the store has seen, of one application or of all, ordered by application
+    /// and user id: parleyd seeds its presence with them at start, so calls to users seen
+    /// in earlier runs reach "unavailable" rather than "destination user not found".
+    public func knownUsers(applicationKey: String? = nil) throws(StoreError) -> [KnownUser] {
+        try read {
+            let sql = "SELECT application_key, user_id, first_seen_at, last_seen_at FROM users"
+                + (applicationKey == nil ? "" : " WHERE application_key = ?1") + " ORDER BY application_key, user_id"
+            return try db.cachedStatement(sql).query(applicationKey.map { [.text($0)] } ?? []) { row throws(SQLiteError) in
+                KnownUser(applicationKey: try row.string(0), userId: try row.string(1),
+                          firstSeenTime: try row.int64(2), lastSeenTime: try row.int64(3))
+            }
+        }
+    }
+
     // MARK: Calls
 
     /// Records a new call in state `initiating`.

@@ -37,6 +37,29 @@ extension LoopbackTests {
             #expect(offLoop.value == 0)
         }
 
+        /// A timer armed on the loop thread (the first one, so the loop's sleep is
+        /// recomputed) must not swallow the wake-up of work sent later from another
+        /// thread: that work ran only when the far timer fired.
+        @Test func workFromAnotherThreadRunsPromptlyAfterTheLoopArmedAFarTimer() throws {
+            let loop = try EventLoop()
+            defer { loop.shutdown() }
+            let armed = Locked(false)
+            loop.execute {
+                loop.schedule(after: .seconds(60)) {}
+                armed.withLock { $0 = true }
+            }
+            #expect(waitUntil { armed.value })
+            usleep(50_000)  // let the loop go back to sleep
+            let ran = Locked(false)
+            let start = ContinuousClock.now
+            loop.execute { ran.withLock { $0 = true } }
+            #expect(waitUntil { ran.value })
+            #expect(ContinuousClock.now - start < .seconds(2))
+            let nested = Locked(false)
+            loop.execute { loop.execute { nested.withLock { $0 = true } } }
+            #expect(waitUntil { nested.value })
+        }
+
         @Test func timersFireInDeadlineOrderAndCancelledOnesDoNot() throws {
             let loop = try EventLoop()
             defer { loop.shutdown() }

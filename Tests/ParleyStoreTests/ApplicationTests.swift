@@ -72,4 +72,19 @@ import Testing
         let unknownApp = #expect(throws: StoreError.self) { try store.recordUserSeen(applicationKey: "zz", userId: "alice", at: T.base) }
         #expect(unknownApp?.kind == .notFound)
     }
+    @Test func knownUsersListsEveryUserSeenPerApplication() throws {
+        let store = try SQLiteStore.inMemory()
+        try store.createApplication(key: "a1", name: "one", secret: "s", at: T.base)
+        try store.createApplication(key: "a2", name: "two", secret: "s", at: T.base)
+        #expect(try store.knownUsers().isEmpty)
+        try store.recordUserSeen(applicationKey: "a2", userId: "carol", at: T.at(1))
+        try store.recordUserSeen(applicationKey: "a1", userId: "bob", at: T.at(2))
+        try store.recordUserSeen(applicationKey: "a1", userId: "alice", at: T.at(3))
+        try store.recordUserSeen(applicationKey: "a1", userId: "alice", at: T.at(9))
+        let all = try store.knownUsers()
+        #expect(all.map { "\($0.applicationKey)/\($0.userId)" } == ["a1/alice", "a1/bob", "a2/carol"])
+        #expect(all[0] == KnownUser(applicationKey: "a1", userId: "alice", firstSeenTime: T.at(3), lastSeenTime: T.at(9)))
+        #expect(try store.knownUsers(applicationKey: "a2").map(\.userId) == ["carol"])
+        #expect(try store.knownUsers(applicationKey: "zz").isEmpty)
+    }
 }

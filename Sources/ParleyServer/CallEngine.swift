@@ -1,0 +1,514 @@
+import Dispatch
+import ParleyAuth
+import ParleyCalling
+import ParleyCrypto
+import ParleyEdge
+import ParleyMediaLeg
+import ParleyNet
+import ParleySignaling
+import ParleyStore
+import ParleyWebSocket
+import Synchronization
+
+/// The signaling session layer and call engine of parleyd: every WebSocket on `/v1/ws`,
+/// every device session, the `CallRegistry`, the media anchor and the call records.
+///
+/// Everything here runs on one `EventLoop` of its own (`loop`): edge callbacks hop onto
+/// it with `loop.execute`, timers are the loop's, and the media anchor's sockets are
+/// registered on it. The registry is therefore touched by one thread only, in the order
+/// events happened. SQLite never runs on an edge loop or on the cooperative pool: reads
+/// for `hello` go through `StoreQueue.perform`, writes through `CallRecorder`.
+final class CallEngine: @unchecked Sendable {
+    // @unchecked: all mutable state is used on `loop`'s thread only (every entry point hops
+    // onto it first), so it is never accessed concurrently.
+
+    /// The subprotocol of docs/protocol.md version 1.
+    static let subprotocol = "parley.v1"
+    /// Messages kept for a device whose connection is away, at most.
+    static let maxBufferedMessages = 256
+    static let serverVersion = "parleyd/0.1"
+
+    let loop: EventLoop
+    private let configuration: ServerConfiguration
+    private let log: ServerLog
+    private let metrics: ServerMetrics
+    private let store: StoreQueue
+    private var registry: CallRegistry
+    private var nonces = NonceReplayCache()
+    private let verifier = TokenVerifier()
+    private var connections: [UInt64: SignalingConnection] = [:]
+    private var sessions: [Device: SignalingSession] = [:]
+    private var anchor: MediaAnchor?
+    private let recorder: CallRecorder
+    /// Store reads for `hello` (application lookups), off the loop.
+    private let reads = DispatchQueue(label: "parley.engine.reads")
+    private var callTimer: (id: TimerID, at: ContinuousClock.Instant)?
+    private var nonceTimer: TimerID?
+    private var pendingMedia: [(event: MediaEvent, callID: String)] = []
+    private var performing = false
+    private var stopped = false
+
+    init(loop: EventLoop, configuration: ServerConfiguration, log: ServerLog, metrics: ServerMetrics, store: StoreQueue,
+         certificate: DTLSCertificate, knownUsers: [AppUser]) throws(NetError) {
+        self.loop = loop
+        self.configuration = configuration
+        self.log = log
+        self.metrics = metrics
+        self.store = store
+        var calls = CallConfiguration()
+        calls.ringTimeout = configuration.ringTimeout
+        calls.mediaSetupTimeout = configuration.mediaSetupTimeout
+        calls.reconnectGrace = configuration.reconnectGrace
+        calls.maximumCallLength = configuration.maximumCallLength
+        registry = CallRegistry(configuration: calls)
+        for user in knownUsers { registry.markKnown(user) }
+        recorder = CallRecorder(store: store, log: log, metrics: metrics)
+        anchor = try MediaAnchor(loop: loop, configuration: configuration, certificate: certificate, log: log, metrics: metrics,
+                                 report: { [unowned self] event, callID in self.mediaReported(event, callID: callID) })
+        loop.execute { self.scheduleNonceCleanup() }
+    }
+
+    // MARK: The WebSocket route
+
+    /// The `/v1/ws` route: `parley.v1` required (else 426 JSON), text frames to the engine,
+    /// binary frames closed with 1003.
+    func route() -> WebSocketRoute {
+        WebSocketRoute(
+            path: "/v1/ws",
+            accept: { upgrade, _ in
+                guard upgrade.subprotocols.contains(CallEngine.subprotocol) else {
+                    return .respond(.json(status: 426, body: Array(
+                        #"{"code":"unsupported_version","message":"offer the WebSocket subprotocol parley.v1","supported":[1]}"#.utf8)))
+                }
+                return .accept(subprotocol: CallEngine.subprotocol)
+            },
+            onOpen: { [self] socket in
+                let now = ContinuousClock.now
+                loop.execute { self.opened(socket, now: now) }
+            },
+            onMessage: { [self] socket, message in
+                switch message {
+                case .text(let text):
+                    let now = ContinuousClock.now
+                    loop.execute { self.received(text, on: socket, now: now) }
+                case .binary:
+                    socket.close(code: .unsupportedData, reason: "binary frames are not part of the protocol")
+                }
+            },
+            onClose: { [self] socket, close in
+                loop.execute { self.closed(socket, close) }
+            })
+    }
+
+    // MARK: Connections
+
+    private func opened(_ socket: EdgeWebSocket, now: ContinuousClock.Instant) {
+        guard !stopped else {
+            socket.close(code: .goingAway, reason: "server shutting down")
+            return
+        }
+        let connection = SignalingConnection(socket: socket, now: now)
+        connections[socket.id] = connection
+        metrics.update {
+            $0.connectionsOpen += 1
+            $0.connectionsTotal += 1
+        }
+        log.info("ws.open", ["conn": String(socket.id), "remote": socket.remoteAddress.description])
+        connection.helloTimer = loop.schedule(after: configuration.helloTimeout) { [self] in
+            guard let connection = connections[socket.id], connection.device == nil else { return }
+            log.info("ws.hello.timeout", ["conn": String(socket.id)])
+            close(connection, code: 4002, reason: "no hello within \(configuration.helloTimeout)")
+        }
+    }
+
+    private func closed(_ socket: EdgeWebSocket, _ close: WebSocketClose) {
+        guard let connection = connections.removeValue(forKey: socket.id) else { return }
+        cancelTimers(of: connection)
+        metrics.update { $0.connectionsOpen -= 1 }
+        log.info("ws.close", ["conn": String(socket.id), "code": close.code.map { String($0.rawValue) } ?? "none"])
+        guard let device = connection.device, var session = sessions[device], session.connectionID == socket.id else { return }
+        session.connectionID = nil
+        let sessionID = session.id
+        session.expiryTimer = loop.schedule(after: configuration.reconnectGrace) { [self] in
+            guard let session = sessions[device], session.id == sessionID, session.connectionID == nil else { return }
+            sessions[device] = nil
+            log.info("session.expired", ["session": sessionID, "device": device.description,
+                                         "dropped": String(session.buffered.count + session.droppedWhileAway)])
+        }
+        sessions[device] = session
+        perform(registry.deviceDisconnected(device, now: ServerClock.now()))
+    }
+
+    private func close(_ connection: SignalingConnection, code: UInt16, reason: String) {
+        connection.closing = true
+        cancelTimers(of: connection)
+        connection.socket.close(code: WebSocketCloseCode(rawValue: code), reason: reason)
+    }
+
+    private func cancelTimers(of connection: SignalingConnection) {
+        if let timer = connection.helloTimer { loop.cancel(timer) }
+        if let timer = connection.heartbeatTimer { loop.cancel(timer) }
+        connection.helloTimer = nil
+        connection.heartbeatTimer = nil
+    }
+
+    // MARK: Frames
+
+    private func received(_ text: String, on socket: EdgeWebSocket, now: ContinuousClock.Instant) {
+        guard let connection = connections[socket.id], !connection.closing, !stopped else { return }
+        connection.lastReceived = now
+        let message: SignalingMessage
+        do throws(SignalingError) {
+            message = try SignalingCodec.decode(Array(text.utf8), maxFrameSize: configuration.maxFrameSize, sender: .deviceToServer)
+        } catch {
+            log.info("signal.refused", ["conn": String(socket.id), "code": error.code.rawValue, "reason": error.description])
+            reply(SignalingCodec.errorReply(for: error), on: connection)
+            if error.code == .unsupportedVersion, error.messageType == .hello, connection.device == nil {
+                close(connection, code: 4006, reason: "unsupported protocol version")
+            }
+            return
+        }
+        logMessage("signal.in", message, who: connection.device?.description ?? "conn \(socket.id)")
+        if case .ping(let ping) = message {
+            reply(.pong(.init(replyTo: ping.requestID)), on: connection)
+            return
+        }
+        if case .hello(let hello) = message {
+            guard connection.phase == .awaitingHello else {
+                reply(.error(.init(replyTo: hello.requestID, code: .alreadyAuthenticated, message: "this connection already sent hello")),
+                      on: connection)
+                return
+            }
+            connection.phase = .authenticating
+            lookUpApplication(for: hello, connectionID: socket.id)
+            return
+        }
+        guard let device = connection.device else {
+            reply(.error(.init(replyTo: message.requestID, code: .notAuthenticated, message: "send hello first")), on: connection)
+            return
+        }
+        switch message {
+        case .pushRegister, .pushUnregister, .pushRelay:
+            reply(.error(.init(replyTo: message.requestID, code: .notImplemented,
+                               message: "\(message.type.rawValue) is not implemented yet (push arrives with issue 5)")), on: connection)
+        default:
+            perform(registry.handleRequest(message, from: device, now: ServerClock.now()))
+        }
+    }
+
+    private func reply(_ message: SignalingMessage, on connection: SignalingConnection) {
+        logMessage("signal.out", message, who: connection.device?.description ?? "conn \(connection.socket.id)")
+        _ = connection.socket.send(.text(SignalingCodec.encodeToString(message)))
+    }
+
+    private func logMessage(_ event: String, _ message: SignalingMessage, who: String) {
+        let detail: String
+        switch message {
+        case .error(let error): detail = error.code.rawValue
+        case .callEnded(let ended): detail = ended.cause.rawValue + (ended.error.map { "/" + $0.code.rawValue } ?? "")
+        default: detail = "-"
+        }
+        if let callID = message.callID {
+            log.info(event, ["call": callID, "type": message.type.rawValue, "device": who, "detail": detail])
+        } else {
+            log.info(event, ["type": message.type.rawValue, "device": who, "detail": detail])
+        }
+    }
+
+    // MARK: hello
+
+    private func lookUpApplication(for hello: SignalingMessage.Hello, connectionID: UInt64) {
+        let store = self.store
+        let key = hello.appKey
+        // A dispatch queue of our own, not a Task: the engine must not depend on the
+        // cooperative pool, which blocking callers (tests, CLI code) can exhaust.
+        reads.async {
+            let result = Result { () throws(StoreError) -> Application? in
+                try store.performAndWait { (store) throws(StoreError) -> Application? in try store.application(key: key) }
+            }
+            self.loop.execute { self.finishHello(hello, connectionID: connectionID, application: result) }
+        }
+    }
+
+    private func finishHello(_ hello: SignalingMessage.Hello, connectionID: UInt64, application: Result<Application?, StoreError>) {
+        guard let connection = connections[connectionID], !connection.closing, connection.phase == .authenticating, !stopped else { return }
+        let nowMillis = ServerClock.unixMillis()
+        let token: UserToken
+        do throws(AuthError) {
+            let found: Application?
+            switch application {
+            case .success(let value): found = value
+            case .failure(let error):
+                log.error("hello.store.failed", ["conn": String(connectionID), "error": error.description])
+                connection.phase = .awaitingHello
+                reply(.error(.init(replyTo: hello.requestID, code: .internalError, message: "the server could not read its store; retry")),
+                      on: connection)
+                return
+            }
+            guard let found else { throw AuthError.unknownApplication(hello.appKey) }
+            token = try verifier.verify(hello.token, for: try Self.credentials(of: found, nowMillis: nowMillis),
+                                        now: nowMillis / 1000, nonces: &nonces)
+        } catch {
+            let code = error.protocolCode
+            metrics.update { $0.authFailures[code, default: 0] += 1 }
+            log.info("hello.refused", ["conn": String(connectionID), "code": code, "reason": error.description])
+            reply(.error(.init(replyTo: hello.requestID, code: SignalingErrorCode(rawValue: code), message: error.description)),
+                  on: connection)
+            close(connection, code: code == SignalingErrorCode.rateLimited.rawValue ? 4005 : 4001, reason: "authentication failed")
+            return
+        }
+        let device = Device(user: AppUser(applicationKey: found(hello), userID: token.userID), deviceID: hello.deviceID)
+        if let timer = connection.helloTimer { loop.cancel(timer) }
+        connection.helloTimer = nil
+
+        var resumed = false
+        var session = SignalingSession(id: Self.newSessionID(), device: device, connectionID: connectionID)
+        if var existing = sessions[device] {
+            if let oldID = existing.connectionID, oldID != connectionID, let old = connections.removeValue(forKey: oldID) {
+                metrics.update { $0.connectionsOpen -= 1 }
+                log.info("ws.replaced", ["conn": String(oldID), "by": String(connectionID), "device": device.description])
+                close(old, code: 4003, reason: "replaced by a newer connection")
+            }
+            if let timer = existing.expiryTimer { loop.cancel(timer) }
+            existing.expiryTimer = nil
+            if let resume = hello.resumeSessionID, resume == existing.id {
+                resumed = true
+                existing.connectionID = connectionID
+                session = existing
+            }
+        }
+        let buffered = session.buffered
+        session.buffered = []
+        session.droppedWhileAway = 0
+        sessions[device] = session
+        connection.phase = .authenticated(device)
+        metrics.update { $0.authenticatedTotal += 1 }
+        log.info("hello.ok", ["conn": String(connectionID), "device": device.description, "session": session.id,
+                              "resumed": String(resumed), "replayed": String(buffered.count)])
+        reply(.helloOK(.init(replyTo: hello.requestID, sessionID: session.id, userID: token.userID, serverVersion: Self.serverVersion,
+                             heartbeatInterval: Self.milliseconds(configuration.heartbeatInterval), time: nowMillis, resumed: resumed,
+                             media: .init(codecs: ["opus"]))), on: connection)
+        for text in buffered { _ = connection.socket.send(.text(text)) }
+        scheduleHeartbeatCheck(connection)
+
+        recorder.recordUserSeen(device.user, at: nowMillis)
+        perform(registry.deviceConnected(device, resumed: resumed, now: ServerClock.now()))
+    }
+
+    private func found(_ hello: SignalingMessage.Hello) -> String { hello.appKey }
+
+    /// The application's credentials as ParleyAuth wants them (its previous secret expiry
+    /// is in seconds; the store keeps milliseconds).
+    static func credentials(of application: Application, nowMillis: Int64) throws(AuthError) -> ApplicationCredentials {
+        let secret = try ApplicationSecret(base64: application.secret)
+        if let previous = application.previousSecret, let until = application.previousSecretValidUntil, nowMillis < until {
+            return try ApplicationCredentials(key: application.key, secret: secret, previousSecret: try ApplicationSecret(base64: previous),
+                                              previousSecretExpiresAt: until / 1000)
+        }
+        return try ApplicationCredentials(key: application.key, secret: secret)
+    }
+
+    private func scheduleHeartbeatCheck(_ connection: SignalingConnection) {
+        let limit = configuration.heartbeatInterval * 2
+        let id = connection.socket.id
+        connection.heartbeatTimer = loop.schedule(at: connection.lastReceived + limit) { [self] in
+            guard let connection = connections[id], !connection.closing else { return }
+            connection.heartbeatTimer = nil
+            if ContinuousClock.now - connection.lastReceived >= limit {
+                log.info("ws.heartbeat.timeout", ["conn": String(id), "device": connection.device?.description ?? "-"])
+                close(connection, code: 4004, reason: "heartbeat timeout")
+            } else {
+                scheduleHeartbeatCheck(connection)
+            }
+        }
+    }
+
+    private func scheduleNonceCleanup() {
+        nonceTimer = loop.schedule(after: .seconds(60)) { [self] in
+            guard !stopped else { return }
+            nonces.removeExpired(now: ServerClock.unixMillis() / 1000)
+            scheduleNonceCleanup()
+        }
+    }
+
+    static func newSessionID() -> String {
+        let bytes = (try? SecureRandom.bytes(12)) ?? (0..<12).map { _ in UInt8.random(in: 0...255) }
+        return "s-" + bytes.map { byte in
+            let digits = Array("0123456789abcdef")
+            return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0f)]])
+        }.joined()
+    }
+
+    static func milliseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+    }
+
+    // MARK: Performing the engine's actions
+
+    /// Carries out the registry's actions in order. Records go first (the final one
+    /// synchronously, after closing the call's legs for their statistics), so a call's
+    /// `call.ended` is never sent before its record is stored. Media reports raised while
+    /// performing are queued and handed to the registry afterwards, in order.
+    private func perform(_ actions: [CallAction]) {
+        let now = ServerClock.now()
+        let outermost = !performing
+        performing = true
+        for case .record(let record) in actions {
+            var legs: [CallLeg] = []
+            if record.state == .ended, let statistics = anchor?.closeAll(callID: record.callID, now: now.instant) {
+                legs = Self.storedLegs(statistics, of: record, at: now.unixMillis)
+            }
+            recorder.persist(record, legs: legs)
+        }
+        for action in actions {
+            switch action {
+            case .send(let device, let message): deliver(message, to: device)
+            case .media(let instruction): anchor?.perform(instruction, now: now)
+            case .record: break
+            }
+        }
+        guard outermost else { return }
+        var rounds = 0
+        while !pendingMedia.isEmpty, rounds < 10_000 {
+            rounds += 1
+            let next = pendingMedia.removeFirst()
+            log.info("media.report", ["call": next.callID, "event": Self.describe(next.event)])
+            perform(registry.handleMedia(next.event, callID: next.callID, now: ServerClock.now()))
+        }
+        performing = false
+        rescheduleCallTimer()
+    }
+
+    private func mediaReported(_ event: MediaEvent, callID: String) {
+        pendingMedia.append((event, callID))
+        if !performing { perform([]) }
+    }
+
+    private static func describe(_ event: MediaEvent) -> String {
+        switch event {
+        case .callerLegReady: "callerLegReady"
+        case .calleeLegReady(let device, _): "calleeLegReady \(device.deviceID)"
+        case .legConnected(let leg): "legConnected \(leg)"
+        case .legFailed(let leg, let reason): "legFailed \(leg): \(reason)"
+        case .legInactive(let leg): "legInactive \(leg)"
+        }
+    }
+
+    /// The caller's leg and the answering device's leg, as the store keeps them (one row
+    /// per role; legs of devices that only rang are not kept).
+    static func storedLegs(_ statistics: [ParleyCalling.MediaLeg: MediaLegStatistics], of record: CallRecord, at time: Int64) -> [CallLeg] {
+        var legs: [CallLeg] = []
+        if let caller = statistics[.caller] {
+            legs.append(CallLeg(role: .caller, userId: record.caller.userID, deviceId: record.callerDeviceID, updatedTime: time,
+                                statistics: CallLegStatistics(caller)))
+        }
+        if let answered = record.answeredDeviceID,
+           let callee = statistics[.callee(Device(user: record.callee, deviceID: answered))] {
+            legs.append(CallLeg(role: .callee, userId: record.callee.userID, deviceId: answered, updatedTime: time,
+                                statistics: CallLegStatistics(callee)))
+        }
+        return legs
+    }
+
+    /// Sends to the device's connection, or keeps the message (bounded) while its session
+    /// waits for a resume; drops it when the device has no session.
+    private func deliver(_ message: SignalingMessage, to device: Device) {
+        let who = device.description
+        guard var session = sessions[device] else {
+            logMessage("signal.dropped", message, who: who)
+            return
+        }
+        let text = SignalingCodec.encodeToString(message)
+        if let id = session.connectionID, let connection = connections[id], !connection.closing {
+            logMessage("signal.out", message, who: who)
+            _ = connection.socket.send(.text(text))
+            return
+        }
+        if session.buffered.count < Self.maxBufferedMessages {
+            session.buffered.append(text)
+            logMessage("signal.buffered", message, who: who)
+        } else {
+            session.droppedWhileAway += 1
+            logMessage("signal.dropped", message, who: who)
+        }
+        sessions[device] = session
+    }
+
+    private func rescheduleCallTimer() {
+        guard !stopped, let next = registry.nextDeadline else {
+            if let timer = callTimer { loop.cancel(timer.id) }
+            callTimer = nil
+            return
+        }
+        if let timer = callTimer {
+            if timer.at == next { return }
+            loop.cancel(timer.id)
+        }
+        let id = loop.schedule(at: next) { [self] in
+            callTimer = nil
+            perform(registry.handleTimeout(now: ServerClock.now()))
+        }
+        callTimer = (id, next)
+    }
+
+    // MARK: REST and lifecycle (called on the loop)
+
+    /// Hangs up a live call of `applicationKey`; nil when the engine has no such live call.
+    func hangUpLive(callID: String, applicationKey: String) -> HangUpOutcome? {
+        guard let record = registry.record(of: callID) else { return nil }
+        guard record.caller.applicationKey == applicationKey else { return .notFound }
+        do throws(CallingError) {
+            let actions = try registry.hangUp(callID: callID, now: ServerClock.now())
+            log.info("call.rest.hangup", ["call": callID])
+            perform(actions)
+            return .hungUp
+        } catch {
+            return .alreadyEnded
+        }
+    }
+
+    func liveCallCounts() -> [CallState: Int] {
+        var counts: [CallState: Int] = [:]
+        for record in registry.activeCalls { counts[record.state, default: 0] += 1 }
+        return counts
+    }
+
+    /// Ends every call (`error` `internal_error` "server shutting down"), tells every
+    /// connection `shutting_down`, closes the media legs and waits for the records.
+    func stop() {
+        guard !stopped else { return }
+        perform(registry.endAll(.init(code: .internalError, message: "server shutting down"), now: ServerClock.now()))
+        for connection in connections.values where !connection.closing {
+            reply(.error(.init(replyTo: nil, code: .shuttingDown, message: "the server is stopping; reconnect later")), on: connection)
+        }
+        stopped = true
+        if let timer = callTimer { loop.cancel(timer.id) }
+        callTimer = nil
+        if let nonceTimer { loop.cancel(nonceTimer) }
+        nonceTimer = nil
+        for connection in connections.values { cancelTimers(of: connection) }
+        for session in sessions.values { if let timer = session.expiryTimer { loop.cancel(timer) } }
+        anchor?.closeEverything()
+        recorder.flush()
+        log.info("engine.stopped", ["connections": String(connections.count)])
+    }
+
+    /// Media legs open now (tests, metrics).
+    var mediaLegCount: Int { anchor?.legCount ?? 0 }
+    var mediaPortsInUse: Int { anchor?.portsInUse ?? 0 }
+
+    /// Runs `body` on the loop and waits for its result; nil when the loop no longer runs.
+    func onLoop<T: Sendable>(_ body: @escaping @Sendable () -> T) -> T? {
+        if loop.inEventLoop { return body() }
+        let box = Mutex<T?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        guard loop.execute({
+            let value = body()
+            box.withLock { $0 = value }
+            done.signal()
+        }) else { return nil }
+        done.wait()
+        return box.withLock { $0 }
+    }
+}

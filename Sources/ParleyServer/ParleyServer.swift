@@ -1,0 +1,190 @@
+import Foundation
+public import ParleyEdge
+public import ParleyHTTP
+public import ParleyNet
+public import ParleyStore
+import ParleyAuth
+import ParleyCalling
+import ParleyCrypto
+import ParleyWebSocket
+import Synchronization
+
+/// Answers an HTTP request that is not the WebSocket upgrade, from any thread, through the
+/// responder (REST handlers wait on the store and the engine).
+public typealias HTTPHandler = @Sendable (HTTPRequest, EdgeRequestContext, EdgeResponder) -> Void
+
+/// The Parley server: signaling on `/v1/ws` (docs/protocol.md), the call engine, the media
+/// anchor and the call records, on one port with the REST API the daemon installs.
+///
+/// ```swift
+/// let server = try ParleyServer(configuration: configuration, log: ServerLog())
+/// server.installHTTPHandler(rest.handle)     // optional: /healthz and 404 otherwise
+/// try server.start()
+/// ...
+/// server.shutdown()
+/// ```
+///
+/// Threads: the edge runs its own loops; the engine (sessions, `CallRegistry`, media legs)
+/// runs on one loop of its own ("parley-calls"); SQLite runs on the store's queue.
+public final class ParleyServer: Sendable {
+    /// The settings the server runs with.
+    public let configuration: ServerConfiguration
+    /// Counters for `/metrics`.
+    public let metrics: ServerMetrics
+    /// The store (applications, users, call records), for the REST API and admin commands.
+    public let store: StoreQueue
+    /// The development application created at this start (the store had none and
+    /// `createDevelopmentApplication` is on), so the executable can print its key and secret.
+    public let developmentApplication: Application?
+    /// Calls a crash left in progress, closed as `error` `server_restarted` at this start.
+    public let recoveredCalls: [StoredCall]
+
+    private let log: ServerLog
+    private let engine: CallEngine
+    private let state = Mutex(State())
+
+    private struct State {
+        var httpHandler: HTTPHandler?
+        var edge: EdgeServer?
+        var stopped = false
+    }
+
+    /// Opens (creates) the store in `configuration.dataDirectory`, recovers calls left by
+    /// a crash, creates the development application if configured and the store has none,
+    /// and prepares the call engine and media anchor. Nothing listens until `start()`.
+    public init(configuration: ServerConfiguration, log: ServerLog) throws {
+        self.configuration = configuration
+        self.log = log
+        metrics = ServerMetrics()
+        try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
+        let path = (configuration.dataDirectory as NSString).appendingPathComponent(SQLiteStore.defaultFileName)
+        store = try StoreQueue(path: path)
+        let now = ServerClock.unixMillis()
+        let generated = configuration.createDevelopmentApplication ? try ApplicationCredentials.generate() : nil
+        let (recovered, development, known) = try store.performAndWait {
+            (store) throws(StoreError) -> ([StoredCall], Application?, [KnownUser]) in
+            let recovered = try store.closeCallsInProgress(at: now)
+            var development: Application?
+            if let credentials = generated, try store.applications().isEmpty {
+                development = try store.createApplication(key: credentials.key, name: "development",
+                                                          secret: credentials.secret.base64, at: now)
+            }
+            return (recovered, development, try store.knownUsers())
+        }
+        recoveredCalls = recovered
+        developmentApplication = development
+        for call in recovered {
+            log.warning("call.recovered", ["call": call.callId, "state": "ended", "cause": "error", "error": "server_restarted"])
+        }
+        if let development {
+            log.info("app.development.created", ["app": development.key])
+        }
+        let certificate = try DTLSCertificate.generate()
+        let loop = try EventLoop(name: "parley-calls")
+        do {
+            engine = try CallEngine(loop: loop, configuration: configuration, log: log, metrics: metrics, store: store,
+                                    certificate: certificate,
+                                    knownUsers: known.map { AppUser(applicationKey: $0.applicationKey, userID: $0.userId) })
+        } catch {
+            loop.shutdown()
+            throw error
+        }
+        log.info("server.ready", ["data": configuration.dataDirectory, "knownUsers": String(known.count),
+                                  "recovered": String(recovered.count)])
+    }
+
+    /// Set before `start()`: every HTTP request that is not the WebSocket upgrade goes
+    /// here. Without one, `GET /healthz` gets 200 `ok` and anything else a 404 JSON error.
+    public func installHTTPHandler(_ handler: @escaping HTTPHandler) {
+        state.withLock { $0.httpHandler = handler }
+    }
+
+    /// Binds the edge (signaling and REST on `listenAddresses`); returns when listening.
+    public func start() throws {
+        let handler = state.withLock { $0.httpHandler } ?? Self.defaultHTTPHandler
+        var edgeConfiguration = EdgeConfiguration(
+            listenAddresses: configuration.listenAddresses, loopCount: configuration.edgeLoopCount,
+            maxConnections: configuration.maxConnections, handshakeTimeout: .seconds(10),
+            // Above twice the heartbeat, so the edge's idle close never comes before 4004.
+            idleTimeout: max(.seconds(120), configuration.heartbeatInterval * 3),
+            maxMessageSize: configuration.maxFrameSize,
+            maxMessagesPerSecond: Double(configuration.maxRequestsPerSecond), messageBurst: configuration.requestBurst)
+        edgeConfiguration.rateLimitCloseCode = WebSocketCloseCode(rawValue: 4005)
+        let edge = try EdgeServer(configuration: edgeConfiguration,
+                                  handlers: EdgeHandlers(deferredHTTP: handler, webSocket: engine.route()))
+        state.withLock { $0.edge = edge }
+        log.info("server.listening", ["addresses": edge.localAddresses.map(\.description).joined(separator: ",")])
+    }
+
+    /// The bound signaling/REST addresses (ports chosen for port 0); empty before `start()`.
+    public var localAddresses: [SocketAddress] {
+        state.withLock { $0.edge?.localAddresses ?? [] }
+    }
+
+    /// What the REST API needs from the live engine.
+    public var callControl: any CallControl {
+        EngineCallControl(engine: engine, store: store)
+    }
+
+    /// Media legs open now and pool ports in use (for tests and diagnostics).
+    public var mediaLegCount: Int { engine.onLoop { [engine] in engine.mediaLegCount } ?? 0 }
+    public var mediaPortsInUse: Int { engine.onLoop { [engine] in engine.mediaPortsInUse } ?? 0 }
+
+    /// Ends every call (`error` `internal_error`, "server shutting down"), sends
+    /// `shutting_down` to every connection, closes them with 1001, closes the media legs
+    /// and stops the loops. The store's last writes are done when this returns.
+    public func shutdown() {
+        let (first, edge) = state.withLock { state -> (Bool, EdgeServer?) in
+            defer { state.stopped = true }
+            return (!state.stopped, state.edge)
+        }
+        guard first else { return }
+        _ = engine.onLoop { [engine] in engine.stop() }
+        edge?.shutdown(gracePeriod: .seconds(2))
+        engine.loop.shutdown()
+        log.info("server.stopped")
+    }
+
+    deinit {
+        if !state.withLock({ $0.stopped }) {
+            state.withLock { $0.edge }?.shutdown(gracePeriod: .zero)
+            engine.loop.shutdown()
+        }
+    }
+
+    /// The answer without a REST handler: `/healthz`, else 404.
+    static let defaultHTTPHandler: HTTPHandler = { request, _, responder in
+        if request.path == "/healthz" && (request.method == "GET" || request.method == "HEAD") {
+            responder.respond(.text(status: 200, "ok\n"))
+        } else {
+            responder.respond(.json(status: 404, body: Array(#"{"code":"not_found","message":"no such resource"}"#.utf8)))
+        }
+    }
+}
+
+/// `CallControl` over the engine's loop and the store.
+struct EngineCallControl: CallControl {
+    let engine: CallEngine
+    let store: StoreQueue
+
+    func hangUp(callID: String, applicationKey: String) async -> HangUpOutcome {
+        let live: HangUpOutcome?? = await withCheckedContinuation { continuation in
+            let accepted = engine.loop.execute { [engine] in
+                continuation.resume(returning: .some(engine.hangUpLive(callID: callID, applicationKey: applicationKey)))
+            }
+            if !accepted { continuation.resume(returning: .none) }
+        }
+        if let outcome = live ?? nil { return outcome }
+        let stored = try? await store.perform { (store) throws(StoreError) -> Bool in
+            try store.call(id: callID, applicationKey: applicationKey) != nil
+        }
+        return stored == true ? .alreadyEnded : .notFound
+    }
+
+    func liveCallCounts() async -> [CallState: Int] {
+        await withCheckedContinuation { continuation in
+            let accepted = engine.loop.execute { [engine] in continuation.resume(returning: engine.liveCallCounts()) }
+            if !accepted { continuation.resume(returning: [:]) }
+        }
+    }
+}

@@ -1,0 +1,48 @@
+import ParleyCalling
+import ParleyEdge
+import ParleyNet
+
+/// One WebSocket on `/v1/ws` as the engine sees it: where it is in the `hello` exchange,
+/// when it last sent anything, and its timers. Used on the engine's loop only.
+final class SignalingConnection: @unchecked Sendable {
+    // @unchecked: created and changed on the engine's loop only.
+    enum Phase: Equatable {
+        /// Connected, no `hello` yet (4002 after `helloTimeout`).
+        case awaitingHello
+        /// A `hello` is being checked (store lookup, token).
+        case authenticating
+        /// `hello.ok` sent: the connection holds this device's session.
+        case authenticated(Device)
+    }
+
+    let socket: EdgeWebSocket
+    var phase: Phase = .awaitingHello
+    var lastReceived: ContinuousClock.Instant
+    var helloTimer: TimerID?
+    var heartbeatTimer: TimerID?
+    /// Set once this side closed it (replaced, refused, timed out): later frames are ignored.
+    var closing = false
+
+    init(socket: EdgeWebSocket, now: ContinuousClock.Instant) {
+        self.socket = socket
+        lastReceived = now
+    }
+
+    var device: Device? {
+        if case .authenticated(let device) = phase { return device }
+        return nil
+    }
+}
+
+/// A device's session: survives its connection for `reconnectGrace`, so a `hello` with
+/// `resumeSessionId` can take it over; messages for it meanwhile wait in `buffered`.
+struct SignalingSession {
+    let id: String
+    let device: Device
+    /// The WebSocket holding the session, nil while the device is away.
+    var connectionID: UInt64?
+    /// Messages that arrived while away, oldest first (bounded).
+    var buffered: [String] = []
+    var droppedWhileAway = 0
+    var expiryTimer: TimerID?
+}
