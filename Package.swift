@@ -14,6 +14,7 @@ let package = Package(
     products: [
         .executable(name: "parley", targets: ["ParleyCLI"]),
         .library(name: "ParleySDK", targets: ["ParleySDK"]),
+        .executable(name: "parleyd", targets: ["ParleyDaemon"]),
         .library(name: "ParleyWire", targets: [
             "ParleySTUN", "ParleyRTP", "ParleySDP", "ParleyWebSocket", "ParleySignaling",
         ]),
@@ -73,6 +74,14 @@ let package = Package(
             dependencies: ["ParleySTUN", "ParleyRTP", "ParleySDP", "ParleyWebSocket", "ParleySignaling", "ParleyAuth", "ParleyMedia", "ParleySDK"],
             swiftSettings: upcoming
         ),
+
+        // MARK: parleyd: configuration, admin commands, serve (docs/operations.md)
+        .executableTarget(
+            name: "ParleyDaemon",
+            dependencies: ["ParleyServer", "ParleyStore", "ParleyAuth", "ParleyNet", "ParleyCalling"],
+            swiftSettings: upcoming
+        ),
+        .testTarget(name: "ParleyDaemonTests", dependencies: ["ParleyDaemon", "ParleyServer", "ParleyStore", "ParleyNet", "ParleyTestSupport"], swiftSettings: upcoming),
 
         // MARK: Tools: fuzz harness (real only under `make fuzz`) and benchmarks
         .executableTarget(

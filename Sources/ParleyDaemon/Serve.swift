@@ -1,0 +1,88 @@
+import Dispatch
+import Foundation
+import ParleyNet
+import ParleyServer
+import ParleyStore
+
+/// `parleyd serve`: written only against the ParleyServer seam (init, installHTTPHandler,
+/// start, localAddresses, store, metrics, callControl, developmentApplication, shutdown).
+enum Serve {
+    /// Runs until SIGINT or SIGTERM; returns the exit status (0 after a clean shutdown).
+    static func run(_ configuration: ServerConfiguration) -> Int32 {
+        let log = ServerLog(level: configuration.logLevel)
+        let server: ParleyServer
+        do {
+            server = try ParleyServer(configuration: configuration, log: log)
+        } catch {
+            standardError("parleyd: cannot open the store in \(configuration.dataDirectory): \(error)")
+            return 1
+        }
+        let api = RESTAPI(store: server.store, callControl: server.callControl, metrics: server.metrics, log: log)
+        server.installHTTPHandler(api.handler)
+
+        // Signals are taken over before start, so one arriving during start-up still
+        // shuts down cleanly instead of killing the process.
+        let stop = DispatchSemaphore(value: 0)
+        let sources = [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { stop.signal() }
+            source.resume()
+            return source
+        }
+        defer { sources.forEach { $0.cancel() } }
+
+        do {
+            try server.start()
+        } catch {
+            standardError("parleyd: cannot start: \(error)")
+            server.shutdown()
+            return 1
+        }
+        // Written straight to the file descriptor (no stdio buffer), so a supervisor or a
+        // test reading a pipe sees the addresses at once.
+        let text = banner(addresses: server.localAddresses, developmentApplication: server.developmentApplication,
+                          dataDirectory: configuration.dataDirectory)
+        FileHandle.standardOutput.write(Data(text.utf8))
+
+        stop.wait()
+        log.info("server.signal", ["action": "shutdown"])
+        server.shutdown()
+        return 0
+    }
+
+    /// What `serve` prints on standard output once listening.
+    static func banner(addresses: [SocketAddress], developmentApplication: Application?, dataDirectory: String) -> String {
+        var out = ""
+        for address in addresses {
+            out += "parleyd listening on http://\(address) (signaling ws://\(address)/v1/ws)\n"
+        }
+        let server = "http://" + (addresses.first.map(reachable) ?? SocketAddress.ipv4Loopback(port: 8080)).description
+        if let app = developmentApplication {
+            out += """
+                development application created (key and secret stored in \(dataDirectory)):
+                  key:    \(app.key)
+                  secret: \(app.secret)
+                place a call between two users, in two terminals:
+                  parley listen --server \(server) --app \(app.key) --secret \(app.secret) --as bob --answer
+                  parley call bob --server \(server) --app \(app.key) --secret \(app.secret) --as alice
+
+                """
+        } else {
+            out += "applications: parleyd app list --data-dir \(dataDirectory) (--show-secrets for the secrets)\n"
+        }
+        return out
+    }
+
+    /// The address a local client should use: loopback in place of the any-address.
+    private static func reachable(_ address: SocketAddress) -> SocketAddress {
+        if address.hostBytes.allSatisfy({ $0 == 0 }) {
+            return address.family == .ipv4 ? .ipv4Loopback(port: address.port) : .ipv6Loopback(port: address.port)
+        }
+        return address
+    }
+}
+
+func standardError(_ line: String) {
+    FileHandle.standardError.write(Data((line + "\n").utf8))
+}

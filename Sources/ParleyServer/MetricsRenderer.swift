@@ -1,0 +1,119 @@
+public import ParleyCalling
+import ParleySignaling
+
+/// Turns the server's counters into the Prometheus text exposition format, version 0.0.4
+/// (`GET /metrics`): `# HELP` and `# TYPE` before each family, one sample per line, label
+/// values escaped, families and label values in a fixed order so the text is stable.
+///
+/// Families (docs/operations.md, "Metrics"): `parley_connections_open`,
+/// `parley_connections_total`, `parley_connections_authenticated_total`,
+/// `parley_auth_failures_total{code}`, `parley_rest_auth_failures_total{code}`,
+/// `parley_calls_active{state}`, `parley_calls_started_total`,
+/// `parley_calls_established_total`, `parley_calls_ended_total{cause}`,
+/// `parley_media_packets_received_total`, `parley_media_packets_forwarded_total`,
+/// `parley_media_packets_lost_total`, `parley_media_packets_dropped_total`,
+/// `parley_media_loss_ratio`.
+public enum MetricsRenderer {
+    /// The exposition text for one scrape.
+    /// - Parameters:
+    ///   - counters: the signaling and media counters since the server started.
+    ///   - liveCalls: calls in the engine now, by state (`CallControl.liveCallCounts()`);
+    ///     every state but `ended` is written, 0 when absent.
+    ///   - restAuthFailures: refused REST credentials by code.
+    public static func render(counters: ServerMetrics.Counters, liveCalls: [CallState: Int],
+                              restAuthFailures: [String: Int] = [:]) -> String {
+        var out = ""
+        family(&out, "parley_connections_open", .gauge, "WebSocket connections open now.",
+               [([], Double(counters.connectionsOpen))])
+        family(&out, "parley_connections_total", .counter, "WebSocket connections opened since the server started.",
+               [([], Double(counters.connectionsTotal))])
+        family(&out, "parley_connections_authenticated_total", .counter, "Connections that completed hello.",
+               [([], Double(counters.authenticatedTotal))])
+        family(&out, "parley_auth_failures_total", .counter, "hello refusals by error code.",
+               labelled("code", counters.authFailures))
+        family(&out, "parley_rest_auth_failures_total", .counter, "REST requests refused for their credentials, by code.",
+               labelled("code", restAuthFailures))
+        let liveStates = CallState.allCases.filter { $0 != .ended }
+        family(&out, "parley_calls_active", .gauge, "Calls in progress now, by state.",
+               liveStates.map { ([("state", $0.rawValue)], Double(liveCalls[$0] ?? 0)) })
+        family(&out, "parley_calls_started_total", .counter, "call.start requests accepted.",
+               [([], Double(counters.callsStarted))])
+        family(&out, "parley_calls_established_total", .counter,
+               "Calls that reached established (rate() of it is call setups per second).",
+               [([], Double(counters.callsEstablished))])
+        var ended = counters.callsEnded
+        for cause in SignalingMessage.EndCause.allCases where ended[cause.rawValue] == nil { ended[cause.rawValue] = 0 }
+        family(&out, "parley_calls_ended_total", .counter, "Calls ended since the server started, by end cause.",
+               labelled("cause", ended))
+        family(&out, "parley_media_packets_received_total", .counter, "Media packets received from devices.",
+               [([], Double(counters.mediaPacketsReceived))])
+        family(&out, "parley_media_packets_forwarded_total", .counter, "Media packets relayed between call legs.",
+               [([], Double(counters.mediaPacketsForwarded))])
+        family(&out, "parley_media_packets_lost_total", .counter, "Media packets lost, as reported by the receivers.",
+               [([], Double(counters.mediaPacketsLost))])
+        family(&out, "parley_media_packets_dropped_total", .counter, "Media packets dropped by the server (bad SRTP, garbage).",
+               [([], Double(counters.mediaPacketsDropped))])
+        let expected = counters.mediaPacketsReceived + counters.mediaPacketsLost
+        family(&out, "parley_media_loss_ratio", .gauge, "Lost over expected media packets since the server started.",
+               [([], expected > 0 ? Double(counters.mediaPacketsLost) / Double(expected) : 0)])
+        return out
+    }
+
+    /// A label value escaped for the text format: backslash, double quote and line feed
+    /// become `\\`, `\"` and `\n`.
+    public static func escapeLabelValue(_ value: String) -> String {
+        var out = ""
+        for character in value.unicodeScalars {
+            switch character {
+            case "\\": out += "\\\\"
+            case "\"": out += "\\\""
+            case "\n": out += "\\n"
+            default: out.unicodeScalars.append(character)
+            }
+        }
+        return out
+    }
+
+    /// A sample value: integers without a fraction, `NaN`, `+Inf`, `-Inf`.
+    public static func formatValue(_ value: Double) -> String {
+        if value.isNaN { return "NaN" }
+        if value.isInfinite { return value > 0 ? "+Inf" : "-Inf" }
+        if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
+        return "\(value)"
+    }
+
+    private enum Kind: String { case counter, gauge }
+
+    private typealias Sample = (labels: [(String, String)], value: Double)
+
+    private static func labelled(_ name: String, _ values: [String: Int]) -> [Sample] {
+        values.sorted { $0.key < $1.key }.map { ([(name, $0.key)], Double($0.value)) }
+    }
+
+    private static func family(_ out: inout String, _ name: String, _ kind: Kind, _ help: String, _ samples: [Sample]) {
+        // HELP text escapes only backslash and line feed (no quotes around it).
+        let escapedHelp = help.replacingBackslashesAndNewlines()
+        out += "# HELP \(name) \(escapedHelp)\n# TYPE \(name) \(kind.rawValue)\n"
+        for sample in samples {
+            out += name
+            if !sample.labels.isEmpty {
+                out += "{" + sample.labels.map { "\($0.0)=\"\(escapeLabelValue($0.1))\"" }.joined(separator: ",") + "}"
+            }
+            out += " " + formatValue(sample.value) + "\n"
+        }
+    }
+}
+
+extension String {
+    fileprivate func replacingBackslashesAndNewlines() -> String {
+        var out = ""
+        for scalar in unicodeScalars {
+            switch scalar {
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+}

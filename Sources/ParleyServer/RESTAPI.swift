@@ -1,0 +1,270 @@
+public import ParleyHTTP
+import ParleyEdge
+public import ParleyStore
+import ParleyAuth
+import ParleyCalling
+import Foundation
+import Synchronization
+
+/// `parleyd`'s REST API (docs/rest.md): call records for an application's backend,
+/// hanging up a call, health and Prometheus metrics.
+///
+/// ```swift
+/// let api = RESTAPI(store: server.store, callControl: server.callControl, metrics: server.metrics)
+/// server.installHTTPHandler(api.handler)
+/// ```
+///
+/// `/v1/...` needs HTTP Basic credentials (application key and secret); `/healthz` and
+/// `/metrics` need none. Every error is JSON `{"code": ..., "message": ...}`. A call of
+/// another application answers 404, exactly as a call that does not exist.
+public final class RESTAPI: Sendable {
+    /// The content type of `/metrics` (Prometheus text exposition format 0.0.4).
+    public static let metricsContentType = "text/plain; version=0.0.4; charset=utf-8"
+    /// The `WWW-Authenticate` challenge sent with every 401.
+    public static let authenticateChallenge = #"Basic realm="parley""#
+
+    private let store: StoreQueue
+    private let callControl: any CallControl
+    private let metrics: ServerMetrics
+    private let clock: @Sendable () -> Int64
+    private let log: ServerLog?
+    /// REST authentication failures by code, for `/metrics` (the signaling side's hello
+    /// refusals are in `ServerMetrics`).
+    private let authFailures = Mutex<[String: Int]>([:])
+
+    /// - Parameters:
+    ///   - clock: Unix milliseconds now (secret grace periods are checked against it).
+    ///   - log: where request failures (500s, refused credentials) are logged; nil for none.
+    public init(store: StoreQueue, callControl: any CallControl, metrics: ServerMetrics,
+                clock: @escaping @Sendable () -> Int64 = RESTAPI.wallClockMilliseconds, log: ServerLog? = nil) {
+        self.store = store
+        self.callControl = callControl
+        self.metrics = metrics
+        self.clock = clock
+        self.log = log
+    }
+
+    /// The handler to install in the server: answers each request on a task, through the
+    /// responder, since it waits on the store and the call engine.
+    public var handler: HTTPHandler {
+        { [self] request, _, responder in
+            Task {
+                responder.respond(await self.response(to: request))
+            }
+        }
+    }
+
+    /// The answer to one request (what `handler` sends).
+    public func response(to request: HTTPRequest) async -> HTTPResponse {
+        let path = request.path
+        switch path {
+        case "/healthz":
+            guard isRead(request.method) else { return Self.methodNotAllowed(allow: "GET, HEAD") }
+            return await health()
+        case "/metrics":
+            guard isRead(request.method) else { return Self.methodNotAllowed(allow: "GET, HEAD") }
+            return await renderMetrics()
+        default:
+            break
+        }
+        guard path == "/v1" || path.hasPrefix("/v1/") else {
+            return Self.error(404, "not_found", "no resource at \(Self.printable(path))")
+        }
+        // Credentials first, so an unauthenticated client learns nothing about the routes.
+        let applicationKey: String
+        switch await authenticate(request) {
+        case .success(let key): applicationKey = key
+        case .failure(let failure): return failure.response
+        }
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst(2)
+        guard segments.first == "calls" else {
+            return Self.error(404, "not_found", "no resource at \(Self.printable(path))")
+        }
+        switch segments.count {
+        case 1:
+            guard isRead(request.method) else { return Self.methodNotAllowed(allow: "GET, HEAD") }
+            return await listCalls(query: request.query, applicationKey: applicationKey)
+        case 2 where !segments.last!.isEmpty:
+            let callID = String(segments.last!)
+            switch request.method {
+            case "GET", "HEAD": return await getCall(id: callID, applicationKey: applicationKey)
+            case "DELETE": return await hangUp(id: callID, applicationKey: applicationKey)
+            default: return Self.methodNotAllowed(allow: "GET, HEAD, DELETE")
+            }
+        default:
+            return Self.error(404, "not_found", "no resource at \(Self.printable(path))")
+        }
+    }
+
+    /// Unix milliseconds from the system clock.
+    public static let wallClockMilliseconds: @Sendable () -> Int64 = {
+        Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
+    }
+
+    // MARK: Endpoints
+
+    private func health() async -> HTTPResponse {
+        do {
+            // A real read: the answer says the store's file and queue are working.
+            _ = try await store.perform { store throws(StoreError) in try store.callCountsByState(applicationKey: "") }
+            return Self.json(200, ["status": "ok"])
+        } catch {
+            log?.error("rest.health", ["error": error.message])
+            return Self.error(503, "store_unavailable", "the store did not answer: \(error.message)")
+        }
+    }
+
+    private func renderMetrics() async -> HTTPResponse {
+        let live = await callControl.liveCallCounts()
+        let text = MetricsRenderer.render(
+            counters: metrics.snapshot, liveCalls: live, restAuthFailures: authFailures.withLock { $0 })
+        var headers = HTTPHeaders()
+        try? headers.set(name: "Content-Type", value: Self.metricsContentType)
+        return (try? HTTPResponse(status: 200, headers: headers, body: Array(text.utf8)))
+            ?? HTTPResponse.text(status: 200, text)
+    }
+
+    private func getCall(id: String, applicationKey: String) async -> HTTPResponse {
+        do {
+            let call = try await store.perform { store throws(StoreError) in try store.call(id: id, applicationKey: applicationKey) }
+            guard let call else { return Self.callNotFound(id) }
+            return Self.json(200, call)
+        } catch {
+            return storeFailure(error)
+        }
+    }
+
+    private func listCalls(query: String?, applicationKey: String) async -> HTTPResponse {
+        let callQuery: CallQuery
+        switch RESTQueryParameters.callQuery(from: query, applicationKey: applicationKey) {
+        case .success(let parsed): callQuery = parsed
+        case .failure(let failure): return Self.error(400, "invalid_parameter", failure.message)
+        }
+        do {
+            let page = try await store.perform { store throws(StoreError) in try store.calls(callQuery) }
+            return Self.json(200, page)
+        } catch {
+            return storeFailure(error)
+        }
+    }
+
+    private func hangUp(id: String, applicationKey: String) async -> HTTPResponse {
+        switch await callControl.hangUp(callID: id, applicationKey: applicationKey) {
+        case .hungUp:
+            return (try? HTTPResponse(status: 204)) ?? HTTPResponse.json(status: 204, body: [])
+        case .notFound:
+            return Self.callNotFound(id)
+        case .alreadyEnded:
+            return Self.error(409, "call_ended", "call \(Self.printable(id)) has already ended")
+        }
+    }
+
+    // MARK: Authentication
+
+    private struct AuthFailure: Error {
+        let response: HTTPResponse
+    }
+
+    /// The application key of valid Basic credentials, or the 401 (or 500) to send.
+    private func authenticate(_ request: HTTPRequest) async -> Result<String, AuthFailure> {
+        let values = request.headers["Authorization"]
+        guard values.count == 1, let value = values.first else {
+            return .failure(refuse("missing_credentials",
+                                   values.isEmpty ? "HTTP Basic credentials (application key and secret) are required"
+                                                  : "more than one Authorization header"))
+        }
+        let credentials: BasicCredentials
+        do {
+            credentials = try BasicCredentials.parse(authorization: value)
+        } catch {
+            return .failure(refuse(error.kind == .badCredentials ? "bad_credentials" : "malformed_credentials", error.description))
+        }
+        let application: Application?
+        do {
+            application = try await store.perform { store throws(StoreError) in try store.application(key: credentials.applicationKey) }
+        } catch {
+            return .failure(AuthFailure(response: storeFailure(error)))
+        }
+        // One answer for an unknown key and a wrong secret.
+        let refusal = "the application key and secret do not match"
+        guard let application else { return .failure(refuse("bad_credentials", refusal)) }
+        let accepted = application.validSecrets(at: clock())
+        do {
+            // The grace period was checked above at millisecond precision, so the previous
+            // secret (if still valid) is given a far expiry and ParleyAuth only compares.
+            let known = try ApplicationCredentials(
+                key: application.key, secret: ApplicationSecret(base64: accepted[0]),
+                previousSecret: accepted.count > 1 ? ApplicationSecret(base64: accepted[1]) : nil,
+                previousSecretExpiresAt: accepted.count > 1 ? Int64.max : nil)
+            try known.authenticate(credentials, now: 0)
+        } catch where error.kind == .badCredentials {
+            return .failure(refuse("bad_credentials", refusal))
+        } catch {
+            log?.error("rest.auth", ["app": application.key, "error": error.description])
+            return .failure(AuthFailure(response: Self.error(500, "internal_error", "the stored credentials could not be read")))
+        }
+        return .success(application.key)
+    }
+
+    private func refuse(_ code: String, _ message: String) -> AuthFailure {
+        authFailures.withLock { $0[code, default: 0] += 1 }
+        log?.info("rest.auth_failed", ["code": code])
+        var response = Self.error(401, code, message)
+        try? response.headers.set(name: "WWW-Authenticate", value: Self.authenticateChallenge)
+        return AuthFailure(response: response)
+    }
+
+    // MARK: Responses
+
+    private func isRead(_ method: String) -> Bool { method == "GET" || method == "HEAD" }
+
+    private func storeFailure(_ error: StoreError) -> HTTPResponse {
+        switch error.kind {
+        case .invalidArgument:
+            return Self.error(400, "invalid_parameter", error.message)
+        case .notFound:
+            return Self.error(404, "not_found", error.message)
+        case .database where error.sqliteCode.map({ $0 & 0xFF == 5 }) ?? false:
+            log?.warning("rest.store_busy", ["error": error.message])
+            return Self.error(503, "store_busy", "the store is busy; try again")
+        default:
+            log?.error("rest.store_failed", ["error": error.description])
+            return Self.error(500, "internal_error", "the store failed")
+        }
+    }
+
+    private static func callNotFound(_ id: String) -> HTTPResponse {
+        error(404, "call_not_found", "call \(printable(id)) not found")
+    }
+
+    private static func methodNotAllowed(allow: String) -> HTTPResponse {
+        var response = error(405, "method_not_allowed", "allowed methods: \(allow)")
+        try? response.headers.set(name: "Allow", value: allow)
+        return response
+    }
+
+    /// `{"code": ..., "message": ...}` with `status`.
+    static func error(_ status: Int, _ code: String, _ message: String) -> HTTPResponse {
+        json(status, RESTError(code: code, message: message))
+    }
+
+    static func json(_ status: Int, _ value: some Encodable) -> HTTPResponse {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(value) else {
+            return HTTPResponse.json(status: 500, body: Array(#"{"code":"internal_error","message":"response encoding failed"}"#.utf8))
+        }
+        return HTTPResponse.json(status: status, body: Array(data))
+    }
+
+    /// `text` cut to 200 characters for error messages (paths and ids come from clients).
+    static func printable(_ text: some StringProtocol) -> String {
+        text.count <= 200 ? String(text) : String(text.prefix(200)) + "..."
+    }
+}
+
+/// The JSON error body of every REST failure.
+struct RESTError: Codable, Hashable {
+    var code: String
+    var message: String
+}

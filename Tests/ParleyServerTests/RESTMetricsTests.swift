@@ -1,0 +1,103 @@
+import ParleyCalling
+import Testing
+
+@testable import ParleyServer
+
+/// The exact `/metrics` text (Prometheus exposition format 0.0.4).
+@Suite struct RESTMetricsTests {
+    @Test func exactExpositionText() {
+        var counters = ServerMetrics.Counters()
+        counters.connectionsOpen = 3
+        counters.connectionsTotal = 10
+        counters.authenticatedTotal = 8
+        counters.authFailures = ["token_expired": 1, "token_bad_signature": 2]
+        counters.callsStarted = 5
+        counters.callsEstablished = 4
+        counters.callsEnded = ["hungUp": 3, "error": 1]
+        counters.mediaPacketsReceived = 990
+        counters.mediaPacketsForwarded = 980
+        counters.mediaPacketsLost = 10
+        counters.mediaPacketsDropped = 2
+        let text = MetricsRenderer.render(
+            counters: counters, liveCalls: [.ringing: 1, .established: 2, .ended: 99],
+            restAuthFailures: ["bad_credentials": 4])
+        let expected = """
+            # HELP parley_connections_open WebSocket connections open now.
+            # TYPE parley_connections_open gauge
+            parley_connections_open 3
+            # HELP parley_connections_total WebSocket connections opened since the server started.
+            # TYPE parley_connections_total counter
+            parley_connections_total 10
+            # HELP parley_connections_authenticated_total Connections that completed hello.
+            # TYPE parley_connections_authenticated_total counter
+            parley_connections_authenticated_total 8
+            # HELP parley_auth_failures_total hello refusals by error code.
+            # TYPE parley_auth_failures_total counter
+            parley_auth_failures_total{code="token_bad_signature"} 2
+            parley_auth_failures_total{code="token_expired"} 1
+            # HELP parley_rest_auth_failures_total REST requests refused for their credentials, by code.
+            # TYPE parley_rest_auth_failures_total counter
+            parley_rest_auth_failures_total{code="bad_credentials"} 4
+            # HELP parley_calls_active Calls in progress now, by state.
+            # TYPE parley_calls_active gauge
+            parley_calls_active{state="initiating"} 0
+            parley_calls_active{state="progressing"} 0
+            parley_calls_active{state="ringing"} 1
+            parley_calls_active{state="answered"} 0
+            parley_calls_active{state="established"} 2
+            # HELP parley_calls_started_total call.start requests accepted.
+            # TYPE parley_calls_started_total counter
+            parley_calls_started_total 5
+            # HELP parley_calls_established_total Calls that reached established (rate() of it is call setups per second).
+            # TYPE parley_calls_established_total counter
+            parley_calls_established_total 4
+            # HELP parley_calls_ended_total Calls ended since the server started, by end cause.
+            # TYPE parley_calls_ended_total counter
+            parley_calls_ended_total{cause="canceled"} 0
+            parley_calls_ended_total{cause="denied"} 0
+            parley_calls_ended_total{cause="error"} 1
+            parley_calls_ended_total{cause="hungUp"} 3
+            parley_calls_ended_total{cause="inactive"} 0
+            parley_calls_ended_total{cause="noAnswer"} 0
+            parley_calls_ended_total{cause="otherDeviceAnswered"} 0
+            parley_calls_ended_total{cause="timeout"} 0
+            # HELP parley_media_packets_received_total Media packets received from devices.
+            # TYPE parley_media_packets_received_total counter
+            parley_media_packets_received_total 990
+            # HELP parley_media_packets_forwarded_total Media packets relayed between call legs.
+            # TYPE parley_media_packets_forwarded_total counter
+            parley_media_packets_forwarded_total 980
+            # HELP parley_media_packets_lost_total Media packets lost, as reported by the receivers.
+            # TYPE parley_media_packets_lost_total counter
+            parley_media_packets_lost_total 10
+            # HELP parley_media_packets_dropped_total Media packets dropped by the server (bad SRTP, garbage).
+            # TYPE parley_media_packets_dropped_total counter
+            parley_media_packets_dropped_total 2
+            # HELP parley_media_loss_ratio Lost over expected media packets since the server started.
+            # TYPE parley_media_loss_ratio gauge
+            parley_media_loss_ratio 0.01
+
+            """
+        #expect(text == expected)
+    }
+
+    @Test func labelValuesAreEscaped() {
+        var counters = ServerMetrics.Counters()
+        counters.authFailures = ["a\"b\\c\nd": 1]
+        let text = MetricsRenderer.render(counters: counters, liveCalls: [:])
+        #expect(text.contains("parley_auth_failures_total{code=\"a\\\"b\\\\c\\nd\"} 1\n"))
+        #expect(MetricsRenderer.escapeLabelValue("plain") == "plain")
+        #expect(MetricsRenderer.escapeLabelValue("\\\"\n") == "\\\\\\\"\\n")
+    }
+
+    @Test func valuesFormat() {
+        #expect(MetricsRenderer.formatValue(0) == "0")
+        #expect(MetricsRenderer.formatValue(12) == "12")
+        #expect(MetricsRenderer.formatValue(0.25) == "0.25")
+        #expect(MetricsRenderer.formatValue(.nan) == "NaN")
+        #expect(MetricsRenderer.formatValue(.infinity) == "+Inf")
+        #expect(MetricsRenderer.formatValue(-.infinity) == "-Inf")
+        // No media yet: the ratio is 0, not NaN.
+        #expect(MetricsRenderer.render(counters: .init(), liveCalls: [:]).contains("parley_media_loss_ratio 0\n"))
+    }
+}
