@@ -7,7 +7,8 @@ extension EndToEndRealTimeMediaTests {
         /// Each side sends its own tone (caller 440 Hz, callee 1000 Hz) and records what
         /// it hears: each recording must carry the other side's tone, in at least 95 % of
         /// its 20 ms frames since the first one arrived, and the receive statistics must
-        /// show at least 95 % of the packets the call's length implies.
+        /// show at least 95 % of the packets sent (by sequence number, and by the call's
+        /// length at 50 packets/s).
         @Test func audioBothWays() throws {
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("parley-e2e-audio-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -28,11 +29,16 @@ extension EndToEndRealTimeMediaTests {
                 #expect(analysis.arrivalRatio >= 0.95, "\(recording): tone in \(analysis.arrivalRatio * 100) % of frames")
                 #expect(analysis.audibleSeconds >= 4, "\(recording): \(analysis.audibleSeconds) s of audio")
 
+                // Packets: at least 95 % of those expected by RTP sequence numbers arrived,
+                // and their count fits the call's length at 50 packets/s, less half a second
+                // for the path to open after `established` (both legs finish DTLS and start
+                // their pacers then; about 0.25 s on this machine).
                 let summary = try side.summary(timeout: 1)
                 let duration = summary["durationSeconds"] as? Double ?? 0
                 let received = summary["packetsReceived"] as? Int ?? 0
-                #expect(Double(received) >= 0.95 * 50 * duration, "received \(received) packets in \(duration) s: \(summary)")
-                #expect((summary["lossPercent"] as? Double ?? 100) <= 5, "\(summary)")
+                let lost = summary["packetsLost"] as? Int ?? 0
+                #expect(Double(received) >= 0.95 * Double(received + lost), "\(summary)")
+                #expect(Double(received) >= 0.95 * 50 * (duration - 0.5), "received \(received) packets in \(duration) s: \(summary)")
             }
         }
 
