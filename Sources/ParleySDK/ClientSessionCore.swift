@@ -13,7 +13,7 @@ struct ClientSessionCore {
         var applicationKey: String
         var userID: String
         var deviceID: String
-        var sdk = SignalingMessage.SDKInfo(name: "parley-swift", version: "0.1.0", platform: "Linux")
+        var sdk = SignalingMessage.SDKInfo(name: "parley-swift", version: "0.1.0", platform: Self.platform)
         var capabilities = ["audio"]
         var helloTimeout: Duration = .seconds(10)
         var tokenTimeout: Duration = .seconds(30)
@@ -25,6 +25,16 @@ struct ClientSessionCore {
         /// Consecutive failed connection attempts before the client gives up.
         var maxReconnectAttempts = 10
         var randomSeed: UInt64 = 0x5EED
+
+        #if os(Linux)
+        static let platform = "Linux"
+        #elseif os(iOS)
+        static let platform = "iOS"
+        #elseif os(macOS)
+        static let platform = "macOS"
+        #else
+        static let platform = "other"
+        #endif
     }
 
     /// A moment: monotonic for deadlines, wall clock for call times.
@@ -184,10 +194,9 @@ struct ClientSessionCore {
     /// `terminateGracefully()`: hang up every call, close with 1000, stop.
     mutating func terminate(now: Time) -> [ClientSessionOutput] {
         var out: [ClientSessionOutput] = []
-        let open: Int? = if case .open(let connection) = phase { connection } else { nil }
+        let isOpen = if case .open = phase { true } else { false }
         for call in calls.values.sorted(by: { $0.callID < $1.callID }) {
-            if let open, call.serverKnows {
-                _ = open
+            if isOpen && call.serverKnows && !call.hangupRequested {
                 out.append(.send(CallRequest.hangup(callID: call.callID).message(id: nextRequestID())))
             }
             let cause: ParleyCallEndCause = call.state >= .answered ? .hungUp : (call.direction == .outgoing ? .canceled : .denied)
@@ -277,6 +286,10 @@ struct ClientSessionCore {
         switch phase {
         case .authenticating(let connection, let helloID, _):
             switch message {
+            case .helloOK(let ok) where ok.replyTo == helloID && ok.userID != configuration.userID:
+                // The token was minted for another user: signing in as them would be wrong.
+                out.append(.close(connection: connection, code: 1000))
+                fail(ParleyClientError(code: "user_mismatch", message: "the token is for user \(ok.userID), this client is \(configuration.userID)"), now: now, into: &out)
             case .helloOK(let ok) where ok.replyTo == helloID:
                 sessionOpened(ok, connection: connection, now: now, into: &out)
             case .error(let error) where error.replyTo == helloID:
@@ -296,6 +309,8 @@ struct ClientSessionCore {
 
     /// `callUser`: a new outgoing call; the shell creates its leg and offer.
     mutating func callUser(_ userID: String, headers: [String: String], callID: String, now: Time) -> (ClientCallRecord, [ClientSessionOutput]) {
+        // Call ids are fresh random UUIDs; a repeat must not replace a live call.
+        if let existing = calls[callID] { return (existing, []) }
         var call = ClientCallRecord(callID: callID, direction: .outgoing, remoteUserID: userID, headers: headers)
         call.details.startedTime = Self.date(now.wallMilliseconds)
         calls[callID] = call

@@ -132,11 +132,6 @@ public final class ParleyClient: @unchecked Sendable {
     func answer(_ callID: String) { input { core, now in core.answer(callID, now: now) } }
     func hangup(_ callID: String) { input { core, now in core.hangup(callID, now: now) } }
 
-    /// Drops the TCP connection without a close frame, as a dead network would (tests).
-    func dropConnectionForTesting() {
-        workQueue.async { self.transport?.transport.abort() }
-    }
-
     // MARK: Driving the core
 
     private func input(_ step: @escaping @Sendable (inout ClientSessionCore, ClientSessionCore.Time) -> [ClientSessionOutput]) {
@@ -262,17 +257,19 @@ public final class ParleyClient: @unchecked Sendable {
                 }
             }
         case .acceptAnswer(let callID, let sdp):
+            let call = calls[callID]
             media[callID]?.enqueue { [weak self] session in
                 do {
                     guard let leg = session.leg.current else { return }
                     try await leg.acceptAnswer(sdp)
                     try await session.startLeg()
-                    self?.watch(session)
+                    self?.watch(session, call: call)
                 } catch {
                     self?.input { core, now in core.legFailed(callID, message: "\(error)", now: now) }
                 }
             }
         case .answerOffer(let callID, let offer):
+            let call = calls[callID]
             guard let session = newMediaSession(callID) else { return }
             session.enqueue { [weak self] session in
                 do {
@@ -280,7 +277,7 @@ public final class ParleyClient: @unchecked Sendable {
                     let answer = try await leg.answer(offer: offer)
                     try await session.startLeg()
                     self?.input { core, now in core.legAnswered(callID, sdp: answer, now: now) }
-                    self?.watch(session)
+                    self?.watch(session, call: call)
                 } catch {
                     self?.input { core, now in core.legFailed(callID, message: "\(error)", now: now) }
                 }
@@ -304,9 +301,8 @@ public final class ParleyClient: @unchecked Sendable {
     }
 
     /// Refreshes the call's statistics once a second and reports a leg that failed.
-    private func watch(_ session: CallMediaSession) {
+    private func watch(_ session: CallMediaSession, call: ParleyCall?) {
         let callID = session.callID
-        let call = workQueue.sync { calls[callID] }
         Task { [weak self] in
             // Bounded: at most the protocol's 4 h maximum call length.
             for _ in 0..<14_400 {

@@ -48,7 +48,7 @@ struct ServerEndpoint: Sendable, Hashable {
         var result: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(host, String(port), &hints, &result)
         guard status == 0, let first = result else {
-            throw ParleyClientError(code: "server_unreachable", message: "server unreachable: cannot resolve \(host): \(String(cString: gai_strerror(status)))")
+            throw ParleyClientError(code: "server_unreachable", message: "cannot resolve \(host): \(String(cString: gai_strerror(status)))")
         }
         defer { freeaddrinfo(result) }
         var entry: UnsafeMutablePointer<addrinfo>? = first
@@ -64,6 +64,6 @@ struct ServerEndpoint: Sendable, Hashable {
             }
             entry = current.pointee.ai_next
         }
-        throw ParleyClientError(code: "server_unreachable", message: "server unreachable: no address for \(host)")
+        throw ParleyClientError(code: "server_unreachable", message: "no address for \(host)")
     }
 }

@@ -22,7 +22,6 @@ final class WebSocketTransport: @unchecked Sendable {
     private let lock = NSLock()
     private var client: WebSocketClient?
     private let closeRequest = Locked<UInt16?>(nil)
-    private let abortRequested = Locked(false)
 
     init(endpoint: ServerEndpoint, handler: @escaping @Sendable (Event) -> Void) {
         self.endpoint = endpoint
@@ -49,14 +48,6 @@ final class WebSocketTransport: @unchecked Sendable {
     /// Closes with `code` (on the reader thread, which then ends without reporting `closed`).
     func close(code: UInt16) {
         closeRequest.withLock { $0 = $0 ?? code }
-    }
-
-    /// Drops the TCP connection without a close frame (tests: what a dead network looks like).
-    func abort() {
-        abortRequested.withLock { $0 = true }
-        lock.lock()
-        client?.socket.shutdownWrite()
-        lock.unlock()
     }
 
     private func run() {
@@ -93,11 +84,11 @@ final class WebSocketTransport: @unchecked Sendable {
                 lock.unlock()
                 return
             }
-            guard connected.socket.waitUntilReadable(timeout: .milliseconds(100)) || abortRequested.current else { continue }
+            guard connected.socket.waitUntilReadable(timeout: .milliseconds(100)) else { continue }
             lock.lock()
             let event: WebSocketClient.Event?
             do {
-                event = abortRequested.current ? .closed(WebSocketClose(code: .abnormalClosure)) : try connected.receive(timeout: .zero)
+                event = try connected.receive(timeout: .zero)
             } catch {
                 event = .closed(WebSocketClose(code: .abnormalClosure, reason: "\(error)"))
             }

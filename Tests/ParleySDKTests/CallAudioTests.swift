@@ -1,0 +1,76 @@
+import Foundation
+import ParleyMedia
+@testable import ParleySDK
+import Testing
+
+/// Mute, the sound file mixed into the sink, and sound file decoding, without a leg.
+@Suite struct CallAudioTests {
+    private func temporaryWAV(_ file: WAVFile) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("parley-sdk-\(UUID().uuidString).wav").path
+        try file.write(path: path)
+        return path
+    }
+
+    @Test func muteSendsSilenceOfTheSameLength() {
+        let state = AudioMixState()
+        var source = MutableSource(ToneSource(frequency: 440, frameCount: 3), state: state)
+        let loud = source.nextFrame()
+        #expect(loud?.samples.contains { $0 != 0 } == true)
+        state.muted.withLock { $0 = true }
+        let muted = source.nextFrame()
+        #expect(muted?.samples.count == 960 && muted?.samples.allSatisfy { $0 == 0 } == true)
+        state.muted.withLock { $0 = false }
+        #expect(source.nextFrame()?.samples.contains { $0 != 0 } == true)
+        #expect(source.nextFrame() == nil, "the source's end passes through")
+    }
+
+    @Test func theSoundFileIsMixedOverTheCallAudioUntilItEnds() throws {
+        // 30 ms of a constant 1000 at 48 kHz: one full frame, then half a frame padded.
+        let path = try temporaryWAV(WAVFile(sampleRate: 48_000, samples: [Int16](repeating: 1000, count: 1440)))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let controller = ParleyAudioController()
+        try controller.startPlayingSoundFile(withPath: path, looping: false)
+        let recording = CallRecording(keepsSamples: true)
+        var sink = MixingSink(state: controller.mix, recording: recording)
+        for _ in 0..<3 { try sink.consume(AudioFrame(samples: [Int16](repeating: 32_000, count: 960), sampleRate: 48_000)) }
+        let samples = recording.samples.current
+        #expect(samples.count == 2880)
+        #expect(samples[0] == 32_767, "saturating mix")
+        #expect(samples[960] == 32_767 && samples[1440] == 32_000, "padded with silence after the end")
+        #expect(samples[1920] == 32_000, "over after the end")
+        #expect(controller.mix.soundFile.current == nil)
+    }
+
+    @Test func aLoopingSoundFileWrapsAndStopStopsIt() throws {
+        let path = try temporaryWAV(WAVFile(sampleRate: 8_000, samples: [Int16](repeating: 500, count: 80)))   // 10 ms at 8 kHz
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let controller = ParleyAudioController()
+        try controller.startPlayingSoundFile(withPath: path, looping: true)
+        let file = try #require(controller.mix.soundFile.current)
+        #expect(abs(file.samples.count - 480) <= 8, "resampled to 48 kHz: \(file.samples.count)")
+        for _ in 0..<10 { #expect(controller.mix.nextSoundFrame()?.count == 960) }
+        controller.stopPlayingSoundFile()
+        #expect(controller.mix.nextSoundFrame() == nil)
+    }
+
+    @Test func aMissingOrBadSoundFileIsAClearError() {
+        let controller = ParleyAudioController()
+        #expect(throws: ParleyClientError.self) { try controller.startPlayingSoundFile(withPath: "/nonexistent/x.wav", looping: false) }
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("parley-sdk-\(UUID().uuidString).wav").path
+        #expect(FileManager.default.createFile(atPath: path, contents: Data("not a wav".utf8)))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        #expect(throws: ParleyClientError.self) { try controller.startPlayingSoundFile(withPath: path, looping: true) }
+        #expect(controller.mix.soundFile.current == nil)
+    }
+
+    @Test func registrationAnswersOnlyOnce() {
+        let answers = Locked<[String]>([])
+        let registration = ParleyClientRegistration { result in
+            answers.withLock { $0.append((try? result.get()) ?? "fail") }
+        }
+        registration.register(withJWT: "a.b.c")
+        registration.registerDidFail(error: ParleyClientError(code: "x", message: "y"))
+        registration.register(withJWT: "d.e.f")
+        #expect(answers.current == ["a.b.c"])
+    }
+}
