@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import ParleyAuth
 import ParleyCalling
 import ParleyCrypto
@@ -44,6 +45,7 @@ final class CallEngine: @unchecked Sendable {
     private let reads = DispatchQueue(label: "parley.engine.reads")
     private var callTimer: (id: TimerID, at: ContinuousClock.Instant)?
     private var nonceTimer: TimerID?
+    private var statisticsTimer: TimerID?
     private var pendingMedia: [(event: MediaEvent, callID: String)] = []
     private var performing = false
     private var stopped = false
@@ -65,7 +67,10 @@ final class CallEngine: @unchecked Sendable {
         recorder = CallRecorder(store: store, log: log, metrics: metrics)
         anchor = try MediaAnchor(loop: loop, configuration: configuration, certificate: certificate, log: log, metrics: metrics,
                                  report: { [unowned self] event, callID in self.mediaReported(event, callID: callID) })
-        loop.execute { self.scheduleNonceCleanup() }
+        loop.execute {
+            self.scheduleNonceCleanup()
+            self.scheduleLegStatistics()
+        }
     }
 
     // MARK: The WebSocket route
@@ -163,7 +168,7 @@ final class CallEngine: @unchecked Sendable {
         } catch {
             log.info("signal.refused", ["conn": String(socket.id), "code": error.code.rawValue, "reason": error.description])
             reply(SignalingCodec.errorReply(for: error), on: connection)
-            if error.code == .unsupportedVersion, error.messageType == .hello, connection.device == nil {
+            if error.code == .unsupportedVersion, connection.phase == .awaitingHello, Self.namesHello(text) {
                 close(connection, code: 4006, reason: "unsupported protocol version")
             }
             return
@@ -194,6 +199,13 @@ final class CallEngine: @unchecked Sendable {
         default:
             perform(registry.handleRequest(message, from: device, now: ServerClock.now()))
         }
+    }
+
+    /// Whether a frame that failed the version check is a `hello` (the codec stops before
+    /// reading `type`; the frame is valid JSON by then). Decides only the 4006 close.
+    static func namesHello(_ text: String) -> Bool {
+        guard let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] else { return false }
+        return object["type"] as? String == "hello"
     }
 
     private func reply(_ message: SignalingMessage, on connection: SignalingConnection) {
@@ -257,7 +269,7 @@ final class CallEngine: @unchecked Sendable {
             close(connection, code: code == SignalingErrorCode.rateLimited.rawValue ? 4005 : 4001, reason: "authentication failed")
             return
         }
-        let device = Device(user: AppUser(applicationKey: found(hello), userID: token.userID), deviceID: hello.deviceID)
+        let device = Device(user: AppUser(applicationKey: hello.appKey, userID: token.userID), deviceID: hello.deviceID)
         if let timer = connection.helloTimer { loop.cancel(timer) }
         connection.helloTimer = nil
 
@@ -295,8 +307,6 @@ final class CallEngine: @unchecked Sendable {
         perform(registry.deviceConnected(device, resumed: resumed, now: ServerClock.now()))
     }
 
-    private func found(_ hello: SignalingMessage.Hello) -> String { hello.appKey }
-
     /// The application's credentials as ParleyAuth wants them (its previous secret expiry
     /// is in seconds; the store keeps milliseconds).
     static func credentials(of application: Application, nowMillis: Int64) throws(AuthError) -> ApplicationCredentials {
@@ -328,6 +338,19 @@ final class CallEngine: @unchecked Sendable {
             guard !stopped else { return }
             nonces.removeExpired(now: ServerClock.unixMillis() / 1000)
             scheduleNonceCleanup()
+        }
+    }
+
+    private func scheduleLegStatistics() {
+        statisticsTimer = loop.schedule(after: configuration.legStatisticsInterval) { [self] in
+            guard !stopped, let anchor else { return }
+            let now = ServerClock.unixMillis()
+            for record in registry.activeCalls where record.state == .established {
+                for leg in Self.storedLegs(anchor.statistics(callID: record.callID), of: record, at: now) {
+                    recorder.recordLeg(callID: record.callID, leg)
+                }
+            }
+            scheduleLegStatistics()
         }
     }
 
@@ -487,6 +510,8 @@ final class CallEngine: @unchecked Sendable {
         callTimer = nil
         if let nonceTimer { loop.cancel(nonceTimer) }
         nonceTimer = nil
+        if let statisticsTimer { loop.cancel(statisticsTimer) }
+        statisticsTimer = nil
         for connection in connections.values { cancelTimers(of: connection) }
         for session in sessions.values { if let timer = session.expiryTimer { loop.cancel(timer) } }
         anchor?.closeEverything()

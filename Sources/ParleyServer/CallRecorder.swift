@@ -79,6 +79,12 @@ final class CallRecorder: @unchecked Sendable {
         }
     }
 
+    /// Stores a leg's figures of a call in progress, so the record keeps them even if the
+    /// process dies before the call ends.
+    func recordLeg(callID: String, _ leg: CallLeg) {
+        enqueue(callID) { (store) throws(StoreError) in try store.recordLeg(callId: callID, leg) }
+    }
+
     /// Notes (in order with the call writes) that a device of `user` connected.
     func recordUserSeen(_ user: AppUser, at time: Int64) {
         enqueue(nil) { (store) throws(StoreError) in

@@ -114,6 +114,11 @@ final class MediaAnchor: @unchecked Sendable {
         return statistics
     }
 
+    /// The statistics of a call's open legs now.
+    func statistics(callID: String) -> [ParleyCalling.MediaLeg: MediaLegStatistics] {
+        (legs[callID] ?? [:]).mapValues { $0.core.statistics }
+    }
+
     /// Closes every leg of every call (shutdown).
     func closeEverything() {
         let now = ContinuousClock.now
@@ -265,6 +270,15 @@ final class MediaAnchor: @unchecked Sendable {
             log.warning("media.leg.failed", ["call": leg.callID, "leg": leg.leg.description, "reason": reason])
             if !leg.reportedEnd {
                 leg.reportedEnd = true
+                report(.legFailed(leg.leg, reason: reason), leg.callID)
+            }
+        case .closed:
+            // Closed by the peer (DTLS close_notify): a leg we close ourselves is marked
+            // `reportedEnd` before it closes.
+            if !leg.reportedEnd {
+                leg.reportedEnd = true
+                let reason = leg.core.failure?.description ?? "the device closed the media leg"
+                log.info("media.leg.closed.by.peer", ["call": leg.callID, "leg": leg.leg.description, "reason": reason])
                 report(.legFailed(leg.leg, reason: reason), leg.callID)
             }
         default:

@@ -79,6 +79,13 @@ public final class ParleyServer: Sendable {
         if let development {
             log.info("app.development.created", ["app": development.key])
         }
+        if configuration.mediaAnnouncedAddress == nil, configuration.mediaBindAddress.hostBytes.allSatisfy({ $0 == 0 }) {
+            // A wildcard is not a usable ICE candidate: devices could not reach the legs.
+            log.warning("media.announce.unspecified", [
+                "bind": configuration.mediaBindAddress.description,
+                "hint": "set mediaAnnouncedAddress to this host's reachable address",
+            ])
+        }
         let certificate = try DTLSCertificate.generate()
         let loop = try EventLoop(name: "parley-calls")
         do {

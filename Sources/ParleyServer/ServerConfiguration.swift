@@ -31,6 +31,10 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// Time from the answer until both media legs must be connected.
     public var mediaSetupTimeout: Duration
 
+    /// How often the leg statistics of established calls are written to their records
+    /// (so a crash keeps recent figures); the final figures are written at the end.
+    public var legStatisticsInterval: Duration
+
     /// A connection that sends no `hello` within this is closed with 4002.
     public var helloTimeout: Duration
     /// `hello.ok.heartbeatMs`; a connection silent for twice this is closed with 4004.
@@ -65,6 +69,7 @@ public struct ServerConfiguration: Sendable, Hashable {
         reconnectGrace = .seconds(30)
         maximumCallLength = .seconds(4 * 3600)
         mediaSetupTimeout = .seconds(30)
+        legStatisticsInterval = .seconds(10)
         helloTimeout = .seconds(10)
         heartbeatInterval = .seconds(20)
         maxFrameSize = 65_536

@@ -1,5 +1,6 @@
 import Foundation
 import ParleyCalling
+import ParleyNet
 import ParleyServer
 import ParleySignaling
 import ParleyStore
@@ -46,13 +47,29 @@ import Testing
         let (callID, _) = try ring(alice, bob)
         try bob.request(SignalingMessage.callDecline, callID: callID)
         #expect(try bob.expectEnded(callID).cause == "denied")
+        // The final record is stored before call.ended goes out: no waiting needed.
+        let stored = try harness.storedCall(callID)
+        #expect(stored?.state == .ended)
         #expect(try alice.expectEnded(callID).cause == "denied")
-        let stored = try harness.waitForStoredCall(callID) { $0.state == .ended }
         #expect(stored?.endCause == .denied)
         #expect(stored?.details.rungTime != nil)
         #expect(stored?.details.progressedTime != nil)
         #expect(harness.server.mediaLegCount == 0)
         #expect(harness.server.mediaPortsInUse == 0)
+    }
+
+    @Test func theServersSDPAnnouncesTheConfiguredAddress() throws {
+        let harness = try ServerHarness { $0.mediaAnnouncedAddress = SocketAddress(ipv4: 192, 0, 2, 7, port: 0) }
+        let alice = try harness.device("alice")
+        let bob = try harness.device("bob")
+        let callID = try alice.startCall(to: "bob", sdp: try SDPPeer.offer())
+        let answer = try #require(try alice.expect(.callMedia).sdp)
+        #expect(answer.contains(" 192.0.2.7 "))
+        #expect(!answer.contains(" 127.0.0.1 "))
+        try alice.expect(.callProgress)
+        let offer = try #require(try bob.expect(.callIncoming).sdp)
+        #expect(offer.contains(" 192.0.2.7 "))
+        try alice.request(SignalingMessage.callHangup, callID: callID)
     }
 
     @Test func callerHangingUpBeforeTheAnswerCancels() throws {

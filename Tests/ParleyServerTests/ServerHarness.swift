@@ -33,7 +33,7 @@ final class ServerHarness: Sendable {
     /// The directory is removed at the end only when the harness chose it.
     private let ownsDirectory: Bool
 
-    init(directory: String? = nil, _ adjust: (inout ServerConfiguration) -> Void = { _ in }) throws {
+    init(directory: String? = nil, startsServer: Bool = true, _ adjust: (inout ServerConfiguration) -> Void = { _ in }) throws {
         ownsDirectory = directory == nil
         let directory = directory ?? Self.temporaryDirectory()
         self.directory = directory
@@ -45,7 +45,7 @@ final class ServerHarness: Sendable {
         } else {
             application = try #require(try Self.query(server) { (store) throws(StoreError) in try store.applications() }.first)
         }
-        try server.start()
+        if startsServer { try server.start() }
     }
 
     var address: SocketAddress { server.localAddresses[0] }

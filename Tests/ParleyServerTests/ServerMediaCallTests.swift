@@ -13,7 +13,7 @@ extension RealTimeMediaTests {
     /// real device `MediaLeg` (full ICE, DTLS-SRTP, Opus) on loopback, the server anchoring
     /// both legs in relay mode. Checks the event order of docs/protocol.md on both sides,
     /// the tones heard both ways, how much audio arrived, and the stored record.
-    @Suite struct ServerMediaCallTests {
+    @Suite(.serialized) struct ServerMediaCallTests {
         static func deviceLeg(on loop: EventLoop) throws -> MediaLeg {
             var configuration = MediaLegConfiguration(iceMode: .full, certificate: try DTLSCertificate.generate())
             configuration.codecs = [.opus]
@@ -21,7 +21,7 @@ extension RealTimeMediaTests {
         }
 
         @Test func appToAppCallCarriesTonesBothWaysAndIsRecorded() async throws {
-            let harness = try ServerHarness()
+            let harness = try ServerHarness { $0.legStatisticsInterval = .seconds(1) }
             let loop = try EventLoop(name: "devices")
             defer { loop.shutdown() }
             let alice = try harness.device("alice")
@@ -59,6 +59,11 @@ extension RealTimeMediaTests {
             let talked = ContinuousClock.now - talk
             let aliceStats = await aliceLeg.statistics
             let bobStats = await bobLeg.statistics
+            // While the call lasts its record already holds both legs' figures.
+            let inProgress = try #require(try harness.storedCall(callID))
+            #expect(inProgress.state == .established)
+            #expect(inProgress.legs.count == 2)
+            #expect(inProgress.legs.allSatisfy { $0.statistics.packetsReceived > 0 }, "\(inProgress.legs)")
 
             // The callee hangs up.
             try bob.request(SignalingMessage.callHangup, callID: callID)
@@ -97,6 +102,55 @@ extension RealTimeMediaTests {
             #expect(metrics.callsEstablished == 1)
             #expect(metrics.callsEnded["hungUp"] == 1)
             #expect(harness.server.mediaPortsInUse == 0)
+        }
+
+        /// Brings a call from alice to bob to `established` with tones on both legs.
+        static func establish(_ harness: ServerHarness, aliceLoop: EventLoop, bobLoop: EventLoop)
+            async throws -> (alice: TestDevice, bob: TestDevice, callID: String, aliceLeg: MediaLeg, bobLeg: MediaLeg) {
+            let alice = try harness.device("alice")
+            let bob = try harness.device("bob")
+            let aliceLeg = try deviceLeg(on: aliceLoop)
+            let bobLeg = try deviceLeg(on: bobLoop)
+            let callID = try alice.startCall(to: "bob", sdp: try await aliceLeg.makeOffer())
+            try await aliceLeg.acceptAnswer(try #require(try alice.expect(.callMedia).sdp))
+            try await aliceLeg.start(source: ToneSource(frequency: 440, amplitude: 0.3))
+            try alice.expect(.callProgress)
+            let offer = try #require(try bob.expect(.callIncoming).sdp)
+            let answer = try await bobLeg.answer(offer: offer)
+            try await bobLeg.start(source: ToneSource(frequency: 1000, amplitude: 0.3))
+            try bob.answer(callID: callID, sdp: answer)
+            try alice.expect(.callAnswered)
+            try bob.expect(.callAnswered)
+            try alice.expect(.callEstablished, timeout: .seconds(10))
+            try bob.expect(.callEstablished, timeout: .seconds(10))
+            return (alice, bob, callID, aliceLeg, bobLeg)
+        }
+
+        @Test func aDeviceThatGoesSilentEndsTheCallAsInactive() async throws {
+            let harness = try ServerHarness { $0.mediaInactivityTimeout = .seconds(2) }
+            let aliceLoop = try EventLoop(name: "alice")
+            let bobLoop = try EventLoop(name: "bob")
+            defer { bobLoop.shutdown() }
+            let call = try await Self.establish(harness, aliceLoop: aliceLoop, bobLoop: bobLoop)
+            // Alice's device stops dead: no packets, no consent answers, no goodbye.
+            aliceLoop.shutdown()
+            let start = ContinuousClock.now
+            #expect(try call.bob.expectEnded(call.callID, timeout: .seconds(8)).cause == "inactive")
+            #expect(try call.alice.expectEnded(call.callID).cause == "inactive")
+            #expect(ContinuousClock.now - start >= .seconds(1))
+            await call.bobLeg.close()
+            #expect(try harness.waitForStoredCall(call.callID) { $0.state == .ended }?.endCause == .inactive)
+        }
+
+        @Test func aDeviceClosingItsLegEndsTheCallAsInactive() async throws {
+            let harness = try ServerHarness()
+            let loop = try EventLoop(name: "devices")
+            defer { loop.shutdown() }
+            let call = try await Self.establish(harness, aliceLoop: loop, bobLoop: loop)
+            await call.aliceLeg.close()  // DTLS close_notify to the server's leg
+            #expect(try call.bob.expectEnded(call.callID).cause == "inactive")
+            #expect(try call.alice.expectEnded(call.callID).cause == "inactive")
+            await call.bobLeg.close()
         }
     }
 }

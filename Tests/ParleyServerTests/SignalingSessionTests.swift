@@ -79,6 +79,18 @@ import Testing
         #expect(again.errorCode == "already_authenticated")
     }
 
+    @Test func helloWithAnotherVersionIsRefusedAndClosed4006() throws {
+        let harness = try ServerHarness()
+        let device = try TestDevice(address: harness.address)
+        try device.sendText(#"{"v":2,"type":"hello","id":"h"}"#)
+        let reply = try device.expectMessage()
+        #expect(reply.errorCode == "unsupported_version")
+        #expect(reply.replyTo == "h")
+        guard case .error(let error) = reply else { return }
+        #expect(error.supportedVersions == [1])
+        #expect(try device.expectClose() == 4006)
+    }
+
     @Test func silentConnectionIsClosed4002AfterHelloTimeout() throws {
         let harness = try ServerHarness { $0.helloTimeout = .milliseconds(300) }
         let device = try TestDevice(address: harness.address)
@@ -134,6 +146,27 @@ import Testing
         else { Issue.record("hello failed"); return }
         #expect(!fresh.resumed)
         #expect(fresh.sessionID != ok.sessionID)
+    }
+
+    @Test func aFrameOverTheLimitCloses1009() throws {
+        let harness = try ServerHarness { $0.maxFrameSize = 4096 }
+        let device = try harness.device("alice")
+        try device.sendText(#"{"v":1,"type":"ping","id":"big","pad":""# + String(repeating: "x", count: 5000) + #""}"#)
+        #expect(try device.expectClose() == 1009)
+    }
+
+    @Test func aDeviceOverTheMessageRateIsClosed4005() throws {
+        let harness = try ServerHarness {
+            $0.maxRequestsPerSecond = 2
+            $0.requestBurst = 5
+        }
+        let device = try harness.device("alice")
+        var code: UInt16?
+        for index in 0..<40 {
+            do { try device.send(.ping(.init(requestID: "p\(index)"))) } catch { break }
+        }
+        code = try device.expectClose()
+        #expect(code == 4005)
     }
 
     @Test func handshakeWithoutTheSubprotocolIs426() throws {
