@@ -6,7 +6,7 @@ FUZZ_TARGETS := stun rtp rtcp sdp ws signaling srtp ice wav jwt http
 FUZZ_SECONDS ?= 60
 FUZZ_SMOKE_SECONDS ?= 5
 
-.PHONY: all deps build build-release test unit-test bench fuzz fuzz-build fuzz-smoke clean
+.PHONY: all deps build build-release run test unit-test bench fuzz fuzz-build fuzz-smoke clean
 
 all: build
 
@@ -18,6 +18,14 @@ build: deps
 
 build-release: deps
 	$(SWIFT) build -c release $(STRICT)
+
+# parleyd on 127.0.0.1:8080 with its store in ./.parley; on a new store it prints a
+# development application and the two `parley` commands that call between two users.
+# Two builds: `swift build` honours only the last of several --product flags.
+run: deps
+	$(SWIFT) build -c release --product parleyd
+	$(SWIFT) build -c release --product parley
+	exec .build/release/parleyd --data-dir ./.parley --listen 127.0.0.1:8080
 
 # Debug and release both build with no warnings (release catches data-race errors the
 # debug build accepts), every test runs, then every fuzz target runs for a few seconds.

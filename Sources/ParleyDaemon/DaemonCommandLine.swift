@@ -185,7 +185,8 @@ enum DaemonCommandLine {
             @unknown default: return "\(decoding)"
             }
         }
-        return (error as NSError).localizedDescription
+        if let cocoa = error as? CocoaError { return cocoa.localizedDescription }
+        return "\(error)"
     }
 
     // MARK: Values

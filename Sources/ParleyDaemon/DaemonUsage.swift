@@ -30,7 +30,7 @@ enum DaemonUsage {
             the file's dataDir, default ./.parley) directly; they work while a server runs on it.
               app create          new application: prints its key and secret (keep the secret)
                 --name NAME       a label (default "default")
-              app list            key, name, creation time of each application; secrets only
+              app list            key, name and times of each application, without secrets
                 --show-secrets    with the current and previous secrets
               app rotate-secret KEY
                                   new secret for KEY; the old one stays valid for the grace period

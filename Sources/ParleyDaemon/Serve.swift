@@ -12,6 +12,14 @@ enum Serve {
         let log = ServerLog(level: configuration.logLevel)
         let server: ParleyServer
         do {
+            // Private from the start: the store holds application secrets.
+            try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+        } catch {
+            standardError("parleyd: cannot create data directory \(configuration.dataDirectory): \(error.localizedDescription)")
+            return 1
+        }
+        do {
             server = try ParleyServer(configuration: configuration, log: log)
         } catch {
             standardError("parleyd: cannot open the store in \(configuration.dataDirectory): \(error)")

@@ -9,7 +9,7 @@ import ParleySignaling
 /// `parley_connections_total`, `parley_connections_authenticated_total`,
 /// `parley_auth_failures_total{code}`, `parley_rest_auth_failures_total{code}`,
 /// `parley_calls_active{state}`, `parley_calls_started_total`,
-/// `parley_calls_established_total`, `parley_calls_ended_total{cause}`,
+/// `parley_calls_established_total`, `parley_call_setups_per_second`, `parley_calls_ended_total{cause}`,
 /// `parley_media_packets_received_total`, `parley_media_packets_forwarded_total`,
 /// `parley_media_packets_lost_total`, `parley_media_packets_dropped_total`,
 /// `parley_media_loss_ratio`.
@@ -20,8 +20,10 @@ public enum MetricsRenderer {
     ///   - liveCalls: calls in the engine now, by state (`CallControl.liveCallCounts()`);
     ///     every state but `ended` is written, 0 when absent.
     ///   - restAuthFailures: refused REST credentials by code.
+    ///   - setupsPerSecond: calls established per second over the last minute, written as
+    ///     the gauge `parley_call_setups_per_second` when given.
     public static func render(counters: ServerMetrics.Counters, liveCalls: [CallState: Int],
-                              restAuthFailures: [String: Int] = [:]) -> String {
+                              restAuthFailures: [String: Int] = [:], setupsPerSecond: Double? = nil) -> String {
         var out = ""
         family(&out, "parley_connections_open", .gauge, "WebSocket connections open now.",
                [([], Double(counters.connectionsOpen))])
@@ -41,6 +43,11 @@ public enum MetricsRenderer {
         family(&out, "parley_calls_established_total", .counter,
                "Calls that reached established (rate() of it is call setups per second).",
                [([], Double(counters.callsEstablished))])
+        if let setupsPerSecond {
+            family(&out, "parley_call_setups_per_second", .gauge,
+                   "Calls established per second over the last 60 s, measured between scrapes of /metrics.",
+                   [([], setupsPerSecond)])
+        }
         var ended = counters.callsEnded
         for cause in SignalingMessage.EndCause.allCases where ended[cause.rawValue] == nil { ended[cause.rawValue] = 0 }
         family(&out, "parley_calls_ended_total", .counter, "Calls ended since the server started, by end cause.",

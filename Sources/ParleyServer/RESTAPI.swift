@@ -22,6 +22,9 @@ public final class RESTAPI: Sendable {
     public static let metricsContentType = "text/plain; version=0.0.4; charset=utf-8"
     /// The `WWW-Authenticate` challenge sent with every 401.
     public static let authenticateChallenge = #"Basic realm="parley""#
+    /// The signaling WebSocket's path (docs/protocol.md); a request on it without an
+    /// upgrade gets 426.
+    static let webSocketPath = "/v1/ws"
 
     private let store: StoreQueue
     private let callControl: any CallControl
@@ -31,6 +34,7 @@ public final class RESTAPI: Sendable {
     /// REST authentication failures by code, for `/metrics` (the signaling side's hello
     /// refusals are in `ServerMetrics`).
     private let authFailures = Mutex<[String: Int]>([:])
+    private let setupRate = Mutex(RESTSetupRateWindow())
 
     /// - Parameters:
     ///   - clock: Unix milliseconds now (secret grace periods are checked against it).
@@ -66,6 +70,13 @@ public final class RESTAPI: Sendable {
             return await renderMetrics()
         default:
             break
+        }
+        if path == Self.webSocketPath {
+            // Upgrades never reach this handler; anything else on the path is a client
+            // that forgot to upgrade.
+            var response = Self.error(426, "upgrade_required", "\(Self.webSocketPath) is the signaling WebSocket: upgrade with subprotocol parley.v1")
+            try? response.headers.set(name: "Upgrade", value: "websocket")
+            return response
         }
         guard path == "/v1" || path.hasPrefix("/v1/") else {
             return Self.error(404, "not_found", "no resource at \(Self.printable(path))")
@@ -116,8 +127,11 @@ public final class RESTAPI: Sendable {
 
     private func renderMetrics() async -> HTTPResponse {
         let live = await callControl.liveCallCounts()
+        let counters = metrics.snapshot
+        let now = clock()
+        let rate = setupRate.withLock { $0.rate(count: counters.callsEstablished, at: now) }
         let text = MetricsRenderer.render(
-            counters: metrics.snapshot, liveCalls: live, restAuthFailures: authFailures.withLock { $0 })
+            counters: counters, liveCalls: live, restAuthFailures: authFailures.withLock { $0 }, setupsPerSecond: rate)
         var headers = HTTPHeaders()
         try? headers.set(name: "Content-Type", value: Self.metricsContentType)
         return (try? HTTPResponse(status: 200, headers: headers, body: Array(text.utf8)))

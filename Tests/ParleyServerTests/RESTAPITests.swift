@@ -203,6 +203,11 @@ import Testing
             #expect(body["code"] is String, "\(line)")
             #expect(body["message"] is String, "\(line)")
         }
+        // The WebSocket path without an upgrade.
+        let plain = try await fixture.request("GET /v1/ws")
+        #expect(plain.status == 426)
+        #expect(plain.header("Upgrade") == "websocket")
+        #expect(try plain.json()["code"] as? String == "upgrade_required")
         // Unauthenticated, an unknown /v1 route is a 401: nothing about routes leaks.
         #expect(try await fixture.request("GET /v1/nothing").status == 401)
         // HEAD answers like GET, without a body.
@@ -264,6 +269,8 @@ import Testing
         #expect(body.contains("parley_calls_established_total 7\n"))
         #expect(body.contains("parley_calls_ended_total{cause=\"hungUp\"} 6\n"))
         #expect(body.contains("parley_calls_active{state=\"ringing\"} 1\n"))
+        // The first scrape has no earlier sample to measure a rate from.
+        #expect(body.contains("parley_call_setups_per_second 0\n"))
     }
 }
 

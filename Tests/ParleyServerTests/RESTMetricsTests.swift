@@ -100,4 +100,35 @@ import Testing
         // No media yet: the ratio is 0, not NaN.
         #expect(MetricsRenderer.render(counters: .init(), liveCalls: [:]).contains("parley_media_loss_ratio 0\n"))
     }
+
+    @Test func setupRateGaugeFollowsTheEstablishedCounter() {
+        var counters = ServerMetrics.Counters()
+        counters.callsEstablished = 4
+        let text = MetricsRenderer.render(counters: counters, liveCalls: [:], setupsPerSecond: 0.5)
+        #expect(text.contains("""
+            parley_calls_established_total 4
+            # HELP parley_call_setups_per_second Calls established per second over the last 60 s, measured between scrapes of /metrics.
+            # TYPE parley_call_setups_per_second gauge
+            parley_call_setups_per_second 0.5
+            # HELP parley_calls_ended_total
+            """))
+    }
+
+    @Test func setupRateWindow() {
+        var window = RESTSetupRateWindow()
+        #expect(window.rate(count: 0, at: 0) == 0)               // one sample: no rate yet
+        #expect(window.rate(count: 30, at: 15_000) == 2)         // 30 calls in 15 s
+        // Scrapes every 15 s at 2 calls/s, then 1 call/s: the rate covers the last 60 s.
+        for step in 2...4 { _ = window.rate(count: step * 30, at: Int64(step) * 15_000) }
+        #expect(window.rate(count: 150, at: 75_000) == 2)        // 15 s ... 75 s
+        #expect(window.rate(count: 165, at: 90_000) == 1.75)     // 30 s ... 90 s: 105 calls in 60 s
+        // A flood of scrapes in one second keeps one sample.
+        let before = window.sampleCount
+        for index in 0..<10_000 { _ = window.rate(count: 165, at: 90_000 + Int64(index % 999)) }
+        #expect(window.sampleCount == before)
+        #expect(window.sampleCount <= 61)
+        // The clock going back starts over.
+        #expect(window.rate(count: 170, at: 10_000) == 0)
+        #expect(window.sampleCount == 1)
+    }
 }

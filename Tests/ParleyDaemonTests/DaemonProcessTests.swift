@@ -1,0 +1,212 @@
+import Foundation
+import ParleyNet
+import Synchronization
+import Testing
+
+/// The built `parleyd` binary, run as a user runs it.
+@Suite struct DaemonProcessTests {
+    @Test func helpIsCompleteAndExitsZero() throws {
+        let result = try DaemonProcess.run(["--help"])
+        #expect(result.status == 0)
+        #expect(result.stderr.isEmpty)
+        for flag in ["--data-dir", "--listen", "--media-ports", "--media-address", "--announce-address", "--ring-timeout",
+                     "--media-timeout", "--max-call-length", "--reconnect-grace", "--hello-timeout", "--heartbeat",
+                     "--log-level", "--no-dev-app", "--config", "--version", "app create", "app list", "app rotate-secret"] {
+            #expect(result.stdout.contains(flag), "\(flag)")
+        }
+        let version = try DaemonProcess.run(["--version"])
+        #expect(version.status == 0)
+        #expect(version.stdout.hasPrefix("parleyd "))
+    }
+
+    @Test func badFlagIsOneLineAndExitTwo() throws {
+        let result = try DaemonProcess.run(["--no-such-flag"])
+        #expect(result.status == 2)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr == "parleyd: unknown flag --no-such-flag (see parleyd --help)\n")
+        let value = try DaemonProcess.run(["--heartbeat", "often"])
+        #expect(value.status == 2)
+        #expect(value.stderr.split(separator: "\n").count == 1)
+    }
+
+    @Test func appCommandsOnAStore() throws {
+        let directory = NSTemporaryDirectory() + "parleyd-app-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+
+        let missing = try DaemonProcess.run(["app", "list", "--data-dir", directory])
+        #expect(missing.status == 1)
+        #expect(missing.stderr.hasPrefix("parleyd: no store at \(directory)/parley.sqlite"))
+
+        let created = try DaemonProcess.run(["app", "create", "--name", "shop", "--data-dir", directory, "--json"])
+        #expect(created.status == 0)
+        let app = try #require(try JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as? [String: Any])
+        let key = try #require(app["key"] as? String)
+        let secret = try #require(app["secret"] as? String)
+        #expect(app["name"] as? String == "shop")
+        #expect(key.count == 36)
+        #expect(secret.count == 44)
+
+        let list = try DaemonProcess.run(["app", "list", "--data-dir", directory, "--json"])
+        #expect(list.status == 0)
+        let listed = try #require(try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [[String: Any]])
+        #expect(listed.count == 1)
+        #expect(listed.first?["key"] as? String == key)
+        #expect(listed.first?["secret"] == nil)
+        #expect(!list.stdout.contains(secret))
+
+        let rotated = try DaemonProcess.run(["app", "rotate-secret", key, "--grace", "60", "--data-dir", directory, "--json"])
+        #expect(rotated.status == 0)
+        let after = try #require(try JSONSerialization.jsonObject(with: Data(rotated.stdout.utf8)) as? [String: Any])
+        let newSecret = try #require(after["secret"] as? String)
+        #expect(newSecret != secret)
+        #expect(after["previousSecret"] as? String == secret)
+
+        let shown = try DaemonProcess.run(["app", "list", "--data-dir", directory, "--show-secrets"])
+        #expect(shown.status == 0)
+        #expect(shown.stdout.contains("secret: \(newSecret)"))
+        #expect(shown.stdout.contains("previous secret: \(secret)"))
+
+        let unknown = try DaemonProcess.run(["app", "rotate-secret", "no-such-key", "--data-dir", directory])
+        #expect(unknown.status == 1)
+        #expect(unknown.stderr == "parleyd: application no-such-key not found\n")
+    }
+
+    /// Serves on an ephemeral port, answers /healthz, stops on SIGTERM with status 0.
+    @Test func serveAnswersAndStopsOnSIGTERM() throws {
+        let directory = NSTemporaryDirectory() + "parleyd-serve-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let server = try DaemonProcess.start(["--data-dir", directory, "--listen", "127.0.0.1:0", "--media-ports", "42000-42099"])
+        defer { server.kill() }
+        let banner = try #require(server.waitForOutput(containing: "parley call bob", timeout: .seconds(20)), "stderr: \(server.stderr)")
+        let addressLine = try #require(banner.split(separator: "\n").first { $0.hasPrefix("parleyd listening on http://") })
+        let addressText = addressLine.dropFirst("parleyd listening on http://".count).prefix { $0 != " " }
+        let address = try SocketAddress(parsing: String(addressText))
+        #expect(banner.contains("development application created"))
+
+        let socket = try TCPSocket.connect(to: address, timeout: .seconds(5))
+        defer { socket.close() }
+        _ = try socket.write(Array("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8))
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+        while ContinuousClock.now < deadline, !String(decoding: received, as: UTF8.self).contains(#"{"status":"ok"}"#) {
+            guard socket.waitUntilReadable(timeout: .milliseconds(200)) else { continue }
+            guard case .bytes(let count)? = try? socket.read(into: &buffer) else { break }
+            received += buffer[0..<count]
+        }
+        #expect(String(decoding: received, as: UTF8.self).hasPrefix("HTTP/1.1 200"))
+
+        let status = server.terminate(timeout: .seconds(15))
+        #expect(status == 0)
+
+        // A second start on the same store creates no development application.
+        let again = try DaemonProcess.start(["--data-dir", directory, "--listen", "127.0.0.1:0", "--media-ports", "42100-42199"])
+        defer { again.kill() }
+        let second = try #require(again.waitForOutput(containing: "applications: parleyd app list", timeout: .seconds(20)))
+        #expect(!second.contains("development application created"))
+        #expect(again.terminate(timeout: .seconds(15)) == 0)
+    }
+}
+
+/// Runs the `parleyd` built beside the test bundle.
+final class DaemonProcess: Sendable {
+    struct Result {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+    }
+
+    struct TimedOut: Error {}
+
+    static let executable: URL = {
+        let candidates = [
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("parleyd"),
+            Bundle.main.bundleURL.appendingPathComponent("parleyd"),
+            Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("parleyd"),
+        ]
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[0]
+    }()
+
+    private let process: Process
+    private let output = DaemonOutput()
+    private let errors = DaemonOutput()
+
+    private init(_ arguments: [String]) throws {
+        process = Process()
+        process.executableURL = Self.executable
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PARLEY_") }
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        out.fileHandleForReading.readabilityHandler = { [output] handle in
+            let data = handle.availableData
+            output.append(data)
+        }
+        err.fileHandleForReading.readabilityHandler = { [errors] handle in
+            let data = handle.availableData
+            errors.append(data)
+        }
+        try process.run()
+    }
+
+    static func start(_ arguments: [String]) throws -> DaemonProcess { try DaemonProcess(arguments) }
+
+    /// Runs to completion (at most `timeout`) and returns status and output.
+    static func run(_ arguments: [String], timeout: Duration = .seconds(30)) throws -> Result {
+        let running = try DaemonProcess(arguments)
+        guard let status = running.wait(timeout: timeout) else {
+            running.kill()
+            throw TimedOut()
+        }
+        // Let the pipes' last bytes arrive.
+        let deadline = ContinuousClock.now.advanced(by: .seconds(2))
+        var last = (-1, -1)
+        while ContinuousClock.now < deadline {
+            let now = (running.stdout.utf8.count, running.stderr.utf8.count)
+            if now == last { break }
+            last = now
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        return Result(status: status, stdout: running.stdout, stderr: running.stderr)
+    }
+
+    var stdout: String { output.text }
+    var stderr: String { errors.text }
+
+    func waitForOutput(containing text: String, timeout: Duration) -> String? {
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        while ContinuousClock.now < deadline {
+            let now = stdout
+            if now.contains(text) { return now }
+            if !process.isRunning { return nil }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        return nil
+    }
+
+    /// The exit status, or nil if still running after `timeout`.
+    func wait(timeout: Duration) -> Int32? {
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        while process.isRunning, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        return process.isRunning ? nil : process.terminationStatus
+    }
+
+    /// SIGTERM, then the exit status (nil if it did not stop within `timeout`).
+    func terminate(timeout: Duration) -> Int32? {
+        process.terminate()
+        return wait(timeout: timeout)
+    }
+
+    func kill() {
+        if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
+    }
+}
+
+/// Bytes from a pipe, appended by its reading thread.
+final class DaemonOutput: Sendable {
+    private let bytes = Mutex<[UInt8]>([])
+    func append(_ data: Data) { bytes.withLock { $0 += data } }
+    var text: String { String(decoding: bytes.withLock { $0 }, as: UTF8.self) }
+}
