@@ -71,17 +71,21 @@ extension EndToEndRealTimeMediaTests {
             server.killHard()
             try server.start()
 
+            // The SDK reconnects; the new server does not know the old session, so the
+            // session's calls end as `inactive` (protocol.md, Reconnecting).
             for side in [alice, bob] {
                 let ended = try side.waitForEvent("ended", timeout: 45)
                 #expect(ended["callId"] as? String == callID)
-                #expect(ended["cause"] as? String != "hungUp", "\(side.report)")
+                #expect(ended["cause"] as? String == "inactive", "\(side.report)")
             }
-            #expect(try alice.waitForExit(timeout: 15) != 0)
+            #expect(try alice.waitForExit(timeout: 15) == 8, "\(alice.report)")
+            #expect(try bob.waitForExit(timeout: 15) == 8, "\(bob.report)")
 
             let (status, record) = try server.get("/v1/calls/\(callID)")
             #expect(status == 200, "GET /v1/calls/\(callID): \(status)\n\(server.process?.report ?? "")")
             #expect(record?["state"] as? String == "ended", "\(record ?? [:])")
             #expect(record?["endCause"] as? String == "error", "\(record ?? [:])")
+            #expect((record?["error"] as? [String: Any])?["code"] as? String == "server_restarted", "\(record ?? [:])")
         }
     }
 }
