@@ -76,7 +76,7 @@ extension EndToEndRealTimeMediaTests {
 
         /// The SDK acknowledges every incoming call (`call.ack`), so a ringing device that
         /// nobody answers ends as `timeout`; `noAnswer` needs a device that never
-        /// acknowledges (a push-only device), which a `parley` process cannot be.
+        /// acknowledges (next case).
         @Test func ringTimeoutWithoutAnAnswer() throws {
             let server = try ParleydInstance(flags: ["--ring-timeout", "3"])
             let bob = try SoftphoneProcess.listen("listen bob", on: server, as: "bob", ["--count", "1"])
@@ -87,6 +87,19 @@ extension EndToEndRealTimeMediaTests {
             #expect(try alice.waitForEvent("ended", timeout: 1)["cause"] as? String == "timeout")
             #expect(try bob.waitForEvent("ended", timeout: 15)["cause"] as? String == "timeout")
             #expect(try bob.waitForExit(timeout: 15) == 6, "a listener's unanswered call is a timeout too: \(bob.report)")
+        }
+
+        /// `noAnswer`: the callee's only device is connected but never acknowledges the
+        /// call (a device only a raw WebSocket can play: every SDK device sends `call.ack`).
+        @Test func noDeviceAcknowledgesSoTheCallEndsNoAnswer() throws {
+            let server = try ParleydInstance(flags: ["--ring-timeout", "3"])
+            let silent = try SilentSignalingDevice(
+                port: server.port, applicationKey: server.applicationKey, token: server.mintToken(as: "bob"), deviceID: "silent-bob")
+            let alice = try SoftphoneProcess.call("bob", on: server, as: "alice")
+            #expect(try alice.waitForExit(timeout: 30) == 5, "noAnswer: \(alice.report)")
+            #expect(try alice.waitForEvent("ended", timeout: 1)["cause"] as? String == "noAnswer")
+            #expect(!alice.eventNames.contains("ringing"), "nobody acknowledged, so nothing rang")
+            withExtendedLifetime(silent) {}
         }
 
         @Test func unknownUser() throws {

@@ -63,6 +63,17 @@ final class ParleydInstance: @unchecked Sendable {
         ["--server", serverURL, "--app", applicationKey, "--secret", secret, "--as", user]
     }
 
+    /// A user token for `user`, minted by `parley token`.
+    func mintToken(as user: String) throws -> String {
+        let token = try ManagedProcess(
+            name: "parley token", executable: BuiltProducts.parley,
+            arguments: ["token", "--app", applicationKey, "--secret", secret, "--as", user])
+        guard try token.waitForExit(timeout: 10) == 0, let line = token.lines.first, !line.isEmpty else {
+            throw ManagedProcess.Failure(description: "parley token failed\n" + token.report)
+        }
+        return line
+    }
+
     /// `GET path` with the application's Basic credentials: status and JSON body.
     func get(_ path: String, timeout: Double = 10) throws -> (status: Int, body: [String: Any]?) {
         var request = URLRequest(url: URL(string: serverURL + path)!, timeoutInterval: timeout)
