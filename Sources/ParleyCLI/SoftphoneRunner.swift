@@ -8,7 +8,8 @@ enum SoftphoneRunner {
     static func run(_ options: SoftphoneOptions) -> Never {
         let shell = SoftphoneShell(options: options)
         shell.start()
-        dispatchMain()
+        // The SDK holds its delegates weakly: keep the shell alive for the process's life.
+        withExtendedLifetime(shell) { dispatchMain() }
     }
 }
 
