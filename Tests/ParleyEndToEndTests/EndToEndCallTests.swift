@@ -50,6 +50,18 @@ extension EndToEndRealTimeMediaTests {
             #expect(!alice.eventNames.contains("hangingUp"), "the caller did not hang up itself")
         }
 
+        @Test func ctrlCDuringTheCallHangsUpCleanly() throws {
+            let server = try ParleydInstance()
+            let bob = try SoftphoneProcess.listen("listen bob", on: server, as: "bob", ["--answer"])
+            let alice = try SoftphoneProcess.call("bob", on: server, as: "alice")
+            try alice.waitForEvent("established", timeout: 30)
+            alice.process.interrupt()
+            #expect(try alice.waitForExit(timeout: 20) == 0, "\(alice.report)")
+            #expect(try alice.waitForEvent("hangingUp", timeout: 1)["reason"] as? String == "interrupted")
+            #expect(try bob.waitForEvent("ended", timeout: 15)["cause"] as? String == "hungUp")
+            #expect(try bob.waitForExit(timeout: 15) == 0, "\(bob.report)")
+        }
+
         @Test func declinedCall() throws {
             let server = try ParleydInstance()
             let bob = try SoftphoneProcess.listen("listen bob", on: server, as: "bob", ["--decline"])
