@@ -207,6 +207,11 @@ enum DaemonCommandLine {
                 }
             }
             guard !listen.isEmpty else { throw DaemonUsageError("\(setting.source): at least one address is needed") }
+            // SO_REUSEPORT would let a repeated address bind twice and split its connections.
+            var seen: Set<SocketAddress> = []
+            for address in listen where address.port != 0 && !seen.insert(address).inserted {
+                throw DaemonUsageError("\(setting.source): \(address) is given more than once")
+            }
         }
         var configuration = ServerConfiguration(dataDirectory: dataDirectory, listenAddresses: listen)
         if let (value, source) = one("media-ports") { configuration.mediaPorts = try portRange(value, source) }

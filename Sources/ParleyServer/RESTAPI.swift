@@ -87,7 +87,8 @@ public final class RESTAPI: Sendable {
         case .success(let key): applicationKey = key
         case .failure(let failure): return failure.response
         }
-        let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst(2)
+        // "/v1/calls/{id}" splits into "", "v1", "calls", "{id}".
+        let segments = Array(path.split(separator: "/", omittingEmptySubsequences: false).dropFirst(2))
         guard segments.first == "calls" else {
             return Self.error(404, "not_found", "no resource at \(Self.printable(path))")
         }
@@ -95,8 +96,8 @@ public final class RESTAPI: Sendable {
         case 1:
             guard isRead(request.method) else { return Self.methodNotAllowed(allow: "GET, HEAD") }
             return await listCalls(query: request.query, applicationKey: applicationKey)
-        case 2 where !segments.last!.isEmpty:
-            let callID = String(segments.last!)
+        case 2 where !segments[1].isEmpty:
+            let callID = String(segments[1])
             switch request.method {
             case "GET", "HEAD": return await getCall(id: callID, applicationKey: applicationKey)
             case "DELETE": return await hangUp(id: callID, applicationKey: applicationKey)

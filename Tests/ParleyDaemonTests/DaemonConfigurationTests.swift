@@ -136,6 +136,7 @@ import Testing
         (["--ring-timeout", "5", "--ring-timeout", "6"], "--ring-timeout is given more than once"),
         (["--listen", "localhost:8080"], #"--listen: "localhost:8080" is not HOST:PORT with an IP address (IPv6 as [::1]:8080)"#),
         (["--listen", "127.0.0.1"], #"--listen: "127.0.0.1" is not HOST:PORT with an IP address (IPv6 as [::1]:8080)"#),
+        (["--listen", "127.0.0.1:80", "--listen", "127.0.0.1:80"], "--listen: 127.0.0.1:80 is given more than once"),
         (["--listen", "::1:80"], #"--listen: "::1:80" is not HOST:PORT with an IP address (IPv6 as [::1]:8080)"#),
         (["--media-ports", "2000-1000"], #"--media-ports: "2000-1000" is not a UDP port range LO-HI or one port (1-65535)"#),
         (["--media-ports", "0-10"], #"--media-ports: "0-10" is not a UDP port range LO-HI or one port (1-65535)"#),

@@ -96,6 +96,18 @@ import Testing
         }
         #expect(String(decoding: received, as: UTF8.self).hasPrefix("HTTP/1.1 200"))
 
+        // An application created beside the running server is usable over REST at once.
+        let created = try DaemonProcess.run(["app", "create", "--name", "beside", "--data-dir", directory, "--json"])
+        #expect(created.status == 0)
+        let app = try #require(try JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as? [String: Any])
+        let credentials = "\(try #require(app["key"] as? String)):\(try #require(app["secret"] as? String))"
+        let calls = try httpGet(address, "/v1/calls", authorization: "Basic " + Data(credentials.utf8).base64EncodedString())
+        #expect(calls.hasPrefix("HTTP/1.1 200"))
+        #expect(calls.hasSuffix(#"{"calls":[]}"#))
+        let listed = try DaemonProcess.run(["app", "list", "--data-dir", directory])
+        #expect(listed.status == 0)
+        #expect(listed.stdout.split(separator: "\n").count == 2)
+
         let status = server.terminate(timeout: .seconds(15))
         #expect(status == 0)
 
@@ -106,6 +118,26 @@ import Testing
         #expect(!second.contains("development application created"))
         #expect(again.terminate(timeout: .seconds(15)) == 0)
     }
+}
+
+/// One HTTP/1.1 GET with `Connection: close`; the raw response once the server closes
+/// (at most 10 s).
+func httpGet(_ address: SocketAddress, _ target: String, authorization: String) throws -> String {
+    let socket = try TCPSocket.connect(to: address, timeout: .seconds(5))
+    defer { socket.close() }
+    _ = try socket.write(Array("GET \(target) HTTP/1.1\r\nHost: x\r\nAuthorization: \(authorization)\r\nConnection: close\r\n\r\n".utf8))
+    var received: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+    reading: while ContinuousClock.now < deadline {
+        guard socket.waitUntilReadable(timeout: .milliseconds(200)) else { continue }
+        switch try? socket.read(into: &buffer) {
+        case .bytes(let count)?: received += buffer[0..<count]
+        case .wouldBlock?: continue
+        case .endOfStream?, nil: break reading
+        }
+    }
+    return String(decoding: received, as: UTF8.self)
 }
 
 /// Runs the `parleyd` built beside the test bundle.
