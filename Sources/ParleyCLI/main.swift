@@ -1,11 +1,18 @@
 // `parley`: the command-line softphone and admin tool.
-// Today it has one command, `inspect`; calling commands arrive with the calling issue.
+// `call`, `listen` and `token` are the softphone (docs/softphone.md); `inspect` decodes
+// wire messages (docs/inspect.md).
 import Foundation
 
 let usage = """
     usage: parley <command> [options]
 
     commands:
+      call USER --server URL --app KEY (--secret SECRET | --token JWT) --as USER [options]
+                  place a call to USER and report its events, statistics and end
+      listen --server URL --app KEY (--secret SECRET | --token JWT) --as USER [options]
+                  take incoming calls (Enter answers, d+Enter declines; or --answer/--decline)
+      token --app KEY --secret SECRET --as USER [--ttl SECONDS]
+                  mint a user token and print it
       inspect stun|rtp|rtcp|sdp|ws|signaling [FILE] [--hex] [--password PW]
                   decode one message from FILE (or standard input) and print it as JSON
       help        show this text
@@ -22,6 +29,10 @@ arguments.removeFirst()
 switch command {
 case "inspect":
     exit(InspectCommand.main(arguments))
+case "token":
+    exit(TokenCommand.main(arguments))
+case "call", "listen":
+    exit(SoftphoneCommand.main(command: command, arguments))
 case "help", "--help", "-h":
     print(usage, terminator: "")
     exit(0)

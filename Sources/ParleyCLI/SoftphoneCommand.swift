@@ -1,0 +1,87 @@
+import Foundation
+import ParleyMedia
+
+/// `parley call <user>` and `parley listen`: the softphone. Parses and checks everything
+/// it can before connecting (flags, token, the WAV file to play, the recording's
+/// directory), then hands over to `SoftphoneRunner`, which never returns.
+enum SoftphoneCommand {
+    static func help(_ command: String) -> String {
+        let common = """
+              --server URL          the server, http://HOST:PORT (the WebSocket URL is derived)
+              --app KEY             the application key
+              --secret SECRET       the application secret: mint a fresh token for every connect
+              --token JWT           or one ready-made user token (good for one connect)
+              --ttl SECONDS         lifetime of minted tokens (default 600)
+              --as USER             the user this device signs in as (optional with --token)
+              --device-id ID        this device's id (default: random per run)
+              --play FILE.wav       send this WAV file (looped) instead of a tone
+              --tone HZ             send a tone (default \(command == "call" ? "440" : "1000") Hz)
+              --record FILE.wav     write the received audio to FILE.wav
+              --duration SECONDS    hang up this long after the call is established
+              --json                one JSON object per line instead of text
+              --stats-interval S    seconds between statistics lines (default 1 on a terminal, else 5)
+              --connect-timeout S   give up signing in after S seconds (default 10)
+
+            """
+        if command == "call" {
+            return """
+                usage: parley call USER --server URL --app KEY (--secret SECRET | --token JWT) --as ME [options]
+
+                Calls USER, prints each call event with its time, live statistics, and a
+                summary at the end. Ctrl-C hangs up. Exit status 0 when the call was
+                established and ended hungUp; docs/softphone.md lists the others.
+
+                \(common)  --header NAME=VALUE   a call header (repeatable)
+
+                """
+        }
+        return """
+            usage: parley listen --server URL --app KEY (--secret SECRET | --token JWT) --as ME [options]
+
+            Waits for calls. Enter answers a ringing call, d then Enter declines it, h then
+            Enter hangs up. Ctrl-C hangs up (or stops listening between calls).
+
+            \(common)  --answer              answer every call at once
+              --answer-delay S      with --answer: wait S seconds first
+              --decline             decline every call
+              --count N             exit after N calls (0: never; default 1 with
+                                    --answer or --decline, else 0)
+
+            """
+    }
+
+    static func main(command: String, _ arguments: [String]) -> Int32 {
+        if arguments.contains("--help") || arguments.contains("-h") {
+            print(help(command), terminator: "")
+            return 0
+        }
+        let options: SoftphoneOptions
+        do throws(SoftphoneUsageError) {
+            options = try SoftphoneOptions.parse(command: command, arguments)
+            try checkFiles(options)
+        } catch {
+            FileHandle.standardError.write(Data("parley \(command): \(error.message)\n".utf8))
+            return SoftphoneExitCode.usage.rawValue
+        }
+        SoftphoneRunner.run(options)
+    }
+
+    /// The WAV file to play must decode, and the recording's directory must exist: a
+    /// typo should fail now, not after the callee answered.
+    static func checkFiles(_ options: SoftphoneOptions) throws(SoftphoneUsageError) {
+        if case .wavFile(let path) = options.source {
+            do { _ = try WAVFile.read(path: path) } catch {
+                throw SoftphoneUsageError("--play \(path): \(error)")
+            }
+        }
+        if let record = options.recordPath {
+            let directory = (record as NSString).deletingLastPathComponent
+            var isDirectory: ObjCBool = false
+            let parent = directory.isEmpty ? "." : directory
+            guard FileManager.default.fileExists(atPath: parent, isDirectory: &isDirectory), isDirectory.boolValue,
+                  FileManager.default.isWritableFile(atPath: parent) else {
+                throw SoftphoneUsageError("--record \(record): directory '\(parent)' does not exist or is not writable")
+            }
+        }
+    }
+}

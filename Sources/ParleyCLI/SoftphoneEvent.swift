@@ -1,0 +1,58 @@
+/// How a call ended, as the protocol names it (docs/protocol.md, End causes); `none`
+/// while the call is in progress. The CLI's own copy, so that formatting and exit codes
+/// are tested without the SDK.
+enum SoftphoneEndCause: String, CaseIterable, Equatable {
+    case none, hungUp, canceled, denied, otherDeviceAnswered, timeout, noAnswer, inactive, error
+}
+
+/// Receive statistics of a call's media, as shown in the live line and the summary.
+struct SoftphoneStatistics: Equatable {
+    var packetsSent = 0
+    var packetsReceived = 0
+    var packetsLost = 0
+    /// Interarrival jitter (RFC 3550) in milliseconds; nil before any packet arrived.
+    var jitterMs: Double?
+    /// Round-trip time from RTCP reports in milliseconds; nil before the first report.
+    var roundTripMs: Double?
+
+    /// Lost packets as a share of those expected (received + lost), in percent.
+    var lossPercent: Double {
+        let expected = packetsReceived + packetsLost
+        return expected > 0 ? 100 * Double(packetsLost) / Double(expected) : 0
+    }
+}
+
+/// Something the softphone reports: one line of output each.
+enum SoftphoneEvent: Equatable {
+    case connecting(server: String, userID: String)
+    case signedIn(userID: String)
+    case listening(answerPolicy: SoftphoneOptions.AnswerPolicy)
+    case calling(callee: String, headers: [String: String])
+    case incoming(caller: String, headers: [String: String])
+    case progressing
+    case ringing
+    case answered
+    case established
+    /// This side acts: answering, declining or hanging up, and why.
+    case answering
+    case declining
+    case hangingUp(reason: String)
+    case ended(cause: SoftphoneEndCause, errorCode: String?, errorMessage: String?)
+    /// The live line: time since establishment and the statistics so far.
+    case statistics(elapsed: Double, SoftphoneStatistics)
+}
+
+/// What a call's summary line says.
+struct SoftphoneCallSummary: Equatable {
+    var callID: String
+    var remoteUserID: String
+    var outgoing: Bool
+    var cause: SoftphoneEndCause
+    var errorCode: String?
+    var errorMessage: String?
+    var wasEstablished: Bool
+    /// Seconds from establishment to the end (0 if never established).
+    var duration: Double
+    var statistics: SoftphoneStatistics
+    var exitCode: SoftphoneExitCode
+}

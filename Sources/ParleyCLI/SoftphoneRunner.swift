@@ -1,0 +1,251 @@
+import Foundation
+import ParleySDK
+
+/// Carries out `SoftphoneController`'s actions with the real SDK: one `ParleyClient`,
+/// its calls, a 100 ms clock tick, Ctrl-C and standard input. Everything runs on the
+/// main queue (the SDK's callback queue), so the controller needs no lock.
+enum SoftphoneRunner {
+    static func run(_ options: SoftphoneOptions) -> Never {
+        let shell = SoftphoneShell(options: options)
+        shell.start()
+        // The SDK holds its delegates weakly: keep the shell alive for the process's life.
+        withExtendedLifetime(shell) { dispatchMain() }
+    }
+}
+
+extension SoftphoneOptions.Mode {
+    var commandName: String {
+        switch self {
+        case .call: "call"
+        case .listen: "listen"
+        }
+    }
+}
+
+/// Standard output for people or scripts: finished lines, plus on a terminal one status
+/// line that is rewritten in place (`\r` and erase-line) and cleared before the next line.
+final class SoftphoneOutput: @unchecked Sendable {
+    // Used only on the main queue; @unchecked because that confinement is the synchronisation.
+    private let isTerminal: Bool
+    private var statusShown = false
+    private let prefix: String
+
+    init(isTerminal: Bool, command: String) {
+        self.isTerminal = isTerminal
+        self.prefix = "parley \(command): "
+    }
+
+    func line(_ text: String) {
+        write(clearStatus() + text + "\n")
+    }
+
+    func status(_ text: String) {
+        guard isTerminal else { return line(text) }
+        statusShown = true
+        write("\r\u{1B}[K" + text)
+    }
+
+    func error(_ text: String) {
+        write(clearStatus())
+        FileHandle.standardError.write(Data((prefix + text + "\n").utf8))
+    }
+
+    func finish() { write(clearStatus()) }
+
+    private func clearStatus() -> String {
+        guard statusShown else { return "" }
+        statusShown = false
+        return "\r\u{1B}[K"
+    }
+
+    private func write(_ text: String) {
+        guard !text.isEmpty else { return }
+        // FileHandle writes are unbuffered: a script reading the pipe sees each line at once.
+        FileHandle.standardOutput.write(Data(text.utf8))
+    }
+}
+
+/// Milliseconds since the Unix epoch, from the wall clock (the times people read).
+func softphoneNowMs() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }
+
+/// The SDK side of the softphone. Confined to the main queue.
+final class SoftphoneShell: ParleyClientDelegate, ParleyCallClientDelegate, ParleyCallDelegate, @unchecked Sendable {
+    // Every member is touched only on the main queue (the SDK's callbackQueue, the timer's
+    // and the signal sources' queue); @unchecked because that confinement is the synchronisation.
+    private let options: SoftphoneOptions
+    private var controller: SoftphoneController
+    private let output: SoftphoneOutput
+    private var client: ParleyClient?
+    private var calls: [String: ParleyCall] = [:]
+    private var activeCallID: String?
+    private var tokenUsed = false
+    private var timer: (any DispatchSourceTimer)?
+    private var signalSources: [any DispatchSourceSignal] = []
+
+    init(options: SoftphoneOptions) {
+        self.options = options
+        let isTerminal = isatty(STDOUT_FILENO) == 1
+        let offset = TimeZone.current.secondsFromGMT(for: Date())
+        controller = SoftphoneController(
+            options: options, formatter: SoftphoneFormatter(json: options.json, utcOffsetSeconds: offset), isTerminal: isTerminal)
+        output = SoftphoneOutput(isTerminal: isTerminal, command: options.mode.commandName)
+    }
+
+    func start() {
+        signal(SIGPIPE, SIG_IGN)
+        for number in [SIGINT, SIGTERM] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .main)
+            source.setEventHandler { [weak self] in self?.feed(.interrupt) }
+            source.resume()
+            signalSources.append(source)
+        }
+        do {
+            let client = try ParleyClient(
+                applicationKey: options.applicationKey, environmentHost: options.serverURL, userId: options.userID,
+                deviceId: options.deviceID, callbackQueue: .main)
+            client.delegate = self
+            client.callClient.delegate = self
+            switch options.source {
+            case .tone(let frequency): client.audioController.source = .tone(frequency: frequency)
+            case .wavFile(let path): client.audioController.source = .wavFile(path: path, looping: true)
+            }
+            client.audioController.sink = options.recordPath.map { .wavFile(path: $0) } ?? .discard
+            self.client = client
+        } catch {
+            output.error(error.message)
+            exit(SoftphoneExitCode.usage.rawValue)
+        }
+        perform(controller.start(nowMs: softphoneNowMs()))
+
+        let timer = DispatchSource.makeTimerSource(queue: .main)
+        timer.schedule(deadline: .now() + .milliseconds(100), repeating: .milliseconds(100))
+        timer.setEventHandler { [weak self] in
+            guard let self else { return }
+            self.feed(.tick(statistics: self.activeCallID.flatMap { self.calls[$0] }.map { Self.statistics($0.statistics) }))
+        }
+        timer.resume()
+        self.timer = timer
+
+        if options.mode == .listen { startReadingInput() }
+    }
+
+    private func feed(_ input: SoftphoneController.Input) {
+        perform(controller.handle(input, nowMs: softphoneNowMs()))
+    }
+
+    private func perform(_ actions: [SoftphoneController.Action]) {
+        for action in actions {
+            switch action {
+            case .print(let line): output.line(line)
+            case .status(let text): output.status(text)
+            case .error(let text): output.error(text)
+            case .startClient: client?.start()
+            case .placeCall(let callee, let headers):
+                guard let client else { continue }
+                switch client.callClient.callUser(withId: callee, headers: headers) {
+                case .success(let call):
+                    call.delegate = self
+                    calls[call.callId] = call
+                    activeCallID = call.callId
+                    feed(.callPlaced(callID: call.callId))
+                case .failure(let error):
+                    feed(.callFailedToStart(message: Self.message(error)))
+                }
+            case .answer(let callID): calls[callID]?.answer()
+            case .hangUp(let callID): calls[callID]?.hangup()
+            case .terminateClient: client?.terminateGracefully()
+            case .exit(let code):
+                output.finish()
+                timer?.cancel()
+                // A moment for the WebSocket close frame to leave before the process does.
+                DispatchQueue.main.asyncAfter(deadline: .now() + .milliseconds(300)) { exit(code.rawValue) }
+            }
+        }
+    }
+
+    /// Standard input, line by line, on a thread of its own (reads block).
+    private func startReadingInput() {
+        let thread = Thread { [weak self] in
+            while let line = readLine(strippingNewline: true) {
+                DispatchQueue.main.async { self?.feed(.inputLine(line)) }
+            }
+            DispatchQueue.main.async { self?.feed(.inputClosed) }
+        }
+        thread.start()
+    }
+
+    // MARK: ParleyClientDelegate
+
+    func clientRequiresRegistrationCredentials(_ client: ParleyClient, withCallback callback: ParleyClientRegistration) {
+        switch options.credentials {
+        case .secret(let secret, let lifetime):
+            let tokenOptions = TokenCommand.Options(
+                applicationKey: options.applicationKey, secret: secret, userID: options.userID, lifetime: lifetime)
+            do throws(SoftphoneUsageError) {
+                callback.register(withJWT: try TokenCommand.mint(tokenOptions, now: softphoneNowMs() / 1000))
+            } catch {
+                callback.registerDidFail(error: error)
+            }
+        case .token(let token):
+            // A nonce works once: a reconnect needs a new token, which --token cannot give.
+            if tokenUsed {
+                callback.registerDidFail(error: SoftphoneUsageError("--token was used for one connect already; use --secret to reconnect"))
+            } else {
+                tokenUsed = true
+                callback.register(withJWT: token)
+            }
+        }
+    }
+
+    func clientDidStart(_ client: ParleyClient) { feed(.clientStarted) }
+
+    func clientDidFail(_ client: ParleyClient, error: any Error) { feed(.clientFailed(message: Self.message(error))) }
+
+    // MARK: ParleyCallClientDelegate
+
+    func client(_ client: ParleyCallClient, didReceiveIncomingCall call: ParleyCall) {
+        call.delegate = self
+        calls[call.callId] = call
+        if activeCallID == nil { activeCallID = call.callId }
+        feed(.incomingCall(callID: call.callId, caller: call.remoteUserId, headers: call.headers))
+    }
+
+    // MARK: ParleyCallDelegate
+
+    func callDidProgress(_ call: ParleyCall) { feed(.progressed(callID: call.callId)) }
+    func callDidRing(_ call: ParleyCall) { feed(.rang(callID: call.callId)) }
+    func callDidAnswer(_ call: ParleyCall) { feed(.answered(callID: call.callId)) }
+    func callDidEstablish(_ call: ParleyCall) { feed(.established(callID: call.callId)) }
+
+    func callDidEnd(_ call: ParleyCall) {
+        let details = call.details
+        feed(.ended(
+            callID: call.callId, cause: Self.cause(details.endCause), errorCode: details.error?.code,
+            errorMessage: details.error?.message, statistics: Self.statistics(call.statistics)))
+        calls[call.callId] = nil
+        if activeCallID == call.callId { activeCallID = nil }
+    }
+
+    // MARK: Mapping SDK values
+
+    static func cause(_ cause: ParleyCallEndCause) -> SoftphoneEndCause {
+        // Both spell the protocol's causes; an SDK cause this CLI does not know is an error.
+        SoftphoneEndCause(rawValue: cause.rawValue) ?? .error
+    }
+
+    static func statistics(_ statistics: ParleyCallStatistics) -> SoftphoneStatistics {
+        SoftphoneStatistics(
+            packetsSent: Int(clamping: statistics.packetsSent), packetsReceived: Int(clamping: statistics.packetsReceived),
+            packetsLost: Int(clamping: max(0, statistics.packetsLost)),
+            // The SDK reports 0 jitter before any packet arrived; show that as unknown.
+            jitterMs: statistics.packetsReceived > 0 ? statistics.jitterMilliseconds : nil,
+            roundTripMs: statistics.roundTripTimeMilliseconds)
+    }
+
+    static func message(_ error: any Error) -> String {
+        if let error = error as? ParleyClientError { return error.message }
+        if let error = error as? ParleyCallError { return error.message }
+        return String(describing: error)
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import Testing
+
+extension EndToEndRealTimeMediaTests {
+    /// Audio through the server's relay, and what happens when a party or the server dies.
+    @Suite(.serialized) struct MediaTests {
+        /// Each side sends its own tone (caller 440 Hz, callee 1000 Hz) and records what
+        /// it hears: each recording must carry the other side's tone, in at least 95 % of
+        /// its 20 ms frames since the first one arrived, and the receive statistics must
+        /// show at least 95 % of the packets sent (by sequence number, and by the call's
+        /// length at 50 packets/s).
+        @Test func audioBothWays() throws {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("parley-e2e-audio-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let callerRecording = directory.appendingPathComponent("caller-hears.wav").path
+            let calleeRecording = directory.appendingPathComponent("callee-hears.wav").path
+
+            let server = try ParleydInstance()
+            let bob = try SoftphoneProcess.listen("listen bob", on: server, as: "bob", ["--answer", "--tone", "1000", "--record", calleeRecording])
+            let alice = try SoftphoneProcess.call("bob", on: server, as: "alice", ["--duration", "5", "--tone", "440", "--record", callerRecording])
+            #expect(try alice.waitForExit(timeout: 45) == 0, "\(alice.report)")
+            #expect(try bob.waitForExit(timeout: 15) == 0, "\(bob.report)")
+
+            for (recording, frequency, side) in [(callerRecording, 1000.0, alice), (calleeRecording, 440.0, bob)] {
+                let analysis = try RecordingAnalysis(path: recording, expectedFrequency: frequency)
+                let dominant = try #require(analysis.dominantFrequency, "\(recording) is silent")
+                #expect(abs(dominant - frequency) < 15, "\(recording): dominant \(dominant) Hz, expected \(frequency)")
+                #expect(analysis.arrivalRatio >= 0.95, "\(recording): tone in \(analysis.arrivalRatio * 100) % of frames")
+                #expect(analysis.audibleSeconds >= 4, "\(recording): \(analysis.audibleSeconds) s of audio")
+
+                // Packets: at least 95 % of those expected by RTP sequence numbers arrived,
+                // and their count fits the call's length at 50 packets/s, less half a second
+                // for the path to open after `established` (both legs finish DTLS and start
+                // their pacers then; about 0.25 s on this machine).
+                let summary = try side.summary(timeout: 1)
+                let duration = summary["durationSeconds"] as? Double ?? 0
+                let received = summary["packetsReceived"] as? Int ?? 0
+                let lost = summary["packetsLost"] as? Int ?? 0
+                #expect(Double(received) >= 0.95 * Double(received + lost), "\(summary)")
+                #expect(Double(received) >= 0.95 * 50 * (duration - 0.5), "received \(received) packets in \(duration) s: \(summary)")
+            }
+        }
+
+        /// A client killed with SIGKILL sends no hangup: its media stops, and the server
+        /// ends the call for the other side as `inactive` within the media timeout.
+        @Test func killedClientEndsTheCallAsInactive() throws {
+            let server = try ParleydInstance(flags: ["--media-timeout", "3", "--reconnect-grace", "3"])
+            let bob = try SoftphoneProcess.listen("listen bob", on: server, as: "bob", ["--answer"])
+            let alice = try SoftphoneProcess.call("bob", on: server, as: "alice")
+            try alice.waitForEvent("established", timeout: 30)
+            try bob.waitForEvent("established", timeout: 10)
+            bob.process.killHard()
+            let killed = Date()
+            #expect(try alice.waitForExit(timeout: 20) == 8, "inactive: \(alice.report)")
+            #expect(Date().timeIntervalSince(killed) < 12, "ended within the media timeout and its margins")
+            #expect(try alice.waitForEvent("ended", timeout: 1)["cause"] as? String == "inactive")
+        }
+
+        /// `kill -9` of parleyd mid-call, then a restart on the same data directory: the
+        /// call's record, left open by the crash, is closed as `error` by the restart's
+        /// recovery, and both clients learn that their call ended.
+        @Test func killedServerRestartClosesTheCallRecord() throws {
+            let server = try ParleydInstance(flags: ["--media-timeout", "3", "--reconnect-grace", "3"])
+            let bob = try SoftphoneProcess.listen("listen bob", on: server, as: "bob", ["--answer"])
+            let alice = try SoftphoneProcess.call("bob", on: server, as: "alice")
+            let established = try alice.waitForEvent("established", timeout: 30)
+            try bob.waitForEvent("established", timeout: 10)
+            let callID = try #require(established["callId"] as? String)
+
+            server.killHard()
+            try server.start()
+
+            // The SDK reconnects; the new server does not know the old session, so the
+            // session's calls end as `inactive` (protocol.md, Reconnecting).
+            for side in [alice, bob] {
+                let ended = try side.waitForEvent("ended", timeout: 45)
+                #expect(ended["callId"] as? String == callID)
+                #expect(ended["cause"] as? String == "inactive", "\(side.report)")
+            }
+            #expect(try alice.waitForExit(timeout: 15) == 8, "\(alice.report)")
+            #expect(try bob.waitForExit(timeout: 15) == 8, "\(bob.report)")
+
+            let (status, record) = try server.get("/v1/calls/\(callID)")
+            #expect(status == 200, "GET /v1/calls/\(callID): \(status)\n\(server.process?.report ?? "")")
+            #expect(record?["state"] as? String == "ended", "\(record ?? [:])")
+            #expect(record?["endCause"] as? String == "error", "\(record ?? [:])")
+            #expect((record?["error"] as? [String: Any])?["code"] as? String == "server_restarted", "\(record ?? [:])")
+        }
+    }
+}
