@@ -31,6 +31,7 @@ public final class RESTAPI: Sendable {
     private let metrics: ServerMetrics
     private let clock: @Sendable () -> Int64
     private let log: ServerLog?
+    private let executor: RESTTaskExecutor
     /// REST authentication failures by code, for `/metrics` (the signaling side's hello
     /// refusals are in `ServerMetrics`).
     private let authFailures = Mutex<[String: Int]>([:])
@@ -46,13 +47,15 @@ public final class RESTAPI: Sendable {
         self.metrics = metrics
         self.clock = clock
         self.log = log
+        executor = RESTTaskExecutor()
     }
 
     /// The handler to install in the server: answers each request on a task, through the
-    /// responder, since it waits on the store and the call engine.
+    /// responder, since it waits on the store and the call engine. The tasks prefer the
+    /// API's own executor (`RESTTaskExecutor`), so they do not depend on the shared pool.
     public var handler: HTTPHandler {
         { [self] request, _, responder in
-            Task {
+            Task(executorPreference: executor) {
                 responder.respond(await self.response(to: request))
             }
         }

@@ -52,6 +52,35 @@ import Testing
         #expect(metrics.body.contains("parley_rest_auth_failures_total{code=\"missing_credentials\"} 1\n"))
     }
 
+    /// Every thread of Swift's shared pool is blocked (as a test harness or an embedding app
+    /// may do); the REST API still answers, because its tasks prefer their own executor.
+    @Test func answersWhileTheSharedPoolIsBlocked() async throws {
+        let fixture = try RESTFixture()
+        defer { fixture.close() }
+        let blockersRunning = PoolBlockers()
+        let width = ProcessInfo.processInfo.activeProcessorCount + 2
+        for _ in 0..<width {
+            Task.detached { blockPoolThread(seconds: 4, running: blockersRunning) }
+        }
+        let outcome = Mutex<(status: Int, blockersStillRunning: Int)?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            Thread.sleep(forTimeInterval: 0.3)  // let the blockers take the pool
+            let response = try? fixture.blockingRequest("GET /healthz", authorization: nil, body: "")
+            outcome.withLock { $0 = (response?.status ?? 0, blockersRunning.count.withLock { $0 }) }
+            done.signal()
+        }.start()
+        await withCheckedContinuation { continuation in
+            Thread {
+                done.wait()
+                continuation.resume()
+            }.start()
+        }
+        let result = outcome.withLock { $0 }
+        #expect(result?.status == 200)
+        #expect((result?.blockersStillRunning ?? 0) > 0, "the answer came only after the pool was free again")
+    }
+
     @Test func getCallAndNoLeakAcrossApplications() async throws {
         let fixture = try RESTFixture()
         defer { fixture.close() }
@@ -331,7 +360,7 @@ final class RESTFixture: Sendable {
         }
     }
 
-    private func blockingRequest(_ line: String, authorization: String?, body: String) throws -> RESTTestResponse {
+    func blockingRequest(_ line: String, authorization: String?, body: String) throws -> RESTTestResponse {
         let socket = try TCPSocket.connect(to: edge.localAddresses[0], timeout: .seconds(5))
         defer { socket.close() }
         var head = "\(line) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
@@ -361,6 +390,17 @@ final class RESTFixture: Sendable {
             throw RESTTestResponse.Incomplete(received: "\(error) stats \(edge.statistics) local \(socket.localAddress) remote \(socket.remoteAddress)")
         }
     }
+}
+
+/// Holds one of the shared pool's threads (a synchronous sleep, on purpose).
+private func blockPoolThread(seconds: Double, running: PoolBlockers) {
+    running.count.withLock { $0 += 1 }
+    Thread.sleep(forTimeInterval: seconds)
+    running.count.withLock { $0 -= 1 }
+}
+
+private final class PoolBlockers: Sendable {
+    let count = Mutex(0)
 }
 
 /// Log lines collected from any thread.

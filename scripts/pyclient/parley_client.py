@@ -345,6 +345,10 @@ class Signaling:
         if reply["type"] == "error":
             emit("error.reply", request=type_, code=reply.get("code"), message=reply.get("message"),
                  field=reply.get("field"))
+            # protocol.md, Error codes: a refused hello is followed by the server's close
+            # (4001, 4005, 4006); close() waits for it instead of racing it with our 1000.
+            if type_ == "hello":
+                self.server_close_expected = True
             raise ClientFailure(f"{type_} refused: {reply.get('code')}: {reply.get('message')}")
         return reply
 
@@ -402,6 +406,11 @@ class Signaling:
         """Closes with 1000 and lets the reader see the server's close frame."""
         for task in self.tasks[1:]:
             task.cancel()
+        if getattr(self, "server_close_expected", False) and self.tasks:
+            try:
+                await asyncio.wait_for(asyncio.shield(self.tasks[0]), 3)
+            except (asyncio.TimeoutError, asyncio.CancelledError):
+                pass
         if self.socket is not None:
             await self.socket.close(1000)
         if self.tasks:
