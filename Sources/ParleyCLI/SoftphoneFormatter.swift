@@ -1,3 +1,4 @@
+import ParleyWireCore
 /// Turns softphone events into output lines: for people (`12:00:01.234 ringing`) or, with
 /// `--json`, one JSON object per line for machines. Pure: the time and the time zone
 /// offset are arguments.
@@ -220,22 +221,6 @@ enum JSONLineValue {
         }
     }
 
-    /// A JSON string literal (RFC 8259): quote, backslash and control characters escaped.
-    static func quoted(_ value: String) -> String {
-        var out = "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
-    }
+    /// A JSON string literal (RFC 8259).
+    static func quoted(_ value: String) -> String { JSONString.quoted(value) }
 }

@@ -77,21 +77,11 @@ public struct HTTPResponse: Sendable, Hashable, Encodable {
         case 503: code = "unavailable"
         default: code = "bad_request"
         }
-        var body = Array(#"{"code":""#.utf8) + Array(code.utf8) + Array(#"","message":""#.utf8)
-        for scalar in message.unicodeScalars {
-            switch scalar {
-            case "\"": body += Array(#"\""#.utf8)
-            case "\\": body += Array(#"\\"#.utf8)
-            default:
-                if scalar.value < 0x20 || scalar.value == 0x7F {
-                    let hex = Array("0123456789abcdef".utf8)
-                    body += Array(#"\u00"#.utf8) + [hex[Int(scalar.value >> 4)], hex[Int(scalar.value & 0xF)]]
-                } else {
-                    body += Array(String(scalar).utf8)
-                }
-            }
-        }
-        body += Array(#""}"#.utf8)
+        var body = Array(#"{"code":"#.utf8)
+        JSONString.append(code, to: &body)
+        body += Array(#","message":"#.utf8)
+        JSONString.append(message, to: &body)
+        body.append(UInt8(ascii: "}"))
         return json(status: status, body: body)
     }
 

@@ -1,3 +1,5 @@
+import ParleyWireCore
+
 /// Builds compact JSON text member by member, in the order written, with RFC 8259 string
 /// escaping. Enough for the fixed shapes push sends (payload claims, JWT parts, request
 /// bodies); it does not parse.
@@ -20,23 +22,7 @@ struct CompactJSON {
         text += Self.quote(key) + ":"
     }
 
-    static func quote(_ value: String) -> String {
-        var out = "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case let s where s.value < 0x20:
-                let hex = String(s.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
-    }
+    static func quote(_ value: String) -> String { JSONString.quoted(value) }
 
     /// A JSON object of string members with keys sorted, so equal maps serialize equally.
     static func stringMap(_ map: [String: String]) -> String {

@@ -84,7 +84,7 @@ import Testing
     }
 
     @Test func jsonStringEscapes() {
-        #expect(JSONLineValue.quoted("a\"b\\c\n\t\u{1}\u{7F}é") == #""a\"b\\c\n\t\u0001\u007fé""#)
+        #expect(JSONLineValue.quoted("a\"b\\c\n\t\u{1}\u{7F}é") == "\"a\\\"b\\\\c\\n\\t\\u0001\u{7F}é\"")
     }
 
     @Test func fixedPoint() {
