@@ -53,21 +53,24 @@ import Testing
     }
 
     /// Every thread of Swift's shared pool is blocked (as a test harness or an embedding app
-    /// may do); the REST API still answers, because its tasks prefer their own executor.
+    /// may do) until the REST answer is in; the REST API still answers, because its tasks
+    /// prefer their own executor. Were they on the pool, the request would time out (10 s)
+    /// before the blockers let go (30 s).
     @Test func answersWhileTheSharedPoolIsBlocked() async throws {
         let fixture = try RESTFixture()
         defer { fixture.close() }
-        let blockersRunning = PoolBlockers()
+        let blockers = PoolBlockers()
         let width = ProcessInfo.processInfo.activeProcessorCount + 2
         for _ in 0..<width {
-            Task.detached { blockPoolThread(seconds: 4, running: blockersRunning) }
+            Task.detached { blockPoolThread(until: blockers) }
         }
-        let outcome = Mutex<(status: Int, blockersStillRunning: Int)?>(nil)
+        let status = Mutex(0)
         let done = DispatchSemaphore(value: 0)
         Thread {
             Thread.sleep(forTimeInterval: 0.3)  // let the blockers take the pool
             let response = try? fixture.blockingRequest("GET /healthz", authorization: nil, body: "")
-            outcome.withLock { $0 = (response?.status ?? 0, blockersRunning.count.withLock { $0 }) }
+            status.withLock { $0 = response?.status ?? 0 }
+            for _ in 0..<width { blockers.release.signal() }
             done.signal()
         }.start()
         await withCheckedContinuation { continuation in
@@ -76,9 +79,8 @@ import Testing
                 continuation.resume()
             }.start()
         }
-        let result = outcome.withLock { $0 }
-        #expect(result?.status == 200)
-        #expect((result?.blockersStillRunning ?? 0) > 0, "the answer came only after the pool was free again")
+        #expect(status.withLock { $0 } == 200)
+        #expect(blockers.timedOut.withLock { $0 } == 0)
     }
 
     @Test func getCallAndNoLeakAcrossApplications() async throws {
@@ -392,15 +394,17 @@ final class RESTFixture: Sendable {
     }
 }
 
-/// Holds one of the shared pool's threads (a synchronous sleep, on purpose).
-private func blockPoolThread(seconds: Double, running: PoolBlockers) {
-    running.count.withLock { $0 += 1 }
-    Thread.sleep(forTimeInterval: seconds)
-    running.count.withLock { $0 -= 1 }
+/// Holds one of the shared pool's threads (a synchronous wait, on purpose) until released
+/// or 30 s pass.
+private func blockPoolThread(until blockers: PoolBlockers) {
+    if blockers.release.wait(timeout: .now() + 30) == .timedOut {
+        blockers.timedOut.withLock { $0 += 1 }
+    }
 }
 
 private final class PoolBlockers: Sendable {
-    let count = Mutex(0)
+    let release = DispatchSemaphore(value: 0)
+    let timedOut = Mutex(0)
 }
 
 /// Log lines collected from any thread.
