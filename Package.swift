@@ -81,7 +81,7 @@ let package = Package(
             dependencies: ["ParleyServer", "ParleyStore", "ParleyAuth", "ParleyNet", "ParleyCalling", "ParleyPush"],
             swiftSettings: upcoming
         ),
-        .testTarget(name: "ParleyDaemonTests", dependencies: ["ParleyDaemon", "ParleyServer", "ParleyStore", "ParleyNet", "ParleyTestSupport", "ParleyCrypto"], swiftSettings: upcoming),
+        .testTarget(name: "ParleyDaemonTests", dependencies: ["ParleyDaemon", "ParleyServer", "ParleyStore", "ParleyNet", "ParleyTestSupport", "ParleyCrypto", "ParleyPush"], swiftSettings: upcoming),
 
         // MARK: Tools: fuzz harness (real only under `make fuzz`) and benchmarks
         .executableTarget(

@@ -23,6 +23,8 @@ final class PushCoordinator: Sendable {
     private let parsed = Mutex<[String: PushProviderCredentials]>([:])
     /// Called on the loop with a user whose push devices changed, and the new set.
     private let pushDevicesChanged: @Sendable (AppUser, Set<String>) -> Void
+    /// Replaces every FCM service account's `token_uri` when set (ServerConfiguration).
+    private let fcmTokenURL: String?
 
     init(configuration: ServerConfiguration, store: StoreQueue, log: ServerLog,
          deliver: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void,
@@ -31,6 +33,7 @@ final class PushCoordinator: Sendable {
         self.log = log
         self.deliver = deliver
         self.pushDevicesChanged = pushDevicesChanged
+        fcmTokenURL = configuration.pushFCMTokenURL
         let timeout = Int(CallEngine.milliseconds(configuration.pushRequestTimeout))
         let removal = TokenRemoval()
         sender = try PushSender(endpoints: configuration.pushEndpoints, policy: configuration.pushRetryPolicy,
@@ -166,7 +169,7 @@ final class PushCoordinator: Sendable {
         let credentials: PushProviderCredentials
         switch stored.provider {
         case .apns: credentials = .apns(try APNsCredentials(settingsJSON: stored.settings))
-        case .fcm: credentials = .fcm(try FCMCredentials(serviceAccountJSON: stored.settings))
+        case .fcm: credentials = .fcm(try FCMCredentials(serviceAccountJSON: stored.settings, tokenURIOverride: fcmTokenURL))
         }
         parsed.withLock { cache in
             if cache.count > 256 { cache.removeAll() }
