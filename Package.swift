@@ -128,7 +128,7 @@ let package = Package(
         // MARK: Issue 5, SDK side: the SDK's push relay against a real server (docs/push-and-callkit.md)
         .testTarget(name: "ParleySDKPushTests", dependencies: ["ParleySDK", "ParleyServer", "ParleyPushTestSupport", "ParleyPush", "ParleyStore", "ParleyAuth", "ParleyNet"], swiftSettings: upcoming),
         // Runs the built `parleyd` and `parley` executables: `swift build` must run first.
-        .testTarget(name: "ParleyEndToEndTests", dependencies: ["ParleyMedia", "ParleyTestSupport"], swiftSettings: upcoming),
+        .testTarget(name: "ParleyEndToEndTests", dependencies: ["ParleyMedia", "ParleyTestSupport", "ParleyPushTestSupport"], swiftSettings: upcoming),
     ],
     swiftLanguageModes: [.v6]
 )
