@@ -175,6 +175,19 @@ import Testing
         try waitFor("the push outcome") { harness.log.contains("outcome=delivered") && harness.log.contains("attempts=2") }
         let answers = harness.log.split(separator: "\n").filter { $0.contains("push.answer") && $0.contains(callID) }
         #expect(answers.count == 2)
+        // The call's timeline holds every attempt and answer, in order.
+        let application = harness.application
+        var timeline: [CallEvent] = []
+        try waitFor("the timeline") {
+            timeline = try harness.query { (store) throws(StoreError) in try store.callEvents(callId: callID, applicationKey: application.key) }
+            return timeline.count >= 4
+        }
+        #expect(timeline.map(\.kind) == ["push.sent", "push.answer", "push.retry", "push.answer"])
+        #expect(timeline.map { $0.detail["status"] } == [nil, "503", nil, "200"])
+        #expect(timeline[1].detail["outcome"] == "retryable")
+        #expect(timeline[3].detail["outcome"] == "delivered")
+        #expect(timeline[2].detail["attempt"] == "2" && timeline[0].detail["device"] == "bob-phone")
+        #expect(zip(timeline, timeline.dropFirst()).allSatisfy { $0.time <= $1.time })
     }
 
     @Test func fcmDeviceGetsAHighPriorityDataMessageAfterOneTokenExchange() throws {
