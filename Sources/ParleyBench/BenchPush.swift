@@ -1,6 +1,8 @@
 import Foundation
 import ParleyCalling
 import ParleyCrypto
+import ParleyICE
+import ParleyMediaLeg
 import ParleyPush
 import ParleySignaling
 import Synchronization
@@ -115,4 +117,120 @@ private func processCPUSeconds() -> Double {
     var usage = rusage()
     getrusage(RUSAGE_SELF.rawValue, &usage)
     return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+}
+
+/// Push-to-ring: a real `parleyd` (flags `--apns-url` ... to the emulator) calls an
+/// offline callee with an APNs token; the bench plays the callee's phone, which relays
+/// at once: as soon as the emulator holds the push (polled every millisecond), it
+/// connects, says hello, sends `push.relay` and `call.ack`. Measured: from the push
+/// being at the emulator to the caller's `call.ringing`, p50/p99 over `calls` calls.
+func pushToRingReport(calls: Int = 30) -> String {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    let script = root.appendingPathComponent("scripts/push-emulator/emulator.py").path
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("parley-bench-ring-\(UUID().uuidString)")
+    do {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let key = try ES256Key.generate()
+        let config = ["apns": ["teamId": "TEAM123456", "keyId": "KEY1234567", "publicKeyPem": try key.publicKeyPEM()]]
+        let configPath = directory.appendingPathComponent("config.json").path
+        let certPath = directory.appendingPathComponent("cert.pem").path
+        let p8Path = directory.appendingPathComponent("key.p8").path
+        try JSONSerialization.data(withJSONObject: config).write(to: URL(fileURLWithPath: configPath))
+        try key.privateKeyPEM().write(toFile: p8Path, atomically: true, encoding: .utf8)
+        // Foundation's Process, not ChildProcess: the emulator needs this environment's
+        // python3 and its h2 (ChildProcess gives children a bare PATH).
+        let emulator = Process()
+        emulator.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        emulator.arguments = ["python3", script, "--config", configPath, "--tls-cert-out", certPath]
+        let output = Pipe()
+        emulator.standardOutput = output
+        emulator.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try emulator.run()
+        defer {
+            kill(emulator.processIdentifier, SIGKILL)
+            var status: Int32 = 0
+            _ = waitpid(emulator.processIdentifier, &status, 0)
+            try? FileManager.default.removeItem(at: directory)
+        }
+        var first = Data()
+        while !first.contains(0x0A) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            first.append(chunk)
+        }
+        let line = String(decoding: first.prefix { $0 != 0x0A }, as: UTF8.self)
+        guard line.hasPrefix("listening "), let port = Int(line.dropFirst(10)) else {
+            return "push      push-to-ring: emulator did not start (python3 with h2?)"
+        }
+        let base = "https://127.0.0.1:\(port)"
+        let server = try ServerUnderTest(extraArguments: ["--apns-url", base, "--apns-sandbox-url", base, "--push-ca-file", certPath,
+                                                          "--ring-timeout", "10"])
+        defer { server.stop() }
+        guard let executable = ServerUnderTest.executable else { return "push      push-to-ring: no parleyd" }
+        let admin = try ChildProcess(path: executable, arguments: [
+            "app", "push", "set-apns", server.credentials.key, "--team-id", "TEAM123456", "--key-id", "KEY1234567", "--p8", p8Path,
+            "--data-dir", server.dataDirectory], pipeStdin: false, pipeStdout: true)
+        guard admin.waitExit(timeoutMs: 20_000) else { return "push      push-to-ring: parleyd app push set-apns did not finish" }
+
+        let token = "7e1c5e2a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9012a3b4c5d6e7f"
+        let registering = try BenchDevice(address: server.address, credentials: server.credentials, user: "bob", deviceID: "bob-phone")
+        try registering.request { .pushRegister(.init(requestID: $0, pushType: .apnsVoip, token: token, environment: .sandbox, appID: "com.example.chat")) }
+        registering.client.close()  // 1000: a logout, so bob is offline at once
+        Thread.sleep(forTimeInterval: 0.2)
+
+        let control = try HTTP2Client(timeoutMilliseconds: 5_000, caFile: certPath)
+        func pushPayloads() throws -> [String] {
+            let response = try control.send(PushRequest(url: base + "/control/requests", headers: [("content-type", "application/json")], body: Array("{}".utf8)))
+            let list = (try JSONSerialization.jsonObject(with: Data(response.body))) as? [[String: Any]] ?? []
+            return list.compactMap { entry in
+                guard entry["provider"] as? String == "apns", entry["status"] as? Int == 200, let body = entry["body"] as? String,
+                      let object = try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any] else { return nil }
+                return object["parley"] as? String
+            }
+        }
+        var core = MediaLegCore(configuration: try DeviceMedia.configuration(), localAddresses: [ICETransportAddress(ip: .ipv4(0x7F00_0001), port: 9)],
+                                now: .now, wallClockNanoseconds: realtimeNanoseconds())
+        let offer = try core.makeOffer()
+        let alice = try BenchDevice(address: server.address, credentials: server.credentials, user: "alice", deviceID: "alice-phone")
+        var samples: [Double] = []
+        for index in 0..<calls {
+          do {
+            // The request log is cleared per call, so each poll stays one small answer.
+            _ = try control.send(PushRequest(url: base + "/control/reset", headers: [("content-type", "application/json")], body: Array("{}".utf8)))
+            let seen = try pushPayloads().count
+            let callID = CallID.random()
+            try alice.send(.callStart(.init(requestID: alice.requestID(), callID: callID, to: .user("bob"), sdp: offer)))
+            var payload: String?
+            let deadline = Date(timeIntervalSinceNow: 10)
+            while payload == nil, Date() < deadline {
+                let payloads = try pushPayloads()
+                if payloads.count > seen { payload = payloads.last } else { Thread.sleep(forTimeInterval: 0.001) }
+            }
+            guard let payload else { return "push      push-to-ring: no push reached the emulator (log: \(server.dataDirectory)/server.log)" }
+            let pushed = wallSeconds()
+            let bob = try BenchDevice(address: server.address, credentials: server.credentials, user: "bob", deviceID: "bob-phone")
+            try bob.send(.pushRelay(.init(requestID: bob.requestID(), payload: payload)))
+            try bob.expect(.callIncoming, callID: callID)
+            try bob.send(.callAck(.init(requestID: bob.requestID(), callID: callID)))
+            try alice.expect(.callRinging, callID: callID)
+            samples.append((wallSeconds() - pushed) * 1000)
+            // Hanging up while ringing ends the call as canceled; its call.ended is read
+            // here so the next call's wait does not meet it.
+            try alice.send(.callHangup(.init(requestID: alice.requestID(), callID: callID)))
+            try alice.expect(.callEnded, callID: callID)
+            _ = try? bob.expect(.callEnded, callID: callID)
+            bob.client.close()
+            Thread.sleep(forTimeInterval: 0.05)  // the logout lands before the next call
+          } catch {
+            return "push      push-to-ring: call \(index + 1): \(error)"
+          }
+        }
+        alice.client.close()
+        samples.sort()
+        let p50 = samples[samples.count / 2], p99 = samples[min(samples.count - 1, samples.count * 99 / 100)]
+        return String(format: "push      push-to-ring (push at the emulator -> device connects, hello, push.relay, call.ack -> caller's call.ringing), real parleyd: p50 %.2f ms, p99 %.2f ms over %d calls",
+                      p50, p99, samples.count)
+    } catch {
+        return "push      push-to-ring: \(error)"
+    }
 }

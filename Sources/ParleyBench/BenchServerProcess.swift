@@ -24,7 +24,8 @@ final class ServerUnderTest {
         return access(path, X_OK) == 0 ? path : nil
     }
 
-    init() throws {
+    /// - Parameter extraArguments: more `parleyd` flags (the push bench's emulator URLs).
+    init(extraArguments: [String] = []) throws {
         guard let executable = Self.executable else {
             throw ChildProcess.Failure(description: "parleyd not found next to ParleyBench: swift build -c release --product parleyd")
         }
@@ -37,7 +38,7 @@ final class ServerUnderTest {
         child = try ChildProcess(
             path: executable,
             arguments: ["--data-dir", dataDirectory, "--listen", "127.0.0.1:0",
-                        "--media-ports", "\(Self.mediaPorts.lowerBound)-\(Self.mediaPorts.upperBound)", "--no-dev-app"],
+                        "--media-ports", "\(Self.mediaPorts.lowerBound)-\(Self.mediaPorts.upperBound)", "--no-dev-app"] + extraArguments,
             pipeStdin: false, pipeStdout: true, stderrPath: dataDirectory + "/server.log")
         // parleyd's banner: "parleyd listening on http://127.0.0.1:PORT (signaling ...)".
         var found: SocketAddress?

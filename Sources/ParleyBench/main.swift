@@ -37,10 +37,11 @@ if wanted.isEmpty || wanted.contains("store") { print(storeDurabilityReport(seco
 if wanted.isEmpty || wanted.contains("relay") { print(relayComparisonReport()) }
 // Call set-ups, idle devices and concurrent calls through a parleyd process (BenchServer.swift).
 if wanted.isEmpty || wanted.contains("server") { printServerReport() }
-// Push: the server's path to an offline callee's push, and pushes/s to the emulator (BenchPush.swift).
+// Push: the server's path to an offline callee's push, pushes/s to the emulator, push-to-ring (BenchPush.swift).
 if wanted.isEmpty || wanted.contains("push") {
     print(pushPathReport())
     print(pushThroughputReport(seconds: max(seconds, 1)))
+    print(pushToRingReport())
 }
 let formats = wanted.isEmpty ? "" : " " + wanted.sorted().joined(separator: " ")
 print("reproduce: swift run -c release ParleyBench\(formats) --seconds \(seconds)   (one format: name it, e.g. ParleyBench stun)")

@@ -238,7 +238,42 @@ enum DaemonCommandLine {
             configuration.logLevel = level
         }
         if let (value, source) = one("no-dev-app") { configuration.createDevelopmentApplication = !(try boolean(value, source)) }
+        if let (value, source) = one("apns-url") { configuration.pushEndpoints.apnsProduction = try baseURL(value, source) }
+        if let (value, source) = one("apns-sandbox-url") { configuration.pushEndpoints.apnsDevelopment = try baseURL(value, source) }
+        if let (value, source) = one("fcm-url") { configuration.pushEndpoints.fcm = try baseURL(value, source) }
+        if let (value, source) = one("fcm-token-url") { configuration.pushFCMTokenURL = try baseURL(value, source) }
+        if let (value, source) = one("push-ca-file") {
+            guard !value.isEmpty else { throw DaemonUsageError("\(source): the certificate file must not be empty") }
+            configuration.pushCAFile = value
+        }
+        if let (value, source) = one("push-timeout") { configuration.pushRequestTimeout = try seconds(value, source) }
+        var retry = configuration.pushRetryPolicy
+        if let (value, source) = one("push-attempts") { retry.maxAttempts = try integer(value, source, 1...20) }
+        if let (value, source) = one("push-retry-delay") { retry.baseDelayMilliseconds = milliseconds(try seconds(value, source)) }
+        if let (value, source) = one("push-retry-max-delay") { retry.maxDelayMilliseconds = milliseconds(try seconds(value, source)) }
+        guard retry.maxDelayMilliseconds >= retry.baseDelayMilliseconds else {
+            let source = settings["push-retry-max-delay"]?.source ?? settings["push-retry-delay"]?.source ?? "push-retry-delay"
+            throw DaemonUsageError("\(source): the largest push backoff must not be below the first (push-retry-delay)")
+        }
+        configuration.pushRetryPolicy = retry
         return configuration
+    }
+
+    private static func milliseconds(_ duration: Duration) -> Int64 {
+        duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+    }
+
+    /// An `https://` (or, for a local emulator, `http://`) URL without query or fragment,
+    /// given without its trailing slash since request paths are appended to it.
+    static func baseURL(_ text: String, _ source: String) throws -> String {
+        var url = Substring(text)
+        while url.hasSuffix("/") { url = url.dropLast() }
+        let scheme = url.hasPrefix("https://") ? "https://" : url.hasPrefix("http://") ? "http://" : nil
+        let printable = url.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") }
+        guard let scheme, printable, url.count > scheme.count, url.utf8.count <= 2048 else {
+            throw DaemonUsageError("\(source): \"\(text)\" is not an https:// or http:// URL without query or fragment")
+        }
+        return String(url)
     }
 
     /// A positive number of seconds (a decimal fraction allowed) at millisecond precision.

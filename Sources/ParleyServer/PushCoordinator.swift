@@ -11,7 +11,8 @@ import Synchronization
 /// The server's push side (docs/push.md): push token registration, sending a call's
 /// pushes, and checking relayed payloads. Store work runs on a queue of its own, pushes
 /// on a `PushSender` thread; every answer hops back to the engine's loop through
-/// `deliver`. Every attempt and answer is logged with `call=<id>`.
+/// `deliver`. Every attempt and answer is logged with `call=<id>` and recorded on the
+/// call's timeline (`call_events`, shown by `GET /v1/calls/{id}`).
 final class PushCoordinator: Sendable {
     private let store: StoreQueue
     private let log: ServerLog
@@ -23,6 +24,8 @@ final class PushCoordinator: Sendable {
     private let parsed = Mutex<[String: PushProviderCredentials]>([:])
     /// Called on the loop with a user whose push devices changed, and the new set.
     private let pushDevicesChanged: @Sendable (AppUser, Set<String>) -> Void
+    /// Replaces every FCM service account's `token_uri` when set (ServerConfiguration).
+    private let fcmTokenURL: String?
 
     init(configuration: ServerConfiguration, store: StoreQueue, log: ServerLog,
          deliver: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void,
@@ -31,6 +34,7 @@ final class PushCoordinator: Sendable {
         self.log = log
         self.deliver = deliver
         self.pushDevicesChanged = pushDevicesChanged
+        fcmTokenURL = configuration.pushFCMTokenURL
         let timeout = Int(CallEngine.milliseconds(configuration.pushRequestTimeout))
         let removal = TokenRemoval()
         sender = try PushSender(endpoints: configuration.pushEndpoints, policy: configuration.pushRetryPolicy,
@@ -166,7 +170,7 @@ final class PushCoordinator: Sendable {
         let credentials: PushProviderCredentials
         switch stored.provider {
         case .apns: credentials = .apns(try APNsCredentials(settingsJSON: stored.settings))
-        case .fcm: credentials = .fcm(try FCMCredentials(serviceAccountJSON: stored.settings))
+        case .fcm: credentials = .fcm(try FCMCredentials(serviceAccountJSON: stored.settings, tokenURIOverride: fcmTokenURL))
         }
         parsed.withLock { cache in
             if cache.count > 256 { cache.removeAll() }
@@ -179,14 +183,41 @@ final class PushCoordinator: Sendable {
     fileprivate func handle(_ event: PushEvent) {
         switch event {
         case .attempt(let job, let attempt):
+            recordOnTimeline(job, attempt == 1 ? "push.sent" : "push.retry",
+                             ["device": job.target.deviceID, "type": job.target.pushType.rawValue, "attempt": String(attempt)])
             log.info("push.attempt", ["call": job.callID, "device": job.target.deviceID, "type": job.target.pushType.rawValue,
                                       "attempt": String(attempt)])
         case .answer(let job, let attempt, let status, let outcome):
+            recordOnTimeline(job, "push.answer", ["device": job.target.deviceID, "attempt": String(attempt),
+                                                  "status": status.map(String.init) ?? "none", "outcome": outcome.label,
+                                                  "reason": Self.reason(outcome)])
             log.info("push.answer", ["call": job.callID, "device": job.target.deviceID, "attempt": String(attempt),
                                      "status": status.map(String.init) ?? "none", "outcome": outcome.label, "reason": Self.reason(outcome)])
         case .finished(let job, let outcome, let attempts):
             log.info("push.done", ["call": job.callID, "device": job.target.deviceID, "outcome": outcome.label, "attempts": String(attempts)])
             if case .tokenGone = outcome { removeToken(job) }
+        }
+    }
+
+    /// Appends to the call's timeline, on the coordinator's queue so events keep the order
+    /// the sender reported them in.
+    private func recordOnTimeline(_ job: PushJob, _ kind: String, _ detail: [String: String]) {
+        let event = CallEvent(time: ServerClock.unixMillis(), kind: kind, detail: detail)
+        queue.async { [self] in
+            // The job's payload names the application, as in removeToken.
+            guard let appKey = try? PushPayload.unverifiedClaims(job.payloadJWS).appKey else { return }
+            recordEvent(callID: job.callID, applicationKey: appKey, event)
+        }
+    }
+
+    /// Writes one timeline event; runs on `queue`. A failure is logged, never fatal.
+    private func recordEvent(callID: String, applicationKey: String, _ event: CallEvent) {
+        do {
+            try store.performAndWait { (store) throws(StoreError) in
+                _ = try store.recordCallEvent(callId: callID, applicationKey: applicationKey, event)
+            }
+        } catch {
+            log.warning("timeline.failed", ["call": callID, "kind": event.kind, "error": error.description])
         }
     }
 
@@ -204,8 +235,12 @@ final class PushCoordinator: Sendable {
                     return (owner.userId, Set(try store.pushRegistrations(applicationKey: appKey, userId: owner.userId).map(\.deviceId)))
                 }
             }
+            let removed = (try? result.get()) != nil
             log.info("push.token.removed", ["call": job.callID, "device": device, "type": job.target.pushType.rawValue,
-                                            "ok": String((try? result.get()) != nil)])
+                                            "ok": String(removed)])
+            recordEvent(callID: job.callID, applicationKey: appKey, CallEvent(
+                time: ServerClock.unixMillis(), kind: "push.token_removed",
+                detail: ["device": device, "type": job.target.pushType.rawValue, "ok": String(removed)]))
             if case .success(let found?) = result {
                 deliver { [pushDevicesChanged] in pushDevicesChanged(AppUser(applicationKey: appKey, userID: found.0), found.1) }
             }
@@ -248,6 +283,8 @@ final class PushCoordinator: Sendable {
             switch verdict {
             case .success(let callID):
                 log.info("push.relay", ["call": callID, "device": device.description, "valid": "true"])
+                recordEvent(callID: callID, applicationKey: device.user.applicationKey,
+                            CallEvent(time: ServerClock.unixMillis(), kind: "push.relayed", detail: ["device": device.deviceID]))
                 deliver { done(callID) }
             case .failure(let error):
                 log.info("push.relay", ["device": device.description, "valid": "false", "reason": error.detail])

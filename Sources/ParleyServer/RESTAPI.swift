@@ -144,9 +144,12 @@ public final class RESTAPI: Sendable {
 
     private func getCall(id: String, applicationKey: String) async -> HTTPResponse {
         do {
-            let call = try await store.perform { store throws(StoreError) in try store.call(id: id, applicationKey: applicationKey) }
-            guard let call else { return Self.callNotFound(id) }
-            return Self.json(200, call)
+            let found = try await store.perform { store throws(StoreError) -> CallWithTimeline? in
+                guard let call = try store.call(id: id, applicationKey: applicationKey) else { return nil }
+                return CallWithTimeline(call: call, timeline: try store.callEvents(callId: id, applicationKey: applicationKey))
+            }
+            guard let found else { return Self.callNotFound(id) }
+            return Self.json(200, found)
         } catch {
             return storeFailure(error)
         }

@@ -65,6 +65,9 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// A PEM file of certificates to trust for the providers instead of the system's
     /// (the emulator's self-signed certificate in tests); nil: the system's.
     public var pushCAFile: String?
+    /// The OAuth token endpoint for every FCM service account instead of its `token_uri`
+    /// (a test points it at the emulator); nil: each account's own.
+    public var pushFCMTokenURL: String?
 
     /// The defaults for a server on `127.0.0.1:8080` with its store in `dataDirectory`.
     public init(dataDirectory: String, listenAddresses: [SocketAddress] = [.ipv4Loopback(port: 8080)]) {
@@ -94,6 +97,7 @@ public struct ServerConfiguration: Sendable, Hashable {
         pushRetryPolicy = PushRetryPolicy()
         pushRequestTimeout = .seconds(10)
         pushCAFile = nil
+        pushFCMTokenURL = nil
     }
 }
 

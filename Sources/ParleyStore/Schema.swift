@@ -105,6 +105,21 @@ enum Schema {
                     PRIMARY KEY (application_key, provider)
                 ) STRICT, WITHOUT ROWID;
                 """),
+        Migration(
+            version: 3, name: "call timeline events",
+            // Keyed by call id, not the calls row: an event may be written before the
+            // call's record commits (push answers arrive on another queue).
+            sql: """
+                CREATE TABLE call_events (
+                    seq INTEGER PRIMARY KEY,
+                    call_id TEXT NOT NULL,
+                    application_key TEXT NOT NULL REFERENCES applications (key) ON DELETE CASCADE,
+                    time INTEGER NOT NULL,
+                    kind TEXT NOT NULL,
+                    detail TEXT NOT NULL
+                ) STRICT;
+                CREATE INDEX call_events_by_call ON call_events (call_id, seq);
+                """),
     ]
 
     /// The version a fully migrated database has.

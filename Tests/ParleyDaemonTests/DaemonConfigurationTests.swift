@@ -1,4 +1,5 @@
 import ParleyNet
+import ParleyPush
 import ParleyServer
 import Testing
 
@@ -116,6 +117,58 @@ import Testing
         #expect(parsed.mediaInactivityTimeout == .milliseconds(1500))
         #expect(parsed.logLevel == .error)
         #expect(try configuration(["--config", "/q.json"], files: ["/q.json": #"{"mediaPorts": 20000}"#]).mediaPorts == 20000...20000)
+    }
+
+    @Test func pushSettings() throws {
+        let defaults = try configuration([])
+        #expect(defaults.pushEndpoints == .providers)
+        #expect(defaults.pushFCMTokenURL == nil && defaults.pushCAFile == nil)
+        #expect(defaults.pushRequestTimeout == .seconds(10))
+        #expect(defaults.pushRetryPolicy == PushRetryPolicy())
+
+        let flags = try configuration([
+            "--apns-url", "https://127.0.0.1:8443/", "--apns-sandbox-url", "https://127.0.0.1:8444",
+            "--fcm-url=https://[::1]:8445", "--fcm-token-url", "https://127.0.0.1:8445/token", "--push-ca-file", "/etc/ca.pem",
+            "--push-timeout", "2.5", "--push-attempts", "6", "--push-retry-delay", "0.05", "--push-retry-max-delay", "1",
+        ])
+        #expect(flags.pushEndpoints == PushEndpoints(apnsProduction: "https://127.0.0.1:8443", apnsDevelopment: "https://127.0.0.1:8444",
+                                                     fcm: "https://[::1]:8445"))
+        #expect(flags.pushFCMTokenURL == "https://127.0.0.1:8445/token")
+        #expect(flags.pushCAFile == "/etc/ca.pem")
+        #expect(flags.pushRequestTimeout == .milliseconds(2500))
+        #expect(flags.pushRetryPolicy == PushRetryPolicy(maxAttempts: 6, baseDelayMilliseconds: 50, maxDelayMilliseconds: 1000))
+
+        let environment = try configuration([], environment: [
+            "PARLEY_APNS_URL": "http://127.0.0.1:9", "PARLEY_PUSH_CA_FILE": "/ca.pem", "PARLEY_PUSH_ATTEMPTS": "1",
+            "PARLEY_FCM_TOKEN_URL": "https://t.example/token",
+        ])
+        #expect(environment.pushEndpoints.apnsProduction == "http://127.0.0.1:9")
+        #expect(environment.pushEndpoints.apnsDevelopment == PushEndpoints.providers.apnsDevelopment)
+        #expect(environment.pushCAFile == "/ca.pem")
+        #expect(environment.pushRetryPolicy.maxAttempts == 1)
+        #expect(environment.pushFCMTokenURL == "https://t.example/token")
+
+        let file = #"{"fcmUrl": "https://127.0.0.1:7000", "pushTimeout": 3, "pushRetryMaxDelay": 0.5, "pushCaFile": "/f.pem"}"#
+        let fromFile = try configuration(["--config", "/p.json"], files: ["/p.json": file])
+        #expect(fromFile.pushEndpoints.fcm == "https://127.0.0.1:7000")
+        #expect(fromFile.pushRequestTimeout == .seconds(3))
+        #expect(fromFile.pushRetryPolicy.maxDelayMilliseconds == 500)
+        #expect(fromFile.pushCAFile == "/f.pem")
+
+        #expect(error(["--apns-url", "api.push.apple.com"])
+                == #"--apns-url: "api.push.apple.com" is not an https:// or http:// URL without query or fragment"#)
+        #expect(error(["--fcm-url", "https://"]) == #"--fcm-url: "https://" is not an https:// or http:// URL without query or fragment"#)
+        #expect(error(["--fcm-token-url", "https://a b"])
+                == #"--fcm-token-url: "https://a b" is not an https:// or http:// URL without query or fragment"#)
+        #expect(error(["--apns-url", "https://h/?x=1"]) == #"--apns-url: "https://h/?x=1" is not an https:// or http:// URL without query or fragment"#)
+        #expect(error(["--push-ca-file", ""]) == "--push-ca-file: the certificate file must not be empty")
+        #expect(error(["--push-attempts", "0"]) == #"--push-attempts: "0" is not a whole number in 1...20"#)
+        #expect(error(["--push-retry-delay", "2", "--push-retry-max-delay", "1"])
+                == "--push-retry-max-delay: the largest push backoff must not be below the first (push-retry-delay)")
+        #expect(error(["--push-retry-delay", "6"])
+                == "--push-retry-delay: the largest push backoff must not be below the first (push-retry-delay)")
+        #expect(error([], environment: ["PARLEY_PUSH_TIMEOUT": "never"])
+                == #"PARLEY_PUSH_TIMEOUT: "never" is not a number of seconds (0.001 to 100000000)"#)
     }
 
     @Test func helpAndVersion() {

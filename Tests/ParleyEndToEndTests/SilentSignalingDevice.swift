@@ -41,6 +41,20 @@ final class SilentSignalingDevice {
 
     deinit { close(descriptor) }
 
+    /// Sends one JSON text message and reads until `marker` (e.g. a reply's `"result"`).
+    func request(_ json: String, until marker: String, timeout: Double = 10) throws {
+        try send(Self.maskedTextFrame(Array(json.utf8)))
+        try readUntil(marker, timeout: timeout, expecting: nil)
+    }
+
+    /// Sends a close frame with 1000, which the server takes as a logout (docs/protocol.md):
+    /// the device is offline at once instead of within the reconnect grace.
+    func logOut() throws {
+        let mask: [UInt8] = [0x11, 0x22, 0x33, 0x44]
+        let code: [UInt8] = [0x03, 0xE8]
+        try send([0x88, 0x82] + mask + code.enumerated().map { $0.element ^ mask[$0.offset % 4] })
+    }
+
     /// A client-to-server text frame (RFC 6455 §5.2): FIN, opcode 1, masked.
     static func maskedTextFrame(_ payload: [UInt8]) -> [UInt8] {
         var frame: [UInt8] = [0x81]

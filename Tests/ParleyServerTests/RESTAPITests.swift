@@ -96,6 +96,10 @@ import Testing
                                           roundTripTimeMilliseconds: 12.5)
             _ = try store.finishCall(id: id, cause: .hungUp, at: 12_000,
                                      legs: [CallLeg(role: .caller, userId: "alice", deviceId: "dev-1", updatedTime: 12_000, statistics: stats)])
+            try store.recordCallEvent(callId: id, applicationKey: fixture.appA.key,
+                                      CallEvent(time: 1_050, kind: "push.sent", detail: ["device": "bob-phone", "attempt": "1"]))
+            try store.recordCallEvent(callId: id, applicationKey: fixture.appA.key,
+                                      CallEvent(time: 1_060, kind: "push.answer", detail: ["status": "200", "outcome": "delivered"]))
         }
         let response = try await fixture.request("GET /v1/calls/\(id)", as: fixture.appA)
         #expect(response.status == 200)
@@ -120,6 +124,11 @@ import Testing
         #expect((statistics["inboundCumulativeLost"] as? NSNumber)?.int64Value == 10)
         #expect((statistics["inboundJitterMilliseconds"] as? NSNumber)?.doubleValue == 2.5)
         #expect((statistics["roundTripTimeMilliseconds"] as? NSNumber)?.doubleValue == 12.5)
+        let timeline = try #require(call["timeline"] as? [[String: Any]])
+        #expect(timeline.map { $0["kind"] as? String } == ["push.sent", "push.answer"])
+        #expect((timeline.first?["time"] as? NSNumber)?.int64Value == 1_050)
+        #expect(timeline.first?["detail"] as? [String: String] == ["device": "bob-phone", "attempt": "1"])
+        #expect((timeline.last?["detail"] as? [String: String])?["outcome"] == "delivered")
 
         // Another application's call answers exactly like a call that does not exist.
         let foreign = try await fixture.request("GET /v1/calls/\(id)", as: fixture.appB)

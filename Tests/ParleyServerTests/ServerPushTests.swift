@@ -108,6 +108,19 @@ import Testing
         try bob.answer(callID: callID, sdp: try SDPPeer.answer(to: incoming.sdp))
         _ = try alice.expect(.callAnswered)
         #expect(try harness.waitForStoredCall(callID) { $0.details.answeredTime != nil }?.details.answeredTime != nil)
+        let kinds = try timeline(callID, until: { $0.contains { $0.kind == "push.relayed" } }).map(\.kind)
+        #expect(kinds == ["push.sent", "push.answer", "push.relayed"])
+    }
+
+    /// The call's timeline once `done` holds for it (bounded by `waitFor`).
+    private func timeline(_ callID: String, until done: ([CallEvent]) -> Bool) throws -> [CallEvent] {
+        let application = harness.application
+        var events: [CallEvent] = []
+        try waitFor("the timeline of \(callID)") {
+            events = try harness.query { (store) throws(StoreError) in try store.callEvents(callId: callID, applicationKey: application.key) }
+            return done(events)
+        }
+        return events
     }
 
     @Test func callerCancelsDuringThePushAndALateRelayEndsCanceled() throws {
@@ -156,6 +169,10 @@ import Testing
         }
         #expect(harness.log.contains("push.token.removed"))
         #expect(try pushRequests().count == 1)
+        let removal = try timeline(callID, until: { $0.contains { $0.kind == "push.token_removed" } })
+        #expect(removal.map(\.kind) == ["push.sent", "push.answer", "push.token_removed"])
+        #expect(removal[1].detail["status"] == "410" && removal[1].detail["outcome"] == "token_gone")
+        #expect(removal[2].detail["ok"] == "true" && removal[2].detail["device"] == "bob-phone")
         _ = try alice.expect(.callMedia)
         _ = try alice.expect(.callProgress)
         #expect(try alice.expectEnded(callID, timeout: .seconds(8)).cause == "noAnswer")
@@ -175,6 +192,19 @@ import Testing
         try waitFor("the push outcome") { harness.log.contains("outcome=delivered") && harness.log.contains("attempts=2") }
         let answers = harness.log.split(separator: "\n").filter { $0.contains("push.answer") && $0.contains(callID) }
         #expect(answers.count == 2)
+        // The call's timeline holds every attempt and answer, in order.
+        let application = harness.application
+        var timeline: [CallEvent] = []
+        try waitFor("the timeline") {
+            timeline = try harness.query { (store) throws(StoreError) in try store.callEvents(callId: callID, applicationKey: application.key) }
+            return timeline.count >= 4
+        }
+        #expect(timeline.map(\.kind) == ["push.sent", "push.answer", "push.retry", "push.answer"])
+        #expect(timeline.map { $0.detail["status"] } == [nil, "503", nil, "200"])
+        #expect(timeline[1].detail["outcome"] == "retryable")
+        #expect(timeline[3].detail["outcome"] == "delivered")
+        #expect(timeline[2].detail["attempt"] == "2" && timeline[0].detail["device"] == "bob-phone")
+        #expect(zip(timeline, timeline.dropFirst()).allSatisfy { $0.time <= $1.time })
     }
 
     @Test func fcmDeviceGetsAHighPriorityDataMessageAfterOneTokenExchange() throws {

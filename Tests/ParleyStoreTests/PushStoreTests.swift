@@ -68,11 +68,11 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         _ = try SQLiteStore.withApplication(path: directory.storePath)
-        // Make the file look like a version-1 store: no push tables, version 1 only.
+        // Make the file look like a version-1 store: no push or timeline tables, version 1 only.
         let raw = try SQLiteDatabase(path: directory.storePath)
-        try raw.execute("DROP TABLE push_tokens; DROP TABLE push_credentials; DELETE FROM schema_version WHERE version = 2")
+        try raw.execute("DROP TABLE push_tokens; DROP TABLE push_credentials; DROP TABLE call_events; DELETE FROM schema_version WHERE version IN (2, 3)")
         let reopened = try SQLiteStore(path: directory.storePath)
-        #expect(reopened.appliedMigrations == [2])
+        #expect(reopened.appliedMigrations == [2, 3])
         #expect(try reopened.application(key: "app") != nil)
         try reopened.registerPushToken(registration("b1"))
         #expect(try reopened.pushDevices().count == 1)

@@ -9,8 +9,8 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let first = try SQLiteStore(path: directory.storePath)
-        #expect(first.appliedMigrations == [1, 2])
-        #expect(SQLiteStore.schemaVersion == 2)
+        #expect(first.appliedMigrations == [1, 2, 3])
+        #expect(SQLiteStore.schemaVersion == 3)
         try first.createApplication(key: "k", name: "n", secret: "s", at: T.base)
         let second = try SQLiteStore(path: directory.storePath)
         #expect(second.appliedMigrations.isEmpty)
@@ -21,10 +21,10 @@ import Testing
         let versions = try raw.prepare("SELECT version, name FROM schema_version").query { row throws(SQLiteError) in
             (try row.int64(0), try row.string(1))
         }
-        #expect(versions.map(\.0) == [1, 2])
+        #expect(versions.map(\.0) == [1, 2, 3])
         let tables = try raw.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name")
             .query { row throws(SQLiteError) in try row.string(0) }
-        #expect(tables == ["applications", "call_legs", "calls", "push_credentials", "push_tokens", "schema_version", "users"])
+        #expect(tables == ["applications", "call_events", "call_legs", "calls", "push_credentials", "push_tokens", "schema_version", "users"])
     }
 
     @Test func aNewerSchemaIsRefusedUntouched() throws {
@@ -35,7 +35,7 @@ import Testing
         try raw.execute("INSERT INTO schema_version (version, name) VALUES (?1, ?2)", [99, "from the future"])
         let error = #expect(throws: StoreError.self) { try SQLiteStore(path: directory.storePath) }
         #expect(error?.kind == .schemaTooNew)
-        #expect(error?.message == "database schema version 99 is newer than this build's 2; upgrade parleyd")
+        #expect(error?.message == "database schema version 99 is newer than this build's 3; upgrade parleyd")
     }
 
     @Test func aFileThatIsNotADatabaseIsADatabaseError() throws {
@@ -72,7 +72,7 @@ import Testing
         }
         let applied = try results.withLock { list in try list.map { try $0.get() } }
         #expect(applied.count == 4)
-        #expect(applied.flatMap { $0 } == [1, 2])
+        #expect(applied.flatMap { $0 } == [1, 2, 3])
     }
 }
 

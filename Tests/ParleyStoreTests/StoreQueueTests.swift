@@ -6,7 +6,7 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let queue = try StoreQueue(path: directory.storePath)
-        #expect(queue.appliedMigrations == [1, 2])
+        #expect(queue.appliedMigrations == [1, 2, 3])
         try await queue.perform { store throws(StoreError) in
             try store.createApplication(key: "app", name: "test", secret: "s", at: T.base)
             for user in ["alice", "bob"] { try store.recordUserSeen(applicationKey: "app", userId: user, at: T.base) }

@@ -1,0 +1,55 @@
+import Foundation
+import ParleyPushTestSupport
+import Testing
+
+extension EndToEndRealTimeMediaTests {
+    /// The real `parleyd` binary configured for push by its flags (docs/operations.md),
+    /// against the provider emulator (scripts/push-emulator).
+    @Suite(.serialized) struct PushTests {
+        static let apnsToken = "5b1c5e2a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9012a3b4c5d6e7f"
+
+        /// Bob registers an APNs VoIP token over a raw WebSocket and logs out; Alice calls
+        /// him; the emulator receives the VoIP push with a provider token it accepts.
+        @Test func offlineCalleeWithATokenGetsThePush() throws {
+            let emulator = try ProviderEmulator()
+            let server = try ParleydInstance(flags: [
+                "--apns-url", emulator.baseURL, "--apns-sandbox-url", emulator.baseURL, "--fcm-url", emulator.baseURL,
+                "--push-ca-file", emulator.caFile, "--push-attempts", "2", "--push-retry-delay", "0.05", "--ring-timeout", "3",
+            ])
+            let p8 = server.dataDirectory.appendingPathComponent("apns.p8")
+            try emulator.apns.privateKeyPEM.write(to: p8, atomically: true, encoding: .utf8)
+            let setAPNs = try ManagedProcess(
+                name: "parleyd app push set-apns", executable: BuiltProducts.parleyd,
+                arguments: ["app", "push", "set-apns", server.applicationKey, "--team-id", emulator.apns.teamID,
+                            "--key-id", emulator.apns.keyID, "--p8", p8.path, "--data-dir", server.dataDirectory.path])
+            #expect(try setAPNs.waitForExit(timeout: 20) == 0, "\(setAPNs.report)")
+
+            let bob = try SilentSignalingDevice(
+                port: server.port, applicationKey: server.applicationKey, token: server.mintToken(as: "bob"), deviceID: "bob-phone")
+            try bob.request(
+                #"{"v":1,"type":"push.register","id":"reg","pushType":"apnsVoip","token":"\#(Self.apnsToken)","environment":"sandbox","appId":"com.example.chat"}"#,
+                until: "pushKey")
+            try bob.logOut()
+
+            let alice = try SoftphoneProcess.call("bob", on: server, as: "alice")
+            let deadline = Date(timeIntervalSinceNow: 15)
+            var pushes: [[String: Any]] = []
+            while pushes.isEmpty, Date() < deadline {
+                pushes = try emulator.requests().filter { $0["provider"] as? String == "apns" }
+                if pushes.isEmpty { Thread.sleep(forTimeInterval: 0.05) }
+            }
+            let push = try #require(pushes.first, "no push reached the emulator; parleyd: \(server.process?.report ?? "")")
+            #expect(push["status"] as? Int == 200)
+            #expect(push["path"] as? String == "/3/device/" + Self.apnsToken)
+            let headers = push["headers"] as? [String: String] ?? [:]
+            #expect(headers["apns-push-type"] == "voip")
+            #expect(headers["apns-topic"] == "com.example.chat.voip")
+            #expect((push["jwtClaims"] as? [String: Any])?["iss"] as? String == emulator.apns.teamID)
+            let body = try #require(push["body"] as? String)
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])
+            #expect((object["parley"] as? String)?.split(separator: ".").count == 3, "a signed payload (JWS)")
+            // Nobody relays, so the call ends as noAnswer once the ring timeout passes.
+            #expect(try alice.waitForExit(timeout: 30) == 5, "noAnswer: \(alice.report)")
+        }
+    }
+}
