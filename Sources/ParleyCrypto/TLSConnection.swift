@@ -156,6 +156,23 @@ public final class TLSConnection {
         bytes.withUnsafeBytes { receive($0) }
     }
 
+    /// The transport ended. During the handshake that is a failure (the peer gave up, or
+    /// is not speaking TLS); after it, a close without close_notify (RFC 8446 §6.1:
+    /// possibly truncated data), reported as closed.
+    public func receiveEndOfStream() -> TLSOutput {
+        var output = TLSOutput()
+        switch state {
+        case .handshaking:
+            fail(.openSSL("TLS handshake", detail: "the peer closed the connection during the handshake"), &output)
+        case .connected:
+            state = .closed
+            output.didClose = true
+        case .closed, .failed:
+            break
+        }
+        return output
+    }
+
     /// Encrypts application bytes (connected state only); the records come out in
     /// ``TLSOutput/send``.
     public func write(_ bytes: [UInt8]) -> TLSOutput {
