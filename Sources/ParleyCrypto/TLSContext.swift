@@ -35,7 +35,7 @@ public final class TLSContext: @unchecked Sendable {
                 throw .openSSL("SSL_CTX_use_certificate_chain_file", detail: "cannot use certificate chain \(certificateChainFile)")
             }
             guard SSL_CTX_use_PrivateKey_file(context, privateKeyFile, SSL_FILETYPE_PEM) == 1 else {
-                throw .openSSL("SSL_CTX_use_PrivateKey_file", detail: "cannot use private key \(privateKeyFile)")
+                throw .openSSL("SSL_CTX_use_PrivateKey_file", detail: "cannot use private key \(privateKeyFile) with the certificate in \(certificateChainFile)")
             }
             guard SSL_CTX_check_private_key(context) == 1 else {
                 throw .openSSL("SSL_CTX_check_private_key", detail: "\(privateKeyFile) does not belong to the certificate in \(certificateChainFile)")
