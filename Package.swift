@@ -115,7 +115,7 @@ let package = Package(
         .testTarget(name: "ParleySQLiteTests", dependencies: ["ParleySQLite", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleyHTTPTests", dependencies: ["ParleyHTTP", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleyAuthTests", dependencies: ["ParleyAuth", "ParleyTestSupport"], exclude: ["reference"], swiftSettings: upcoming),
-        .testTarget(name: "ParleyEdgeTests", dependencies: ["ParleyEdge", "ParleyTestSupport"], swiftSettings: upcoming),
+        .testTarget(name: "ParleyEdgeTests", dependencies: ["ParleyEdge", "ParleyTestSupport", "ParleyCrypto"], swiftSettings: upcoming),
         .testTarget(name: "ParleyStoreTests", dependencies: ["ParleyStore", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleyCallingTests", dependencies: ["ParleyCalling", "ParleyTestSupport"], swiftSettings: upcoming),
         // MARK: Issue 5, server side: VoIP push (docs/push.md)
@@ -126,7 +126,7 @@ let package = Package(
 
         .testTarget(name: "ParleyServerTests", dependencies: ["ParleyServer", "ParleyTestSupport", "ParleyPush", "ParleyPushTestSupport", "ParleyWireCore", "ParleyEdge", "ParleyAuth", "ParleySignaling", "ParleyStore", "ParleyCalling", "ParleyMediaLeg", "ParleyMedia", "ParleyCrypto", "ParleyNet", "ParleyWebSocket", "ParleyICE", "ParleySTUN", "ParleySQLite"], swiftSettings: upcoming),
         // MARK: Issue 5, SDK side: the SDK's push relay against a real server (docs/push-and-callkit.md)
-        .testTarget(name: "ParleySDKPushTests", dependencies: ["ParleySDK", "ParleyServer", "ParleyPushTestSupport", "ParleyPush", "ParleyStore", "ParleyAuth", "ParleyNet"], swiftSettings: upcoming),
+        .testTarget(name: "ParleySDKPushTests", dependencies: ["ParleySDK", "ParleyServer", "ParleyPushTestSupport", "ParleyPush", "ParleyStore", "ParleyAuth", "ParleyNet", "ParleyTestSupport"], swiftSettings: upcoming),
         // Runs the built `parleyd` and `parley` executables: `swift build` must run first.
         .testTarget(name: "ParleyEndToEndTests", dependencies: ["ParleyMedia", "ParleyTestSupport", "ParleyPushTestSupport"], swiftSettings: upcoming),
     ],

@@ -89,4 +89,9 @@ static inline int parley_pem_no_passphrase(char *buf, int size, int rwflag, void
     (void)buf; (void)size; (void)rwflag; (void)u;
     return -1;
 }
+// MARK: TLS over memory BIOs (ParleyCrypto's TLSConnection)
+#include <openssl/x509v3.h>
+static inline void parley_ssl_ctx_set_no_passphrase(SSL_CTX *ctx) { SSL_CTX_set_default_passwd_cb(ctx, parley_pem_no_passphrase); }
+static inline void parley_ssl_ctx_verify_peer(SSL_CTX *ctx) { SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL); }
+static inline uint64_t parley_ssl_ctx_set_option_no_renegotiation(SSL_CTX *ctx) { return SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION); }
 #endif

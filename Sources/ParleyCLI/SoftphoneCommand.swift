@@ -21,6 +21,7 @@ enum SoftphoneCommand {
               --json                one JSON object per line instead of text
               --stats-interval S    seconds between statistics lines (default 1 on a terminal, else 5)
               --connect-timeout S   give up signing in after S seconds (default 10)
+              --ca-file FILE        PEM CAs to trust for an https:// server (default: the system store)
 
             """
         if command == "call" {

@@ -54,6 +54,8 @@ struct SoftphoneOptions: Equatable {
     var statisticsInterval: Double?
     /// How long to wait for the server to accept the connection.
     var connectTimeout: Double = 10
+    /// `--ca-file`: CAs to trust for an `https://` server instead of the system's.
+    var caFile: String?
 
     /// Default tones: different for the two sides, so a recording shows whose audio it is.
     static let defaultCallTone = 440.0
@@ -83,7 +85,7 @@ extension SoftphoneOptions {
         var ttl: Int64?, play: String?, tone: Double?, record: String?, duration: Double?
         var headers: [String: String] = [:]
         var answer = false, decline = false, answerDelay: Double?, count: Int?
-        var json = false, interval: Double?, connectTimeout: Double?
+        var json = false, interval: Double?, connectTimeout: Double?, caFile: String?
 
         while let argument = reader.next() {
             guard argument.hasPrefix("-"), argument != "-" else {
@@ -109,6 +111,7 @@ extension SoftphoneOptions {
             case "--duration": duration = try setOnce(duration, flag, parseSeconds(value(), flag))
             case "--stats-interval": interval = try setOnce(interval, flag, parseSeconds(value(), flag))
             case "--connect-timeout": connectTimeout = try setOnce(connectTimeout, flag, parseSeconds(value(), flag))
+            case "--ca-file": caFile = try setOnce(caFile, flag, nonEmpty(value(), flag))
             case "--json": try noValue(); json = true
             case "--header" where isCall:
                 let (name, headerValue) = try parseHeader(value())
@@ -194,6 +197,10 @@ extension SoftphoneOptions {
         options.json = json
         options.statisticsInterval = interval
         if let connectTimeout { options.connectTimeout = connectTimeout }
+        if let caFile {
+            guard server.hasPrefix("https://") else { throw SoftphoneUsageError("--ca-file is only used with an https:// --server") }
+            options.caFile = caFile
+        }
         return options
     }
 

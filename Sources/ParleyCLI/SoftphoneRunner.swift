@@ -103,7 +103,7 @@ final class SoftphoneShell: ParleyClientDelegate, ParleyCallClientDelegate, Parl
         do {
             let client = try ParleyClient(
                 applicationKey: options.applicationKey, environmentHost: options.serverURL, userId: options.userID,
-                deviceId: options.deviceID, callbackQueue: .main)
+                deviceId: options.deviceID, callbackQueue: .main, caFile: options.caFile)
             client.delegate = self
             client.callClient.delegate = self
             switch options.source {

@@ -13,6 +13,7 @@ public struct CryptoError: Error, Sendable, Hashable, CustomStringConvertible {
         case handshakeTimeout
         case invalidState
         case invalidKey
+        case certificateRejected
     }
 
     /// What went wrong, without the details; compare with the static members.
@@ -30,6 +31,9 @@ public struct CryptoError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let invalidState = Kind(code: .invalidState)
         /// A key (PEM text, or a signature's shape) could not be used: wrong format, type or curve.
         public static let invalidKey = Kind(code: .invalidKey)
+        /// A TLS peer's certificate failed verification (untrusted issuer, wrong host name
+        /// or address, expired, ...); ``CryptoError/detail`` names the reason.
+        public static let certificateRejected = Kind(code: .certificateRejected)
 
         public var description: String {
             switch code {
@@ -39,6 +43,7 @@ public struct CryptoError: Error, Sendable, Hashable, CustomStringConvertible {
             case .handshakeTimeout: return "handshakeTimeout"
             case .invalidState: return "invalidState"
             case .invalidKey: return "invalidKey"
+            case .certificateRejected: return "certificateRejected"
             }
         }
     }
@@ -89,6 +94,10 @@ public struct CryptoError: Error, Sendable, Hashable, CustomStringConvertible {
 
     static func invalidKey(_ function: String, _ detail: String) -> CryptoError {
         CryptoError(code: .invalidKey, function: function, reasons: drainErrorQueue(), detail: detail)
+    }
+
+    static func certificateRejected(_ detail: String) -> CryptoError {
+        CryptoError(code: .certificateRejected, function: "TLS certificate verification", reasons: drainErrorQueue(), detail: detail)
     }
 
     private static func drainErrorQueue() -> [String] {

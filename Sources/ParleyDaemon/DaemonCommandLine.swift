@@ -216,6 +216,26 @@ enum DaemonCommandLine {
             }
         }
         var configuration = ServerConfiguration(dataDirectory: dataDirectory, listenAddresses: listen)
+        if let setting = settings["tls-listen"] {
+            configuration.tlsListenAddresses = try setting.values.map { text in
+                do { return try SocketAddress(parsing: text) } catch {
+                    throw DaemonUsageError("\(setting.source): \"\(text)\" is not HOST:PORT with an IP address (IPv6 as [::1]:8443)")
+                }
+            }
+            var seen = Set(listen.filter { $0.port != 0 })
+            for address in configuration.tlsListenAddresses where address.port != 0 && !seen.insert(address).inserted {
+                throw DaemonUsageError("\(setting.source): \(address) is given more than once (or is also a plain listen address)")
+            }
+        }
+        configuration.tlsCertificateFile = one("tls-cert")?.value
+        configuration.tlsKeyFile = one("tls-key")?.value
+        let tlsGiven = [!configuration.tlsListenAddresses.isEmpty, configuration.tlsCertificateFile != nil, configuration.tlsKeyFile != nil]
+        if tlsGiven.contains(true) && tlsGiven.contains(false) {
+            throw DaemonUsageError("--tls-listen, --tls-cert and --tls-key go together: give all three or none")
+        }
+        if configuration.tlsCertificateFile == "" || configuration.tlsKeyFile == "" {
+            throw DaemonUsageError("--tls-cert and --tls-key must name files")
+        }
         if let (value, source) = one("media-ports") { configuration.mediaPorts = try portRange(value, source) }
         if let (value, source) = one("media-address") { configuration.mediaBindAddress = try ipAddress(value, source) }
         if let (value, source) = one("announce-address") { configuration.mediaAnnouncedAddress = try ipAddress(value, source) }

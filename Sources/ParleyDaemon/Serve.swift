@@ -50,7 +50,7 @@ enum Serve {
         // Written straight to the file descriptor (no stdio buffer), so a supervisor or a
         // test reading a pipe sees the addresses at once.
         let text = banner(addresses: server.localAddresses, developmentApplication: server.developmentApplication,
-                          dataDirectory: configuration.dataDirectory)
+                          dataDirectory: configuration.dataDirectory, tlsAddresses: server.tlsLocalAddresses)
         FileHandle.standardOutput.write(Data(text.utf8))
 
         stop.wait()
@@ -60,10 +60,14 @@ enum Serve {
     }
 
     /// What `serve` prints on standard output once listening.
-    static func banner(addresses: [SocketAddress], developmentApplication: Application?, dataDirectory: String) -> String {
+    static func banner(addresses: [SocketAddress], developmentApplication: Application?, dataDirectory: String,
+                       tlsAddresses: [SocketAddress] = []) -> String {
         var out = ""
         for address in addresses {
             out += "parleyd listening on http://\(address) (signaling ws://\(address)/v1/ws)\n"
+        }
+        for address in tlsAddresses {
+            out += "parleyd listening on https://\(address) (signaling wss://\(address)/v1/ws)\n"
         }
         let server = "http://" + (addresses.first.map(reachable) ?? SocketAddress.ipv4Loopback(port: 8080)).description
         if let app = developmentApplication {

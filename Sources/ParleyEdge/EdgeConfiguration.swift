@@ -33,6 +33,10 @@ public struct EdgeConfiguration: Sendable {
     public var rateLimitCloseCode: WebSocketCloseCode = .policyViolation
     /// Write queue limits of every TCP connection (back-pressure).
     public var connection: TCPConnection.Configuration
+    /// A second set of listeners that speak TLS (nil: plain only). Connections accepted
+    /// there are served exactly like plain ones once the TLS handshake is done; the
+    /// handshake must finish within `handshakeTimeout`.
+    public var tls: EdgeTLSConfiguration?
 
     /// Defaults for a server on `listenAddresses`: one loop per core, 10,000 connections,
     /// 10 s handshake, 120 s idle, 64 KiB messages, 50 messages/s with a burst of 100.
@@ -51,5 +55,22 @@ public struct EdgeConfiguration: Sendable {
         self.maxMessagesPerSecond = maxMessagesPerSecond
         self.messageBurst = messageBurst
         self.connection = connection
+    }
+}
+
+/// The TLS listeners of an `EdgeServer`: where, and with which certificate.
+public struct EdgeTLSConfiguration: Sendable, Hashable {
+    /// Addresses the TLS listeners bind (port 0 picks a free port, see
+    /// `EdgeServer.tlsLocalAddresses`).
+    public var listenAddresses: [SocketAddress]
+    /// PEM file with the server certificate first, then any intermediates.
+    public var certificateChainFile: String
+    /// PEM file with the certificate's private key (unencrypted).
+    public var privateKeyFile: String
+
+    public init(listenAddresses: [SocketAddress], certificateChainFile: String, privateKeyFile: String) {
+        self.listenAddresses = listenAddresses
+        self.certificateChainFile = certificateChainFile
+        self.privateKeyFile = privateKeyFile
     }
 }

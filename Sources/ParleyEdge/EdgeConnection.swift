@@ -16,7 +16,7 @@ final class EdgeConnection: @unchecked Sendable {
     }
 
     let id: UInt64
-    let tcp: TCPConnection
+    let tcp: EdgeTransport
     private let server: EdgeServer
     private let context: EdgeRequestContext
     private var phase: Phase
@@ -34,7 +34,7 @@ final class EdgeConnection: @unchecked Sendable {
     private var tokens: Double
     private var tokensUpdated: ContinuousClock.Instant
 
-    init(id: UInt64, tcp: TCPConnection, server: EdgeServer) {
+    init(id: UInt64, tcp: EdgeTransport, server: EdgeServer) {
         self.id = id
         self.tcp = tcp
         self.server = server

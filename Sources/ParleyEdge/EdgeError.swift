@@ -1,5 +1,6 @@
 public import ParleyNet
 public import ParleyWebSocket
+public import ParleyCrypto
 
 /// Every failure ParleyEdge reports: starting the server, or a `WebSocketClient`
 /// connecting, handshaking, sending or receiving.
@@ -11,6 +12,7 @@ public struct EdgeError: Error, Sendable, CustomStringConvertible {
         case timedOut(String)
         case closed
         case invalidArgument(String)
+        case tls(CryptoError)
     }
 
     private let code: Code
@@ -22,6 +24,15 @@ public struct EdgeError: Error, Sendable, CustomStringConvertible {
     static func timedOut(_ what: String) -> EdgeError { EdgeError(.timedOut(what)) }
     static var closed: EdgeError { EdgeError(.closed) }
     static func invalidArgument(_ what: String) -> EdgeError { EdgeError(.invalidArgument(what)) }
+    static func tls(_ error: CryptoError) -> EdgeError { EdgeError(.tls(error)) }
+
+    /// The TLS error, if TLS failed: a certificate that could not be loaded, a handshake
+    /// that failed, or a server certificate that did not verify
+    /// (`tlsError?.kind == .certificateRejected`).
+    public var tlsError: CryptoError? {
+        if case .tls(let error) = code { return error }
+        return nil
+    }
 
     /// The socket error underneath, if that is what failed.
     public var networkError: NetError? {
@@ -64,6 +75,7 @@ public struct EdgeError: Error, Sendable, CustomStringConvertible {
         case .timedOut(let what): return "\(what) timed out"
         case .closed: return "connection is closed"
         case .invalidArgument(let what): return "invalid argument: \(what)"
+        case .tls(let error): return "TLS: \(error)"
         }
     }
 }

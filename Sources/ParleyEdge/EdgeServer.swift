@@ -1,4 +1,5 @@
 public import ParleyNet
+import ParleyCrypto
 import Glibc
 import Synchronization
 
@@ -26,6 +27,11 @@ public struct EdgeStatistics: Sendable, Hashable, Encodable {
     public var rateLimited: Int
     /// Connections closed by the handshake or idle timeout.
     public var timeouts: Int
+    /// Connections accepted on the TLS listeners (also counted in `accepted`).
+    public var tlsAccepted: Int
+    /// TLS handshakes that failed (plain HTTP or garbage on the TLS port, no common
+    /// version or cipher, ...); those connections were closed.
+    public var tlsHandshakeFailures: Int
 }
 
 /// The live counters behind `EdgeStatistics`.
@@ -41,9 +47,11 @@ final class EdgeCounters: Sendable {
     let messagesSent = Atomic<Int>(0)
     let rateLimited = Atomic<Int>(0)
     let timeouts = Atomic<Int>(0)
+    let tlsAccepted = Atomic<Int>(0)
+    let tlsHandshakeFailures = Atomic<Int>(0)
 
     func snapshot() -> EdgeStatistics {
-        EdgeStatistics(accepted: accepted.load(ordering: .relaxed), refused: refused.load(ordering: .relaxed), open: open.load(ordering: .relaxed), httpRequests: httpRequests.load(ordering: .relaxed), httpErrors: httpErrors.load(ordering: .relaxed), webSocketsOpened: webSocketsOpened.load(ordering: .relaxed), webSocketsClosed: webSocketsClosed.load(ordering: .relaxed), messagesReceived: messagesReceived.load(ordering: .relaxed), messagesSent: messagesSent.load(ordering: .relaxed), rateLimited: rateLimited.load(ordering: .relaxed), timeouts: timeouts.load(ordering: .relaxed))
+        EdgeStatistics(accepted: accepted.load(ordering: .relaxed), refused: refused.load(ordering: .relaxed), open: open.load(ordering: .relaxed), httpRequests: httpRequests.load(ordering: .relaxed), httpErrors: httpErrors.load(ordering: .relaxed), webSocketsOpened: webSocketsOpened.load(ordering: .relaxed), webSocketsClosed: webSocketsClosed.load(ordering: .relaxed), messagesReceived: messagesReceived.load(ordering: .relaxed), messagesSent: messagesSent.load(ordering: .relaxed), rateLimited: rateLimited.load(ordering: .relaxed), timeouts: timeouts.load(ordering: .relaxed), tlsAccepted: tlsAccepted.load(ordering: .relaxed), tlsHandshakeFailures: tlsHandshakeFailures.load(ordering: .relaxed))
     }
 }
 
@@ -69,6 +77,8 @@ public final class EdgeServer: Sendable {
     public let group: EventLoopGroup
     /// Bound listening addresses, one per configured address (ports filled in).
     public let localAddresses: [SocketAddress]
+    /// Bound TLS listening addresses, one per `configuration.tls` address (ports filled in).
+    public let tlsLocalAddresses: [SocketAddress]
     let counters = EdgeCounters()
 
     /// The counters now.
@@ -78,12 +88,14 @@ public final class EdgeServer: Sendable {
     private let loopStates: [LoopState]
     private let nextConnectionID = Atomic<UInt64>(1)
     private let stopped = Atomic<Bool>(false)
+    private let tlsContext: TLSContext?
 
     /// Per-loop state, touched only on that loop (`@unchecked Sendable` for that reason).
     final class LoopState: @unchecked Sendable {
         let loop: EventLoop
         let readBuffer = TCPReadBuffer()
         var listeners: [TCPListener] = []
+        var tlsListeners: [TCPListener] = []
         var connections: [UInt64: EdgeConnection] = [:]
         init(loop: EventLoop) { self.loop = loop }
     }
@@ -94,6 +106,17 @@ public final class EdgeServer: Sendable {
         self.configuration = configuration
         self.handlers = handlers
         guard !configuration.listenAddresses.isEmpty else { throw .invalidArgument("no listen address") }
+        if let tls = configuration.tls {
+            guard !tls.listenAddresses.isEmpty else { throw .invalidArgument("TLS is configured without a listen address") }
+            // Loaded once: every TLS connection shares the context (and its parsed key).
+            do {
+                tlsContext = try TLSContext.server(certificateChainFile: tls.certificateChainFile, privateKeyFile: tls.privateKeyFile)
+            } catch {
+                throw .tls(error)
+            }
+        } else {
+            tlsContext = nil
+        }
         do {
             if let group {
                 self.group = group
@@ -109,31 +132,39 @@ public final class EdgeServer: Sendable {
         loopStates = states
         // Bind every listener before any loop accepts; the first bind of port 0 picks the
         // port the others share.
-        var bound: [SocketAddress] = []
         var listenersPerLoop: [[TCPListener]] = Array(repeating: [], count: states.count)
-        do {
-            for address in configuration.listenAddresses {
+        var tlsListenersPerLoop: [[TCPListener]] = Array(repeating: [], count: states.count)
+        func bind(_ addresses: [SocketAddress], into perLoop: inout [[TCPListener]]) throws(NetError) -> [SocketAddress] {
+            var bound: [SocketAddress] = []
+            for address in addresses {
                 var actual = address
                 for index in states.indices {
                     let listener = try TCPListener(bindingTo: actual, reusePort: true)
                     actual = listener.localAddress
-                    listenersPerLoop[index].append(listener)
+                    perLoop[index].append(listener)
                 }
                 bound.append(actual)
             }
+            return bound
+        }
+        do {
+            localAddresses = try bind(configuration.listenAddresses, into: &listenersPerLoop)
+            tlsLocalAddresses = try bind(configuration.tls?.listenAddresses ?? [], into: &tlsListenersPerLoop)
         } catch {
-            for listeners in listenersPerLoop { for listener in listeners { listener.close() } }
+            for listeners in listenersPerLoop + tlsListenersPerLoop { for listener in listeners { listener.close() } }
             if ownsGroup { self.group.shutdown() }
             throw .network(error)
         }
-        localAddresses = bound
-        for (state, listeners) in zip(states, listenersPerLoop) {
+        for (index, state) in states.enumerated() {
+            let listeners = listenersPerLoop[index]
+            let tlsListeners = tlsListenersPerLoop[index]
             state.loop.execute { [self] in
                 state.listeners = listeners
-                for listener in listeners {
+                state.tlsListeners = tlsListeners
+                for (listener, isTLS) in listeners.map({ ($0, false) }) + tlsListeners.map({ ($0, true) }) {
                     do {
                         try state.loop.register(listener, closeOnShutdown: true, onReadable: { [self] in
-                            self.acceptConnections(on: listener, state: state)
+                            self.acceptConnections(on: listener, state: state, tls: isTLS)
                         })
                     } catch {
                         listener.close()
@@ -146,7 +177,7 @@ public final class EdgeServer: Sendable {
     /// Connections open now, over all loops.
     public var connectionCount: Int { counters.open.load(ordering: .relaxed) }
 
-    private func acceptConnections(on listener: TCPListener, state: LoopState) {
+    private func acceptConnections(on listener: TCPListener, state: LoopState, tls: Bool) {
         // Bounded per wake-up so one busy listener cannot starve the loop's connections.
         for _ in 0..<64 {
             let socket: TCPSocket
@@ -167,7 +198,21 @@ public final class EdgeServer: Sendable {
             }
             let id = nextConnectionID.wrappingAdd(1, ordering: .relaxed).oldValue
             let tcp = TCPConnection(socket: socket, loop: state.loop, readBuffer: state.readBuffer, configuration: configuration.connection)
-            let connection = EdgeConnection(id: id, tcp: tcp, server: self)
+            var session: TLSConnection?
+            if tls, let tlsContext {
+                do {
+                    session = try TLSConnection(context: tlsContext)
+                } catch {
+                    counters.tlsHandshakeFailures.add(1, ordering: .relaxed)
+                    socket.close()
+                    continue
+                }
+                counters.tlsAccepted.add(1, ordering: .relaxed)
+            }
+            let transport = EdgeTransport(tcp: tcp, tls: session, onHandshakeFailure: { [counters] _ in
+                counters.tlsHandshakeFailures.add(1, ordering: .relaxed)
+            })
+            let connection = EdgeConnection(id: id, tcp: transport, server: self)
             counters.open.add(1, ordering: .relaxed)
             counters.accepted.add(1, ordering: .relaxed)
             state.connections[id] = connection
@@ -194,11 +239,12 @@ public final class EdgeServer: Sendable {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
         for state in loopStates {
             state.loop.execute {
-                for listener in state.listeners {
+                for listener in state.listeners + state.tlsListeners {
                     state.loop.deregister(listener)
                     listener.close()
                 }
                 state.listeners = []
+                state.tlsListeners = []
                 for connection in Array(state.connections.values) { connection.shutdown() }
             }
         }

@@ -1,9 +1,9 @@
 public import ParleyNet
 public import ParleyWebSocket
-import ParleyCrypto
-import Glibc
+public import ParleyCrypto
 
-/// A plain `ws://` WebSocket client over a `TCPSocket`, sharing the framing code with the
+/// A `ws://` or `wss://` WebSocket client over a `TCPSocket` (through a `TLSConnection`
+/// for `wss://`, verifying the server's name or address), sharing the framing code with the
 /// server (`WebSocketConnection` in the client role). Calls block the calling thread, with
 /// timeouts; use one client from one thread at a time (it is not `Sendable`).
 ///
@@ -14,7 +14,9 @@ import Glibc
 /// client.close()
 /// ```
 ///
-/// TLS (`wss://`) is not supported yet: the SDK's TLS client is future work (docs/edge.md).
+/// For `wss://` pass a client `TLSContext` (`TLSContext.client()` trusts the system's
+/// CAs, `TLSContext.client(caFile:)` a development CA) and, when the address does not say
+/// it, the `serverName` the certificate must match.
 public final class WebSocketClient {
     /// What `receive(timeout:)` returns.
     public enum Event: Sendable, Hashable {
@@ -26,26 +28,32 @@ public final class WebSocketClient {
     }
 
     /// The socket (for tests that shrink its buffers, or read its addresses).
-    public let socket: TCPSocket
+    public var socket: TCPSocket { stream.socket }
+    /// True when the connection runs over TLS.
+    public let isTLS: Bool
+    private let stream: WebSocketClientStream
     /// The subprotocol the server chose, if any.
     public let subprotocol: String?
     private var connection: WebSocketConnection
     private var pending: [Event] = []
     private var closed: WebSocketClose?
-    private var buffer = [UInt8](repeating: 0, count: 65536)
 
-    /// Connects, sends the opening handshake for `path` (with query) and checks the 101.
-    /// Throws `EdgeError`: network failures, `rejectedStatus` when the server answered
-    /// another status, a handshake error, or a timeout.
+    /// Connects (with `tls`, completes a TLS handshake that verifies `serverName`, by
+    /// default the address's host), sends the opening handshake for `path` (with query)
+    /// and checks the 101. `host` is the `Host` header (default: the address).
+    /// Throws `EdgeError`: network failures, `tlsError` when TLS failed (a server
+    /// certificate that did not verify has kind `certificateRejected`), `rejectedStatus`
+    /// when the server answered another status, a handshake error, or a timeout.
     public init(connectingTo address: SocketAddress, host: String? = nil, path: String = "/",
                 subprotocols: [String] = [], headers: [(name: String, value: String)] = [],
-                timeout: Duration = .seconds(10), maxMessageSize: Int = 1 << 20) throws(EdgeError) {
+                timeout: Duration = .seconds(10), maxMessageSize: Int = 1 << 20,
+                tls: TLSContext? = nil, serverName: String? = nil) throws(EdgeError) {
         let deadline = ContinuousClock.now.advanced(by: timeout)
-        do {
-            socket = try TCPSocket.connect(to: address, timeout: timeout)
-        } catch {
-            throw .network(error)
-        }
+        if let tls, tls.role != .client { throw .invalidArgument("a WebSocketClient needs a client TLSContext") }
+        let stream = try WebSocketClientStream(connectingTo: address, tls: tls, serverName: serverName ?? address.hostDescription,
+                                               deadline: deadline)
+        self.stream = stream
+        isTLS = tls != nil
         do throws(EdgeError) {
             let nonce: [UInt8]
             do { nonce = try SecureRandom.bytes(16) } catch { throw EdgeError.invalidArgument("no random bytes: \(error)") }
@@ -57,12 +65,12 @@ public final class WebSocketClient {
             } catch {
                 throw EdgeError.handshake(error)
             }
-            try Self.writeAll(request.serialized(), to: socket, deadline: deadline)
+            try stream.writeAll(request.serialized(), deadline: deadline)
             var reader = WebSocketHandshakeReader()
             var head: [UInt8] = []
             var remainder: [UInt8] = []
             readLoop: while true {
-                let chunk = try Self.readSome(socket, into: &buffer, deadline: deadline)
+                let chunk = try stream.readSome(deadline: deadline)
                 guard let chunk else { throw EdgeError.timedOut("handshake") }
                 guard !chunk.isEmpty else { throw EdgeError.closed }
                 do {
@@ -84,12 +92,12 @@ public final class WebSocketClient {
             connection = WebSocketConnection(configuration: .init(role: .client, maxFrameSize: maxMessageSize, maxMessageSize: maxMessageSize))
             if !remainder.isEmpty { absorb(connection.receive(remainder)) }
         } catch {
-            socket.close()
+            stream.close()
             throw error
         }
     }
 
-    deinit { socket.close() }
+    deinit { stream.close() }
 
     /// Whether messages may still be sent.
     public var isOpen: Bool { closed == nil && connection.canSendMessages }
@@ -103,18 +111,18 @@ public final class WebSocketClient {
         case .text(let text): frame = .text(text, maskingKey: mask)
         case .binary(let bytes): frame = .binary(bytes, maskingKey: mask)
         }
-        try Self.writeAll(frame.serialized(), to: socket, deadline: ContinuousClock.now.advanced(by: timeout))
+        try stream.writeAll(frame.serialized(), deadline: ContinuousClock.now.advanced(by: timeout))
     }
 
     /// Sends raw bytes as they are (tests use it for malformed or oversized frames).
     public func sendRaw(_ bytes: [UInt8], timeout: Duration = .seconds(10)) throws(EdgeError) {
-        try Self.writeAll(bytes, to: socket, deadline: ContinuousClock.now.advanced(by: timeout))
+        try stream.writeAll(bytes, deadline: ContinuousClock.now.advanced(by: timeout))
     }
 
     /// Sends a ping.
     public func ping(_ payload: [UInt8] = [], timeout: Duration = .seconds(10)) throws(EdgeError) {
         guard isOpen else { throw .closed }
-        try Self.writeAll(WebSocketFrame.ping(payload, maskingKey: try Self.maskingKey()).serialized(), to: socket,
+        try stream.writeAll(WebSocketFrame.ping(payload, maskingKey: try Self.maskingKey()).serialized(),
                           deadline: ContinuousClock.now.advanced(by: timeout))
     }
 
@@ -124,7 +132,7 @@ public final class WebSocketClient {
         let deadline = ContinuousClock.now.advanced(by: timeout)
         while pending.isEmpty {
             if closed != nil { throw .closed }
-            guard let chunk = try Self.readSome(socket, into: &buffer, deadline: deadline) else { return nil }
+            guard let chunk = try stream.readSome(deadline: deadline) else { return nil }
             if chunk.isEmpty {
                 absorb(connection.receiveEndOfStream())
                 if pending.isEmpty && closed == nil {
@@ -138,7 +146,7 @@ public final class WebSocketClient {
         let event = pending.removeFirst()
         if case .closed(let close) = event {
             closed = close
-            socket.close()
+            stream.close()
         }
         return event
     }
@@ -146,11 +154,11 @@ public final class WebSocketClient {
     /// Starts the close handshake and waits (at most `timeout`) for the server's close,
     /// dropping messages that arrive meanwhile; then closes the socket.
     public func close(code: WebSocketCloseCode = .normalClosure, reason: String = "", timeout: Duration = .seconds(2)) {
-        defer { socket.close() }
+        defer { stream.close() }
         guard closed == nil else { return }
         if connection.beginClosing(), let mask = try? Self.maskingKey() {
-            try? Self.writeAll(WebSocketFrame.close(WebSocketClose(code: code, reason: reason), maskingKey: mask).serialized(),
-                               to: socket, deadline: ContinuousClock.now.advanced(by: timeout))
+            try? stream.writeAll(WebSocketFrame.close(WebSocketClose(code: code, reason: reason), maskingKey: mask).serialized(),
+                               deadline: ContinuousClock.now.advanced(by: timeout))
         }
         let deadline = ContinuousClock.now.advanced(by: timeout)
         for _ in 0..<10_000 {
@@ -158,6 +166,7 @@ public final class WebSocketClient {
             guard remaining > .zero, let event = try? receive(timeout: remaining) else { return }
             if case .closed = event { return }
         }
+        stream.sendCloseNotify(deadline: ContinuousClock.now.advanced(by: .milliseconds(100)))
     }
 
     private func absorb(_ events: [WebSocketEvent]) {
@@ -168,19 +177,19 @@ public final class WebSocketClient {
             case .pong: break
             case .sendPong(let payload):
                 if let mask = try? Self.maskingKey() {
-                    try? Self.writeAll(WebSocketFrame.pong(payload, maskingKey: mask).serialized(), to: socket,
+                    try? stream.writeAll(WebSocketFrame.pong(payload, maskingKey: mask).serialized(),
                                        deadline: ContinuousClock.now.advanced(by: .seconds(2)))
                 }
             case .sendClose(let close):
                 if let mask = try? Self.maskingKey() {
-                    try? Self.writeAll(WebSocketFrame.close(close, maskingKey: mask).serialized(), to: socket,
+                    try? stream.writeAll(WebSocketFrame.close(close, maskingKey: mask).serialized(),
                                        deadline: ContinuousClock.now.advanced(by: .seconds(2)))
                 }
             case .closed(let close):
                 pending.append(.closed(close))
             case .failConnection(let error):
                 if let mask = try? Self.maskingKey() {
-                    try? Self.writeAll(WebSocketFrame.close(error.close, maskingKey: mask).serialized(), to: socket,
+                    try? stream.writeAll(WebSocketFrame.close(error.close, maskingKey: mask).serialized(),
                                        deadline: ContinuousClock.now.advanced(by: .seconds(2)))
                 }
                 pending.append(.closed(error.close))
@@ -196,42 +205,4 @@ public final class WebSocketClient {
             throw .invalidArgument("no random bytes: \(error)")
         }
     }
-
-    /// Bytes read, [] at end of stream, nil on timeout.
-    private static func readSome(_ socket: TCPSocket, into buffer: inout [UInt8], deadline: ContinuousClock.Instant) throws(EdgeError) -> [UInt8]? {
-        while true {
-            let result: TCPSocket.ReadResult
-            do {
-                result = try socket.read(into: &buffer)
-            } catch {
-                if error.errno == ECONNRESET { return [] }
-                throw .network(error)
-            }
-            switch result {
-            case .bytes(let count): return Array(buffer[0..<count])
-            case .endOfStream: return []
-            case .wouldBlock:
-                let remaining = ContinuousClock.now.duration(to: deadline)
-                guard remaining > .zero, socket.waitUntilReadable(timeout: remaining) else { return nil }
-            }
-        }
-    }
-
-    private static func writeAll(_ bytes: [UInt8], to socket: TCPSocket, deadline: ContinuousClock.Instant) throws(EdgeError) {
-        var offset = 0
-        while offset < bytes.count {
-            let written: Int
-            do {
-                written = try socket.write(bytes, from: offset)
-            } catch {
-                throw .network(error)
-            }
-            offset += written
-            if written == 0 {
-                let remaining = ContinuousClock.now.duration(to: deadline)
-                guard remaining > .zero, socket.waitUntilWritable(timeout: remaining) else { throw .timedOut("send") }
-            }
-        }
-    }
 }
-

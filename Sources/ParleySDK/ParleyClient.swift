@@ -46,6 +46,8 @@ public final class ParleyClient: @unchecked Sendable {
 
     let callbackQueue: DispatchQueue
     let endpoint: ServerEndpoint
+    /// The trust store for `https://` servers; nil for `http://`.
+    let tlsContext: TLSContext?
     private let delegateSlot = Locked(WeakReference())
     private let pushDelegateSlot = Locked(WeakReference())
     let pushVerifier: PushPayloadVerifier
@@ -64,19 +66,23 @@ public final class ParleyClient: @unchecked Sendable {
     /// Creates a client; nothing connects until `start()`.
     /// - Parameters:
     ///   - applicationKey: the application's key (1-64 of `A-Z a-z 0-9 - _`).
-    ///   - environmentHost: the server, `http://host:port` (`https://` is refused on Linux
-    ///     for now: the transport has no TLS yet).
+    ///   - environmentHost: the server, `http://host:port` (signaling over `ws://`) or
+    ///     `https://host:port` (`wss://`, the server's certificate verified against the
+    ///     host name or IP address in the URL).
     ///   - userId: the user (1-255 of `A-Z a-z 0-9 - _ =`); the tokens must be for this user.
     ///   - deviceId: a stable id of this installation; default: random, stable per process.
     ///   - callbackQueue: where delegates are called (a serial queue).
     ///   - pushRegistrationStore: where the push token and key are kept; default: a file
     ///     in Application Support named after the device id. Give a stable `deviceId`
     ///     when using push: a push is verified against the device it was sent to.
-    /// - Throws: `ParleyClientError` `invalid_argument` for a bad key, user id, device id
-    ///   or URL; `tls_unsupported` for `https`.
+    ///   - caFile: for `https://`, a PEM file of the CAs to trust instead of the system's
+    ///     (a development server with a self-signed CA); nil trusts the system store.
+    /// - Throws: `ParleyClientError` `invalid_argument` for a bad key, user id, device id,
+    ///   URL or CA file.
     public init(applicationKey: String, environmentHost: String, userId: String, deviceId: String? = nil,
                 callbackQueue: DispatchQueue = .main,
-                pushRegistrationStore: (any ParleyPushRegistrationStore)? = nil) throws(ParleyClientError) {
+                pushRegistrationStore: (any ParleyPushRegistrationStore)? = nil,
+                caFile: String? = nil) throws(ParleyClientError) {
         guard Self.isValid(applicationKey, maxBytes: 64, extra: "-_") else {
             throw ParleyClientError(code: "invalid_argument", message: "application key must be 1-64 of A-Z a-z 0-9 - _")
         }
@@ -89,7 +95,16 @@ public final class ParleyClient: @unchecked Sendable {
         }
         let endpoint = try ServerEndpoint(parsing: environmentHost)
         if endpoint.isSecure {
-            throw ParleyClientError(code: "tls_unsupported", message: "\(environmentHost): https/wss is not supported by the Linux transport yet (no TLS client); use http:// on a trusted network")
+            do {
+                tlsContext = try TLSContext.client(caFile: caFile)
+            } catch {
+                throw ParleyClientError(code: "invalid_argument", message: "cannot set up TLS: \(error)")
+            }
+        } else {
+            guard caFile == nil else {
+                throw ParleyClientError(code: "invalid_argument", message: "a CA file is only used with https:// (got \(environmentHost))")
+            }
+            tlsContext = nil
         }
         self.endpoint = endpoint
         self.userId = userId
@@ -168,7 +183,7 @@ public final class ParleyClient: @unchecked Sendable {
         for output in outputs {
             switch output {
             case .connect(let connection):
-                let transport = WebSocketTransport(endpoint: endpoint) { [weak self] event in
+                let transport = WebSocketTransport(endpoint: endpoint, tls: tlsContext) { [weak self] event in
                     guard let self else { return }
                     workQueue.async { self.transportEvent(event, connection: connection) }
                 }

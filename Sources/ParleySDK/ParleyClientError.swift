@@ -3,7 +3,7 @@
 /// `code` is machine-readable: a protocol error code from the server (`token_expired`,
 /// `token_bad_signature`, `unsupported_version`, ...) or one of the SDK's own
 /// (`invalid_argument`, `server_unreachable`, `registration_failed`, `connection_closed`,
-/// `replaced`, `not_started`, `tls_unsupported`, `user_mismatch`,
+/// `replaced`, `not_started`, `user_mismatch`,
 /// `authentication_failed`). `message` is one line for people and logs.
 public struct ParleyClientError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Machine-readable code, snake_case.

@@ -3,6 +3,7 @@ import ParleyEdge
 import ParleyNet
 import ParleySignaling
 import ParleyWebSocket
+import ParleyCrypto
 
 /// One WebSocket connection to the server on Linux: `WebSocketClient` (blocking, not
 /// thread-safe) behind a lock, a reader thread that waits for readability outside the
@@ -18,13 +19,16 @@ final class WebSocketTransport: @unchecked Sendable {
     }
 
     let endpoint: ServerEndpoint
+    /// Set for `wss://`: whom to trust.
+    private let tls: TLSContext?
     private let handler: @Sendable (Event) -> Void
     private let lock = NSLock()
     private var client: WebSocketClient?
     private let closeRequest = Locked<UInt16?>(nil)
 
-    init(endpoint: ServerEndpoint, handler: @escaping @Sendable (Event) -> Void) {
+    init(endpoint: ServerEndpoint, tls: TLSContext?, handler: @escaping @Sendable (Event) -> Void) {
         self.endpoint = endpoint
+        self.tls = tls
         self.handler = handler
     }
 
@@ -51,8 +55,8 @@ final class WebSocketTransport: @unchecked Sendable {
     }
 
     private func run() {
-        if endpoint.isSecure {
-            handler(.failed("\(endpoint.webSocketURL): TLS (wss://) is not supported by the Linux transport yet"))
+        if endpoint.isSecure && tls == nil {
+            handler(.failed("\(endpoint.webSocketURL): no TLS context for a secure endpoint"))
             return
         }
         let connected: WebSocketClient
@@ -60,7 +64,7 @@ final class WebSocketTransport: @unchecked Sendable {
             let address = try endpoint.resolve()
             connected = try WebSocketClient(connectingTo: address, host: endpoint.hostHeader, path: endpoint.path,
                                             subprotocols: [SignalingCodec.subprotocol], timeout: .seconds(10),
-                                            maxMessageSize: 1 << 20)
+                                            maxMessageSize: 1 << 20, tls: endpoint.isSecure ? tls : nil, serverName: endpoint.host)
         } catch let error as ParleyClientError {
             handler(.failed(error.message))
             return

@@ -117,10 +117,23 @@ public final class ParleyServer: Sendable {
             maxMessageSize: configuration.maxFrameSize,
             maxMessagesPerSecond: Double(configuration.maxRequestsPerSecond), messageBurst: configuration.requestBurst)
         edgeConfiguration.rateLimitCloseCode = WebSocketCloseCode(rawValue: 4005)
+        if !configuration.tlsListenAddresses.isEmpty {
+            guard let certificate = configuration.tlsCertificateFile, let key = configuration.tlsKeyFile else {
+                throw EdgeServerConfigurationError(message: "TLS listen addresses need a certificate file and a key file")
+            }
+            edgeConfiguration.tls = EdgeTLSConfiguration(listenAddresses: configuration.tlsListenAddresses,
+                                                         certificateChainFile: certificate, privateKeyFile: key)
+        }
         let edge = try EdgeServer(configuration: edgeConfiguration,
                                   handlers: EdgeHandlers(deferredHTTP: handler, webSocket: engine.route()))
         state.withLock { $0.edge = edge }
-        log.info("server.listening", ["addresses": edge.localAddresses.map(\.description).joined(separator: ",")])
+        log.info("server.listening", ["addresses": edge.localAddresses.map(\.description).joined(separator: ","),
+                                      "tlsAddresses": edge.tlsLocalAddresses.map(\.description).joined(separator: ",")])
+    }
+
+    /// The bound TLS addresses (ports chosen for port 0); empty before `start()` or without TLS.
+    public var tlsLocalAddresses: [SocketAddress] {
+        state.withLock { $0.edge?.tlsLocalAddresses ?? [] }
     }
 
     /// The bound signaling/REST addresses (ports chosen for port 0); empty before `start()`.
@@ -194,4 +207,11 @@ struct EngineCallControl: CallControl {
             if !accepted { continuation.resume(returning: [:]) }
         }
     }
+}
+
+/// `ParleyServer.start()` was given a configuration it cannot serve.
+public struct EdgeServerConfigurationError: Error, CustomStringConvertible {
+    /// What is wrong.
+    public let message: String
+    public var description: String { message }
 }

@@ -10,6 +10,13 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// Signaling (WebSocket `/v1/ws`) and REST (`/v1/...`, `/healthz`, `/metrics`) on one
     /// port; several addresses for IPv4 and IPv6.
     public var listenAddresses: [SocketAddress]
+    /// Optional TLS listeners (HTTPS and `wss://`), serving exactly what the plain ones
+    /// serve; needs `tlsCertificateFile` and `tlsKeyFile`. Empty: no TLS.
+    public var tlsListenAddresses: [SocketAddress] = []
+    /// PEM certificate chain (server certificate first) for the TLS listeners.
+    public var tlsCertificateFile: String?
+    /// PEM private key (unencrypted) of that certificate.
+    public var tlsKeyFile: String?
     /// The IP address media sockets bind to; also the host candidate in the server's SDP
     /// unless `mediaAnnouncedAddress` is set.
     public var mediaBindAddress: SocketAddress

@@ -25,6 +25,14 @@ import ParleyAuth
         #expect(options.connectTimeout == 10)
     }
 
+    @Test func caFileGoesWithAnHTTPSServer() throws {
+        let https = ["--server", "https://localhost:8443"] + Self.base.dropFirst(2)
+        #expect(try SoftphoneOptions.parse(command: "call", ["bob"] + https + ["--ca-file", "dev-ca.pem"]).caFile == "dev-ca.pem")
+        #expect(try SoftphoneOptions.parse(command: "call", ["bob"] + https).caFile == nil)
+        #expect(throws: SoftphoneUsageError.self) { try SoftphoneOptions.parse(command: "call", ["bob"] + Self.base + ["--ca-file", "dev-ca.pem"]) }
+        #expect(throws: SoftphoneUsageError.self) { try SoftphoneOptions.parse(command: "call", ["bob"] + https + ["--ca-file", ""]) }
+    }
+
     @Test func listenDefaults() throws {
         let options = try SoftphoneOptions.parse(command: "listen", Self.base)
         #expect(options.mode == .listen)

@@ -267,3 +267,48 @@ import Testing
         }
     }
 }
+
+/// `--tls-listen`, `--tls-cert`, `--tls-key` in their three spellings, and their rules.
+@Suite struct DaemonTLSConfigurationTests {
+    struct NoFile: Error {}
+
+    private func parse(_ arguments: [String], environment: [String: String] = [:],
+                       files: [String: String] = [:]) -> Result<DaemonCommand, DaemonUsageError> {
+        DaemonCommandLine.parse(arguments: arguments, environment: environment) { path in
+            guard let text = files[path] else { throw NoFile() }
+            return text
+        }
+    }
+
+    @Test func flagsEnvironmentAndFileSetTheTLSListener() throws {
+        let flags = parse(["serve", "--tls-listen", "127.0.0.1:8443", "--tls-listen", "[::1]:8443", "--tls-cert", "c.pem", "--tls-key", "k.pem"])
+        guard case .success(.serve(let configuration)) = flags else { Issue.record("\(flags)"); return }
+        #expect(configuration.tlsListenAddresses == [try SocketAddress(parsing: "127.0.0.1:8443"), try SocketAddress(parsing: "[::1]:8443")])
+        #expect(configuration.tlsCertificateFile == "c.pem")
+        #expect(configuration.tlsKeyFile == "k.pem")
+        let environment = parse(["serve"], environment: ["PARLEY_TLS_LISTEN": "0.0.0.0:443", "PARLEY_TLS_CERT": "/etc/c.pem", "PARLEY_TLS_KEY": "/etc/k.pem"])
+        guard case .success(.serve(let fromEnvironment)) = environment else { Issue.record("\(environment)"); return }
+        #expect(fromEnvironment.tlsListenAddresses == [try SocketAddress(parsing: "0.0.0.0:443")])
+        let file = parse(["serve", "--config", "p.json"],
+                         files: ["p.json": #"{"tlsListen": ["127.0.0.1:9443"], "tlsCert": "a.pem", "tlsKey": "b.pem"}"#])
+        guard case .success(.serve(let fromFile)) = file else { Issue.record("\(file)"); return }
+        #expect(fromFile.tlsListenAddresses == [try SocketAddress(parsing: "127.0.0.1:9443")])
+        #expect(fromFile.tlsKeyFile == "b.pem")
+        guard case .success(.serve(let plain)) = parse(["serve"]) else { Issue.record("plain"); return }
+        #expect(plain.tlsListenAddresses.isEmpty && plain.tlsCertificateFile == nil)
+    }
+
+    @Test(arguments: [
+        (["--tls-listen", "127.0.0.1:8443"], "go together"),
+        (["--tls-cert", "c.pem", "--tls-key", "k.pem"], "go together"),
+        (["--tls-listen", "localhost:8443", "--tls-cert", "c", "--tls-key", "k"], "not HOST:PORT"),
+        (["--tls-listen", "127.0.0.1:8080", "--tls-cert", "c", "--tls-key", "k"], "also a plain listen address"),
+    ])
+    func badTLSSettingsAreOneClearLine(arguments: [String], expected: String) {
+        guard case .failure(let error) = parse(["serve"] + arguments) else {
+            Issue.record("accepted \(arguments)")
+            return
+        }
+        #expect(error.message.contains(expected), "\(error.message)")
+    }
+}

@@ -22,12 +22,19 @@ import Testing
         #expect(throws: ParleyClientError.self) { try ParleyClient(applicationKey: "k", environmentHost: "http://127.0.0.1:1", userId: "a b") }
         #expect(throws: ParleyClientError.self) { try ParleyClient(applicationKey: "k", environmentHost: "ftp://127.0.0.1:1", userId: "a") }
         #expect(throws: ParleyClientError.self) { try ParleyClient(applicationKey: "k", environmentHost: "127.0.0.1:8080/x?y", userId: "a") }
+        // https is accepted (system trust store); a CA file must load and needs https.
+        #expect(throws: Never.self) { try ParleyClient(applicationKey: "k", environmentHost: "https://calls.example.com", userId: "a") }
         do {
-            _ = try ParleyClient(applicationKey: "k", environmentHost: "https://calls.example.com", userId: "a")
-            Issue.record("https accepted")
+            _ = try ParleyClient(applicationKey: "k", environmentHost: "https://calls.example.com", userId: "a", caFile: "/nonexistent/ca.pem")
+            Issue.record("a missing CA file was accepted")
         } catch {
-            #expect(error.code == "tls_unsupported")
+            #expect(error.code == "invalid_argument")
+            #expect(error.message.contains("/nonexistent/ca.pem"))
         }
+        #expect(throws: ParleyClientError.self) {
+            try ParleyClient(applicationKey: "k", environmentHost: "http://127.0.0.1:1", userId: "a", caFile: "/etc/ssl/certs/ca-certificates.crt")
+        }
+        #expect((try? ServerEndpoint(parsing: "https://calls.example.com"))?.webSocketURL == "wss://calls.example.com:443/v1/ws")
         let endpoint = try? ServerEndpoint(parsing: "http://[::1]:8080")
         #expect(endpoint?.webSocketURL == "ws://[::1]:8080/v1/ws")
         #expect((try? ServerEndpoint(parsing: "http://127.0.0.1"))?.port == 80)

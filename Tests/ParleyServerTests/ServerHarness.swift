@@ -1,5 +1,6 @@
 import Foundation
 import ParleyAuth
+import ParleyCrypto
 import ParleyEdge
 import ParleyNet
 import ParleyServer
@@ -119,8 +120,8 @@ final class TestDevice {
     let client: WebSocketClient
     private var nextID = 1
 
-    init(address: SocketAddress, subprotocols: [String] = ["parley.v1"]) throws {
-        client = try WebSocketClient(connectingTo: address, path: "/v1/ws", subprotocols: subprotocols, timeout: .seconds(5))
+    init(address: SocketAddress, subprotocols: [String] = ["parley.v1"], tls: TLSContext? = nil) throws {
+        client = try WebSocketClient(connectingTo: address, path: "/v1/ws", subprotocols: subprotocols, timeout: .seconds(5), tls: tls)
     }
 
     func requestID() -> String {
