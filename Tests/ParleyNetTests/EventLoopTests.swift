@@ -158,34 +158,6 @@ extension LoopbackTests {
             }
             loop.shutdown()
         }
-
-        @Test func shutdownClosesEverythingAndLeaksNoDescriptor() throws {
-            let before = openDescriptorCount()
-            var socketTargets: [String] = []
-            do {
-                let group = try EventLoopGroup(loopCount: 2)
-                #expect(group.loops.count == min(2, sysconf(Int32(_SC_NPROCESSORS_ONLN))))
-                let pool = try PortPool(host: .ipv4Loopback(port: 0), range: 46_100...46_199)
-                var sockets: [UDPSocket] = []
-                for i in 0..<6 {
-                    let socket = i % 2 == 0 ? try pool.openSocket() : try UDPSocket(bindingTo: .ipv6Loopback(port: 0))
-                    sockets.append(socket)
-                    socketTargets.append(descriptorTarget(socket.fileDescriptor) ?? "?")
-                    let loop = group.next()
-                    loop.execute { try? loop.register(socket) {} }
-                }
-                #expect(socketTargets.allSatisfy { $0.hasPrefix("socket:[") })
-                #expect(openDescriptorCount() >= before + 6 + 2 * group.loops.count)
-                #expect(waitUntil { group.loops.reduce(0) { $0 + $1.registeredCountFromOutside() } == 6 })
-                group.shutdown()
-                group.shutdown() // idempotent
-                #expect(sockets.allSatisfy { $0.isClosed })
-                #expect(pool.allocatedCount == 0)
-            }
-            for target in socketTargets { #expect(noDescriptor(refersTo: target)) }
-            // Other test targets may open descriptors meanwhile: the count has to settle back.
-            #expect(waitUntil(timeout: .seconds(2)) { openDescriptorCount() <= before })
-        }
     }
 }
 
@@ -199,4 +171,41 @@ extension EventLoop {
     }
 
     func isRegisteredCount(_ n: Int) -> Bool { registeredCountFromOutside() == n }
+}
+
+/// Tests that count what the whole process holds (descriptors), so they run in `make
+/// test`'s one-at-a-time pass (`--filter SoloTests`) with nothing else running beside them.
+@Suite(.serialized) enum SoloTests {}
+
+extension SoloTests {
+    @Suite struct EventLoopDescriptorTests {
+            @Test func shutdownClosesEverythingAndLeaksNoDescriptor() throws {
+                let before = openDescriptorCount()
+                var socketTargets: [String] = []
+                do {
+                    let group = try EventLoopGroup(loopCount: 2)
+                    #expect(group.loops.count == min(2, sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+                    let pool = try PortPool(host: .ipv4Loopback(port: 0), range: 46_100...46_199)
+                    var sockets: [UDPSocket] = []
+                    for i in 0..<6 {
+                        let socket = i % 2 == 0 ? try pool.openSocket() : try UDPSocket(bindingTo: .ipv6Loopback(port: 0))
+                        sockets.append(socket)
+                        socketTargets.append(descriptorTarget(socket.fileDescriptor) ?? "?")
+                        let loop = group.next()
+                        loop.execute { try? loop.register(socket) {} }
+                    }
+                    #expect(socketTargets.allSatisfy { $0.hasPrefix("socket:[") })
+                    #expect(openDescriptorCount() >= before + 6 + 2 * group.loops.count)
+                    #expect(waitUntil { group.loops.reduce(0) { $0 + $1.registeredCountFromOutside() } == 6 })
+                    group.shutdown()
+                    group.shutdown() // idempotent
+                    #expect(sockets.allSatisfy { $0.isClosed })
+                    #expect(pool.allocatedCount == 0)
+                }
+                for target in socketTargets { #expect(noDescriptor(refersTo: target)) }
+                // The whole process's count: this suite runs alone (SoloTests), so nothing else
+                // opens or holds descriptors meanwhile.
+                #expect(waitUntil(timeout: .seconds(2)) { openDescriptorCount() <= before })
+            }
+    }
 }
