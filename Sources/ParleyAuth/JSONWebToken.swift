@@ -27,8 +27,8 @@ public struct JSONWebToken: Sendable, Hashable {
     /// (RFC 7515 §5.1 step 8), as ASCII.
     public let signingInput: [UInt8]
 
-    let header: [String: JSONValue]
-    let claims: [String: JSONValue]
+    let header: JSONObject
+    let claims: JSONObject
 
     /// Parses a compact JWS and checks everything that needs no key (see the type's comment).
     public static func parse(_ token: String) throws(AuthError) -> JSONWebToken {
@@ -52,12 +52,12 @@ public struct JSONWebToken: Sendable, Hashable {
         let payloadText = bytes[(dots[0] + 1)..<dots[1]]
         let signatureText = bytes[(dots[1] + 1)...]
 
-        let header = try JSONObjectReader.readObject(try decodePart(headerText, field: "header"), field: "header")
+        let header = try readObject(try decodePart(headerText, field: "header"), field: "header")
         guard let algorithmValue = header["alg"] else {
             throw AuthError(.malformed, field: "alg", "the header has no \"alg\"")
         }
         guard case .string(let algorithm) = algorithmValue else {
-            throw AuthError(.malformed, field: "alg", "\"alg\" is \(algorithmValue.typeName), not a string")
+            throw AuthError(.malformed, field: "alg", "\"alg\" is \(Self.typeName(algorithmValue)), not a string")
         }
         guard algorithm == "HS256" else {
             throw AuthError(.unsupportedAlgorithm, field: "alg", "algorithm \"\(AuthError.printable(algorithm))\" is not accepted; only HS256 is")
@@ -73,12 +73,12 @@ public struct JSONWebToken: Sendable, Hashable {
         var keyID: String? = nil
         if let keyValue = header["kid"] {
             guard case .string(let kid) = keyValue else {
-                throw AuthError(.malformed, field: "kid", "\"kid\" is \(keyValue.typeName), not a string")
+                throw AuthError(.malformed, field: "kid", "\"kid\" is \(Self.typeName(keyValue)), not a string")
             }
             keyID = kid
         }
         let payload = try decodePart(payloadText, field: "payload")
-        let claims = try JSONObjectReader.readObject(payload, field: "payload")
+        let claims = try readObject(payload, field: "payload")
         let signature = try decodePart(signatureText, field: "signature")
         guard signature.count == 32 else {
             throw AuthError(.malformed, field: "signature", offset: dots[1] + 1,
@@ -86,6 +86,51 @@ public struct JSONWebToken: Sendable, Hashable {
         }
         return JSONWebToken(keyID: keyID, payload: payload, signature: signature,
                             signingInput: Array(bytes[0..<dots[1]]), header: header, claims: claims)
+    }
+
+    /// The deepest nesting a header or claims set may have (docs/auth.md).
+    static let maxJSONDepth = 16
+
+    /// Reads `bytes` as exactly one strict JSON object (``StrictJSONParser``); errors are
+    /// `malformed`, naming `field` and the byte offset within the decoded JSON.
+    private static func readObject(_ bytes: [UInt8], field: String) throws(AuthError) -> JSONObject {
+        // UTF-8 is checked first so that its refusal reads the same whatever the JSON around it.
+        var validator = UTF8Validator()
+        if let bad = validator.validate(bytes) {
+            throw AuthError(.malformed, field: field, offset: bad, "invalid UTF-8 in the decoded JSON")
+        }
+        guard validator.isAtBoundary else {
+            throw AuthError(.malformed, field: field, offset: bytes.count, "the decoded JSON ends inside a UTF-8 sequence")
+        }
+        let value: JSONValue
+        do {
+            value = try StrictJSONParser.parse(bytes, maxDepth: maxJSONDepth)
+        } catch {
+            let reason: String
+            switch error.kind {
+            case .duplicateKey(let key): reason = "duplicate member \"\(AuthError.printable(key))\""
+            case .tooDeep: reason = "nesting deeper than \(maxJSONDepth) levels"
+            case .syntax: reason = error.reason
+            }
+            throw AuthError(.malformed, field: field, offset: error.offset, "invalid JSON: " + reason)
+        }
+        guard case .object(let object) = value else {
+            let start = bytes.firstIndex { ![0x20, 0x09, 0x0A, 0x0D].contains($0) } ?? 0
+            throw AuthError(.malformed, field: field, offset: start, "invalid JSON: expected a JSON object")
+        }
+        return object
+    }
+
+    /// The value's JSON type with its article, for refusals ("\"kid\" is a number, not a string").
+    static func typeName(_ value: JSONValue) -> String {
+        switch value {
+        case .string: "a string"
+        case .number: "a number"
+        case .bool: "a boolean"
+        case .null: "null"
+        case .array: "an array"
+        case .object: "an object"
+        }
     }
 
     private static func decodePart(_ text: ArraySlice<UInt8>, field: String) throws(AuthError) -> [UInt8] {

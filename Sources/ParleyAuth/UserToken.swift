@@ -140,25 +140,25 @@ public struct UserToken: Sendable, Hashable, Encodable {
         return userID
     }
 
-    private static func string(_ claims: [String: JSONValue], _ name: String) throws(AuthError) -> String {
+    private static func string(_ claims: JSONObject, _ name: String) throws(AuthError) -> String {
         guard let value = claims[name], value != .null else {
             throw AuthError(.malformed, field: name, "the claim \"\(name)\" is missing")
         }
         guard case .string(let text) = value else {
-            throw AuthError(.malformed, field: name, "the claim \"\(name)\" is \(value.typeName), not a string")
+            throw AuthError(.malformed, field: name, "the claim \"\(name)\" is \(JSONWebToken.typeName(value)), not a string")
         }
         return text
     }
 
     /// A NumericDate (RFC 7519 §2) written as an integer, within ``TokenKeyDate/unixTimeRange``.
-    private static func time(_ claims: [String: JSONValue], _ name: String) throws(AuthError) -> Int64 {
+    private static func time(_ claims: JSONObject, _ name: String) throws(AuthError) -> Int64 {
         guard let value = claims[name], value != .null else {
             throw AuthError(.malformed, field: name, "the claim \"\(name)\" is missing")
         }
-        guard case .number(let integer) = value else {
-            throw AuthError(.malformed, field: name, "the claim \"\(name)\" is \(value.typeName), not a number")
+        guard case .number = value else {
+            throw AuthError(.malformed, field: name, "the claim \"\(name)\" is \(JSONWebToken.typeName(value)), not a number")
         }
-        guard let integer, TokenKeyDate.unixTimeRange.contains(integer) else {
+        guard let integer = value.integerValue, TokenKeyDate.unixTimeRange.contains(integer) else {
             throw AuthError(.malformed, field: name, "the claim \"\(name)\" must be whole seconds between 0 and 253402300799")
         }
         return integer

@@ -1,7 +1,6 @@
 public import ParleySignaling
 internal import ParleyCrypto
 internal import ParleyWireCore
-internal import Foundation
 
 /// The signed payload of a call push: the value of the push data's `parley` key, a
 /// compact JWS (HS256, `typ` `parley-push`) keyed with the device's `pushKey`.
@@ -120,17 +119,30 @@ public struct PushPayload: Sendable, Hashable {
         }
     }
 
+    /// The deepest nesting the claims may have.
+    static let maxJSONDepth = 16
+
     private static func decodeClaims(_ bytes: [UInt8]) throws(PushError) -> PushPayload {
-        guard let object = (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any] else {
-            throw PushError(.payloadInvalid, "claims are not a JSON object")
+        let object: JSONValue
+        do {
+            object = try StrictJSONParser.parse(bytes, maxDepth: maxJSONDepth)
+        } catch {
+            throw PushError(.payloadInvalid, "claims are not strict JSON: \(error.reason) at byte \(error.offset)")
         }
-        guard let version = object["v"] as? Int, let callID = object["callId"] as? String,
-              let appKey = object["appKey"] as? String, let deviceID = object["deviceId"] as? String,
-              let from = object["from"] as? [String: Any], let kind = from["kind"] as? String,
-              let address = from["address"] as? String, let video = object["video"] as? Bool,
-              let headers = object["headers"] as? [String: String],
-              let issuedAt = (object["iat"] as? NSNumber)?.int64Value, let expiresAt = (object["exp"] as? NSNumber)?.int64Value
+        guard case .object = object else { throw PushError(.payloadInvalid, "claims are not a JSON object") }
+        guard let version64 = object["v"]?.integerValue, let version = Int(exactly: version64),
+              let callID = object["callId"]?.stringValue,
+              let appKey = object["appKey"]?.stringValue, let deviceID = object["deviceId"]?.stringValue,
+              let from = object["from"], let kind = from["kind"]?.stringValue,
+              let address = from["address"]?.stringValue, let video = object["video"]?.boolValue,
+              case .object(let headerMembers) = object["headers"],
+              let issuedAt = object["iat"]?.integerValue, let expiresAt = object["exp"]?.integerValue
         else { throw PushError(.payloadInvalid, "claims miss a member or have a wrong type") }
+        var headers: [String: String] = [:]
+        for member in headerMembers.members {
+            guard let text = member.value.stringValue else { throw PushError(.payloadInvalid, "claims miss a member or have a wrong type") }
+            headers[member.key] = text
+        }
         let caller: SignalingMessage.Address
         switch SignalingMessage.Address.Kind(rawValue: kind) {
         case .user: caller = .user(address)

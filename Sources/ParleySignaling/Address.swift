@@ -1,3 +1,4 @@
+import ParleyWireCore
 extension SignalingMessage {
     /// Who a call goes to (`call.start` `to`) or comes from (`call.incoming` `from`).
     ///

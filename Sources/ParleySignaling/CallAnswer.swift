@@ -1,3 +1,4 @@
+import ParleyWireCore
 extension SignalingMessage {
     /// `call.answer` (device to server): the callee answers an incoming call with its SDP
     /// answer to the offer in `call.incoming`. Answered by `result`, then `call.answered`.

@@ -1,3 +1,4 @@
+import ParleyWireCore
 extension SignalingMessage {
     /// `call.dtmf` (device to server): send DTMF digits on an established call; the server
     /// plays them to the other leg as RFC 4733 telephone events. Answered by `result`.

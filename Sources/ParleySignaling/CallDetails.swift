@@ -1,3 +1,4 @@
+import ParleyWireCore
 extension SignalingMessage {
     /// The times of a call, in integer milliseconds since the Unix epoch, read from the
     /// server's clock. Names follow the SDK's `call.details`.

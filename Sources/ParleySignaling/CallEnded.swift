@@ -1,3 +1,4 @@
+import ParleyWireCore
 extension SignalingMessage {
     /// `call.ended` (server to device): the call is over for this device. The last event
     /// of every call, sent exactly once per call and device.

@@ -1,3 +1,4 @@
+import ParleyWireCore
 extension SignalingMessage {
     /// A call event that says only which call and when: `call.progress`, `call.ringing`,
     /// `call.answered`, `call.established`.

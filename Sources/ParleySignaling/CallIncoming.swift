@@ -1,3 +1,4 @@
+import ParleyWireCore
 extension SignalingMessage {
     /// `call.incoming` (server to device): a call for this device's user. Every connected
     /// device of the user gets it; the device rings, then sends `call.answer`,

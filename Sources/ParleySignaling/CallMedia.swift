@@ -1,3 +1,4 @@
+import ParleyWireCore
 extension SignalingMessage {
     /// `call.media` (server to device): the server's SDP answer to the caller's offer in
     /// `call.start`. Sent right after the `result`, before the callee answers, so the

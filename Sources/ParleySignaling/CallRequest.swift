@@ -1,3 +1,4 @@
+import ParleyWireCore
 extension SignalingMessage {
     /// A request about one call that needs nothing but its id: `call.ack` (an incoming
     /// call is ringing on this device), `call.decline` (the callee refuses an incoming

@@ -1,3 +1,4 @@
+import ParleyWireCore
 extension SignalingMessage {
     /// `call.start` (device to server): place a call. Answered by `result`; the call's
     /// progress then arrives as events (`call.media`, `call.progress`, ..., `call.ended`).

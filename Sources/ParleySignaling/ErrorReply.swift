@@ -1,3 +1,4 @@
+import ParleyWireCore
 extension SignalingMessage {
     /// `error` (server to device): a request failed, or a frame could not be understood.
     /// The connection stays open unless a close frame follows (see the close codes).

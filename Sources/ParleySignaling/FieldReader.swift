@@ -1,3 +1,4 @@
+import ParleyWireCore
 /// Typed, validated reads of the members of one JSON object of a frame.
 ///
 /// Every failure becomes a `SignalingError` naming the field's path from the top of the
@@ -110,19 +111,7 @@ struct FieldReader {
 
     /// The value of an integer literal (no fraction, no exponent) that fits in Int64, or nil.
     static func integer(fromLiteral literal: String) -> Int64? {
-        var utf8 = Substring(literal).utf8[...]
-        let negative = utf8.first == UInt8(ascii: "-")
-        if negative { utf8 = utf8.dropFirst() }
-        guard !utf8.isEmpty else { return nil }
-        var value: Int64 = 0
-        for byte in utf8 {
-            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
-            let (shifted, overflow1) = value.multipliedReportingOverflow(by: 10)
-            let (next, overflow2) = shifted.addingReportingOverflow(Int64(byte - UInt8(ascii: "0")))
-            if overflow1 || overflow2 { return nil }
-            value = next
-        }
-        return negative ? -value : value
+        JSONValue.integer(fromLiteral: literal)
     }
 
     func bool(_ key: String, default defaultValue: Bool) throws(SignalingError) -> Bool {

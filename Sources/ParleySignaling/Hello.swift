@@ -1,3 +1,4 @@
+import ParleyWireCore
 extension SignalingMessage {
     /// `hello` (device to server): the first frame of a connection, authenticating the
     /// device's user with a token. Answered by `hello.ok` or by `error` and a close.

@@ -1,3 +1,4 @@
+import ParleyWireCore
 extension SignalingMessage {
     /// `hello.ok` (server to device): authentication succeeded; the session is open.
     public struct HelloOK: Sendable, Hashable {

@@ -1,3 +1,4 @@
+import ParleyWireCore
 extension SignalingMessage {
     /// `ice.candidate` (device to server): a trickled ICE candidate of the device (RFC 8838),
     /// or end of candidates. Optional: the server is ICE-lite and learns the device's

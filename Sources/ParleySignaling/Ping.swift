@@ -1,3 +1,4 @@
+import ParleyWireCore
 extension SignalingMessage {
     /// `ping` (device to server): keeps the connection alive and measures the round trip.
     /// Answered by `pong`. Allowed before `hello`.

@@ -1,3 +1,4 @@
+import ParleyWireCore
 extension SignalingMessage {
     /// `push.register` (device to server): the device can be woken by this push token when
     /// it is not connected. Registering again replaces the device's token of that type.

@@ -1,3 +1,4 @@
+import ParleyWireCore
 extension SignalingMessage {
     /// `push.relay` (device to server): a device woken by a call push hands the push's
     /// signed payload back, after `hello`. Answered by `result`, then `call.incoming` for

@@ -1,3 +1,4 @@
+import ParleyWireCore
 extension SignalingMessage {
     /// `push.unregister` (device to server): stop waking this device by push, on logout.
     /// Answered by `result` (also when nothing was registered).

@@ -1,3 +1,4 @@
+import ParleyWireCore
 extension SignalingMessage {
     /// A reply that says only which request it answers: `result` (the request succeeded)
     /// and `pong` (the answer to `ping`).

@@ -1,7 +1,8 @@
+import ParleyWireCore
 /// Frames of the signaling protocol to `SignalingMessage` values and back.
 ///
 /// Sans-I/O: bytes in, values out. The WebSocket layer hands in the payload of each text
-/// frame; `decode` never traps, whatever the bytes (see `JSONParser` for what it accepts).
+/// frame; `decode` never traps, whatever the bytes (see `StrictJSONParser` for what it accepts).
 public enum SignalingCodec {
     /// The protocol version this codec writes in `v`.
     public static let version = 1
@@ -34,8 +35,8 @@ public enum SignalingCodec {
             throw SignalingError(code: .tooLarge, reason: "frame of \(bytes.count) bytes exceeds the limit of \(maxFrameSize) bytes")
         }
         let value: JSONValue
-        do throws(JSONParser.SyntaxError) {
-            value = try JSONParser.parse(bytes, maxDepth: SignalingLimits.maxDepth)
+        do throws(StrictJSONParser.SyntaxError) {
+            value = try StrictJSONParser.parse(bytes, maxDepth: SignalingLimits.maxDepth)
         } catch {
             throw SignalingError(code: .malformed, offset: error.offset, reason: error.reason)
         }

@@ -1,3 +1,4 @@
+import ParleyWireCore
 /// One frame of the Parley signaling protocol (version 1), either direction.
 ///
 /// On the wire every frame is one JSON object in a WebSocket text frame:

@@ -55,4 +55,22 @@ private func payload(exp: Int64 = 2_000) -> PushPayload {
         let garbage = Base64.encodeURL(Array(#"{"alg":"HS256","typ":"parley-push"}"#.utf8)) + "." + Base64.encodeURL(Array("[1,2]".utf8))
         #expect(invalid(garbage + "." + Base64.encodeURL(try Digest.hmac(.sha256, key: key, Array(garbage.utf8)))))
     }
+
+    @Test func signedClaimsAreReadStrictly() throws {
+        func signed(_ claims: String) throws -> String {
+            let input = Base64.encodeURL(Array(#"{"alg":"HS256","typ":"parley-push"}"#.utf8)) + "." + Base64.encodeURL(Array(claims.utf8))
+            return input + "." + Base64.encodeURL(try Digest.hmac(.sha256, key: key, Array(input.utf8)))
+        }
+        func accepted(_ claims: String) throws -> Bool {
+            do { _ = try PushPayload.verified(try signed(claims), pushKey: key, now: 1_500); return true } catch { return false }
+        }
+        let good = payload().claimsJSON
+        #expect(try accepted(good))
+        // A second callId would be read as the first by Foundation on Linux and as the last by a browser.
+        #expect(!(try accepted(good.replacing(#""appKey""#, with: #""callId":"other","appKey""#))))
+        #expect(!(try accepted(good.replacing(#""video":false"#, with: #""video":0"#))))
+        #expect(!(try accepted(good.replacing(#""iat":1000"#, with: #""iat":1000.5"#))))
+        #expect(!(try accepted(good.replacing(#""z":"last""#, with: #""z":7"#))))
+        #expect(!(try accepted(good.replacing("alice", with: #"al\ud800ice"#))))
+    }
 }

@@ -72,15 +72,4 @@ import Testing
         let wrongType = verifier.verify(["parley": 42], registration: registration, nowMilliseconds: during)
         #expect(!wrongType.result.isCall)
     }
-
-    @Test func strictJSONReader() throws {
-        #expect(try PushJSON.parse(Array(#" {"a":[1,-2,3.5e1,true,null,"\u00e9\ud83d\ude00"]} "#.utf8))["a"]
-                == .array([.integer(1), .integer(-2), .otherNumber, .bool(true), .null, .string("é😀")]))
-        let bad = [#"{"a":1,"a":2}"#, "{", #"{"a":01}"#, #"["\ud800"]"#, "[1,]", #""\u+123""#, "[1] x", "\"\u{01}\"",
-                   String(repeating: "[", count: 40) + String(repeating: "]", count: 40)]
-        for text in bad {
-            #expect(throws: PushJSON.ParseError.self, "\(text)") { try PushJSON.parse(Array(text.utf8)) }
-        }
-        #expect(throws: PushJSON.ParseError.self) { try PushJSON.parse([0x22, 0xFF, 0x22]) }
-    }
 }

@@ -13,6 +13,8 @@ struct PushPayloadVerifier: Sendable {
     static let payloadKey = "parley"
     /// The largest JWS accepted (as `push.relay`'s `payload`).
     static let maxLength = 4096
+    /// The deepest nesting the header or claims may have.
+    static let maxJSONDepth = 16
 
     let applicationKey: String
     let userID: String
@@ -67,12 +69,12 @@ struct PushPayloadVerifier: Sendable {
               Digest.constantTimeEqual(expected, signature) else {
             return invalid("the signature does not match this device's push key")
         }
-        let headerJSON: PushJSON, claims: PushJSON
+        let headerJSON: JSONValue, claims: JSONValue
         do {
-            headerJSON = try PushJSON.parse(header)
-            claims = try PushJSON.parse(claimsBytes)
+            headerJSON = try StrictJSONParser.parse(header, maxDepth: Self.maxJSONDepth)
+            claims = try StrictJSONParser.parse(claimsBytes, maxDepth: Self.maxJSONDepth)
         } catch {
-            return invalid("\(error)")
+            return invalid("invalid JSON at byte \(error.offset): \(error.reason)")
         }
         guard headerJSON["alg"]?.stringValue == "HS256", headerJSON["typ"]?.stringValue == "parley-push",
               headerJSON["crit"] == nil else {
@@ -87,9 +89,9 @@ struct PushPayloadVerifier: Sendable {
         var headers: [String: String] = [:]
         if let member = claims["headers"] {
             guard case .object(let values) = member else { return invalid("claim headers is not an object") }
-            for (name, value) in values {
-                guard let text = value.stringValue else { return invalid("header \(name) is not a string") }
-                headers[name] = text
+            for header in values.members {
+                guard let text = header.value.stringValue else { return invalid("header \(header.key) is not a string") }
+                headers[header.key] = text
             }
         }
         guard let issued = claims["iat"]?.integerValue, let expires = claims["exp"]?.integerValue, expires >= issued else {

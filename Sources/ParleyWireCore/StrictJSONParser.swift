@@ -1,4 +1,3 @@
-import ParleyWireCore
 /// A strict RFC 8259 JSON parser for hostile input.
 ///
 /// Why not Foundation's `JSONDecoder`: on Linux it accepts invalid UTF-8 inside strings it
@@ -14,11 +13,35 @@ import ParleyWireCore
 /// - no byte-order mark, no comments, no trailing commas, nothing after the value.
 ///
 /// Every failure names the byte offset where the text stops being acceptable.
-struct JSONParser {
+///
+/// Numbers keep their literal text (see ``JSONValue/number(_:)``), so integers stay exact
+/// whatever their size. Signaling frames, JWT headers and claims, and signed push
+/// payloads all go through this one parser.
+public struct StrictJSONParser {
     /// Why and where the text is not acceptable JSON.
-    struct SyntaxError: Error, Sendable, Hashable {
-        let offset: Int
-        let reason: String
+    public struct SyntaxError: Error, Sendable, Hashable {
+        /// The byte offset in the input where the text stops being acceptable.
+        public let offset: Int
+        /// What is wrong there, in words.
+        public let reason: String
+        /// What kind of problem it is, for callers that word some problems their own way.
+        public let kind: Kind
+
+        /// The kinds of problem a caller may want to tell apart; everything else is `.syntax`.
+        public enum Kind: Sendable, Hashable {
+            /// Any other departure from RFC 8259 or from well-formed UTF-8.
+            case syntax
+            /// A key appears twice in one object; the payload is the key.
+            case duplicateKey(String)
+            /// Arrays and objects nest deeper than the limit.
+            case tooDeep
+        }
+
+        init(offset: Int, reason: String, kind: Kind = .syntax) {
+            self.offset = offset
+            self.reason = reason
+            self.kind = kind
+        }
     }
 
     private let bytes: [UInt8]
@@ -31,9 +54,10 @@ struct JSONParser {
         self.maxDepth = maxDepth
     }
 
-    /// Parses exactly one JSON value filling all of `bytes` (surrounding whitespace allowed).
-    static func parse(_ bytes: [UInt8], maxDepth: Int) throws(SyntaxError) -> JSONValue {
-        var parser = JSONParser(bytes: bytes, maxDepth: maxDepth)
+    /// Parses exactly one JSON value filling all of `bytes` (surrounding whitespace allowed),
+    /// with arrays and objects nested at most `maxDepth` deep.
+    public static func parse(_ bytes: [UInt8], maxDepth: Int) throws(SyntaxError) -> JSONValue {
+        var parser = StrictJSONParser(bytes: bytes, maxDepth: maxDepth)
         if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF {
             throw SyntaxError(offset: 0, reason: "byte-order mark is not allowed")
         }
@@ -65,7 +89,7 @@ struct JSONParser {
     private mutating func enterContainer() throws(SyntaxError) {
         depth += 1
         if depth > maxDepth {
-            throw SyntaxError(offset: index, reason: "arrays and objects nest deeper than \(maxDepth) levels")
+            throw SyntaxError(offset: index, reason: "arrays and objects nest deeper than \(maxDepth) levels", kind: .tooDeep)
         }
     }
 
@@ -102,7 +126,7 @@ struct JSONParser {
                 }
             }
             if duplicate {
-                throw SyntaxError(offset: keyOffset, reason: "duplicate key \(quoted(key))")
+                throw SyntaxError(offset: keyOffset, reason: "duplicate key \(Self.displayQuoted(key))", kind: .duplicateKey(key))
             }
             skipWhitespace()
             try expect(UInt8(ascii: ":"), "':' after an object key")
@@ -356,5 +380,24 @@ struct JSONParser {
 
     private static func describe(_ byte: UInt8) -> String {
         (0x21...0x7E).contains(byte) ? "'\(String(UnicodeScalar(byte)))'" : "byte \(hex(byte))"
+    }
+
+    /// Text from hostile input made safe for a one-line message: in double quotes, control
+    /// and non-ASCII characters as `\u{...}`, cut after 64 characters.
+    private static func displayQuoted(_ text: String) -> String {
+        var out = "\""
+        for (count, scalar) in text.unicodeScalars.enumerated() {
+            if count == 64 {
+                out += "\u{2026}"
+                break
+            }
+            switch scalar.value {
+            case 0x22: out += "\\\""
+            case 0x5C: out += "\\\\"
+            case 0x20...0x7E: out += String(scalar)
+            default: out += "\\u{" + String(scalar.value, radix: 16) + "}"
+            }
+        }
+        return out + "\""
     }
 }
