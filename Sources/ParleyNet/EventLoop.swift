@@ -1,5 +1,6 @@
 import Glibc
 import CLinux
+import Dispatch
 import Synchronization
 
 /// Anything an ``EventLoop`` can watch: an object owning one file descriptor, which the
@@ -72,6 +73,13 @@ public final class EventLoop: @unchecked Sendable {
     private let wakeFD: Int32
     private let shared = Mutex(Shared())
     private let threadID = Atomic<UInt>(0)
+    /// After shutdown, jobs of actors that live on this loop still arrive (a task resuming
+    /// after an `await`, a call racing the shutdown). They run one at a time on this serial
+    /// queue once the loop's thread has exited, so the actor keeps exclusive access to its
+    /// state; the thread running one is `afterlifeThread` meanwhile.
+    private let afterlife = DispatchQueue(label: "parley.loop.afterlife")
+    private let afterlifeThread = Atomic<UInt>(0)
+    private let threadExited = DispatchSemaphore(value: 0)
     /// Loop iterations so far (tests check that an idle loop sleeps instead of spinning).
     let iterations = Atomic<Int>(0)
     private var registrations: [UInt64: Registration] = [:]
@@ -132,8 +140,12 @@ public final class EventLoop: @unchecked Sendable {
 
     /// True on the loop's own thread.
     public var inEventLoop: Bool {
-        threadID.load(ordering: .acquiring) == UInt(pthread_self())
+        let me = UInt(pthread_self())
+        return threadID.load(ordering: .acquiring) == me || afterlifeThread.load(ordering: .acquiring) == me
     }
+
+    /// True once `shutdown` has joined the loop's thread and closed its descriptors.
+    private var isStopped: Bool { shared.withLock { $0.state == .stopped } }
 
     // MARK: Cross-thread work
 
@@ -216,6 +228,8 @@ public final class EventLoop: @unchecked Sendable {
         onWritable: (() -> Void)? = nil
     ) throws(NetError) {
         precondition(inEventLoop, "EventLoop.register must be called on the loop thread")
+        // The epoll descriptor is closed (its number may belong to someone else by now).
+        if isStopped { throw .system("epoll_ctl(ADD) on a stopped loop", errno: EBADF) }
         let fd = socket.fileDescriptor
         if tokens[fd] != nil { deregister(socket) }
         let token = nextGeneration
@@ -240,7 +254,7 @@ public final class EventLoop: @unchecked Sendable {
     /// hang-ups still reach `onReadable` with reading off. Must be called on the loop.
     public func setInterest(_ socket: any EventLoopDescriptor, readable: Bool, writable: Bool) throws(NetError) {
         precondition(inEventLoop, "EventLoop.setInterest must be called on the loop thread")
-        guard let token = tokens[socket.fileDescriptor] else { return }
+        guard !isStopped, let token = tokens[socket.fileDescriptor] else { return }
         var event = epoll_event()
         event.events = (readable ? EPOLLIN.rawValue : 0) | (writable ? EPOLLOUT.rawValue : 0)
         event.data.u64 = token
@@ -254,6 +268,7 @@ public final class EventLoop: @unchecked Sendable {
         precondition(inEventLoop, "EventLoop.deregister must be called on the loop thread")
         guard let token = tokens.removeValue(forKey: socket.fileDescriptor) else { return }
         registrations[token] = nil
+        guard !isStopped else { return }
         var event = epoll_event()
         _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, socket.fileDescriptor, &event)
     }
@@ -287,6 +302,7 @@ public final class EventLoop: @unchecked Sendable {
         }
         Glibc.close(wakeFD)
         Glibc.close(epollFD)
+        threadExited.signal()
     }
 
     // MARK: The loop
@@ -377,7 +393,17 @@ extension EventLoop: SerialExecutor {
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         let accepted = execute { [unowned self] in job.runSynchronously(on: self.asUnownedSerialExecutor()) }
-        precondition(accepted, "job enqueued on an EventLoop that was shut down")
+        guard !accepted else { return }
+        afterlife.async { [self] in
+            if !isStopped {
+                // Shutdown is still joining the thread: wait for it (once; pass it on).
+                threadExited.wait()
+                threadExited.signal()
+            }
+            afterlifeThread.store(UInt(pthread_self()), ordering: .releasing)
+            job.runSynchronously(on: asUnownedSerialExecutor())
+            afterlifeThread.store(0, ordering: .releasing)
+        }
     }
 
     public func asUnownedSerialExecutor() -> UnownedSerialExecutor {

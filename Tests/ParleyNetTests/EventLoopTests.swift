@@ -13,6 +13,9 @@ actor LoopBoundCounter {
         count += 1
         return (count, loop.inEventLoop)
     }
+    func register(_ socket: UDPSocket) -> Bool {
+        (try? loop.register(socket) {}) != nil
+    }
 }
 
 extension LoopbackTests {
@@ -146,6 +149,29 @@ extension LoopbackTests {
             // Turned off inside the handler: a few more loop round trips add no call.
             for _ in 0..<3 { _ = loop.isRegisteredCount(1) }
             #expect(writableCalls.value == 1)
+        }
+
+        /// A task that resumes on an actor of a loop after the loop shut down (a statistics
+        /// refresh racing a hang-up) still runs, isolated, one job at a time, instead of
+        /// crashing the process.
+        @Test func actorJobsAfterShutdownRunInTheAfterlife() async throws {
+            let loop = try EventLoop(name: "afterlife-test")
+            let counter = LoopBoundCounter(loop: loop)
+            #expect(await counter.increment() == (1, true))
+            loop.shutdown()
+            let results = await withTaskGroup(of: (Int, Bool).self) { group in
+                for _ in 0..<20 { group.addTask { await counter.increment() } }
+                var all: [(Int, Bool)] = []
+                for await result in group { all.append(result) }
+                return all
+            }
+            #expect(results.map(\.0).sorted() == Array(2...21))
+            #expect(results.allSatisfy { $0.1 })
+            // Registering on a stopped loop fails cleanly.
+            let socket = try UDPSocket(bindingTo: .ipv4Loopback(port: 0))
+            defer { socket.close() }
+            let registered = await counter.register(socket)
+            #expect(!registered)
         }
 
         @Test func actorsCanRunOnTheLoop() async throws {
