@@ -1,4 +1,4 @@
-#if canImport(LiveCommunicationKit)
+#if canImport(LiveCommunicationKit) && !os(macOS)
 // `SystemCallProvider` over LiveCommunicationKit (iOS 17.4+). Not compiled on Linux (no
 // LiveCommunicationKit there) and never compiled against an Apple SDK: every API used below
 // was checked by reading Apple's documentation, these pages (developer.apple.com,
@@ -36,6 +36,9 @@
 //   `conversationManager(_:perform:)`, `conversationManager(_:didActivate:)`,
 //   `conversationManager(_:didDeactivate:)` (AVAudioSession)
 //
+// Availability is the pages' own: iOS/iPadOS/Mac Catalyst 17.4, visionOS 1.1, watchOS 10.4.
+// They list no macOS, so a macOS SDK that ships the module does not build this file.
+//
 // Left out because the documentation did not confirm them (see docs/push-and-callkit.md):
 // - a timed-out callback on the delegate (CallKit's `provider(_:timedOutPerforming:)`): the
 //   protocol's page, as found, lists no such method. If the SDK declares one as a
@@ -57,7 +60,7 @@ public import AVFoundation
 /// `ConversationAction`s it performs, and its delegate callbacks become
 /// `SystemCallProviderDelegate` calls on a serial queue of this adapter. Not compiled on
 /// Linux; see docs/push-and-callkit.md for how it was checked.
-@available(iOS 17.4, *)
+@available(iOS 17.4, macCatalyst 17.4, visionOS 1.1, watchOS 10.4, *)
 public final class LiveCommunicationKitSystemCallProvider: SystemCallProvider, ConversationManagerDelegate, @unchecked Sendable {
     // @unchecked: `delegateSlot` is `Locked`; `manager` is only used through its documented
     // methods, whose thread-safety Apple does not state (see the header).
@@ -95,7 +98,8 @@ public final class LiveCommunicationKitSystemCallProvider: SystemCallProvider, C
         if conversation(uuid) != nil {
             return completion(SystemCallError(.callUUIDAlreadyExists, "a conversation with UUID \(uuid) exists"))
         }
-        let conversationUpdate = Self.conversationUpdate(update)
+        // Whether `Conversation.Update` is Sendable is not documented.
+        nonisolated(unsafe) let conversationUpdate = Self.conversationUpdate(update)
         Task {
             do {
                 try await self.manager.reportNewIncomingConversation(uuid: uuid, update: conversationUpdate)
