@@ -2,8 +2,10 @@ import Foundation
 import ParleySDK
 
 /// Carries out `SoftphoneController`'s actions with the real SDK: one `ParleyClient`,
-/// its calls, a 100 ms clock tick, Ctrl-C and standard input. Everything runs on the
-/// main queue (the SDK's callback queue), so the controller needs no lock.
+/// its calls through the system-call integration with the headless provider (as an iOS
+/// app runs them through CallKit), a 100 ms clock tick, Ctrl-C and standard input.
+/// Everything runs on the main queue (the SDK's callback queue and the provider's
+/// queue), so the controller needs no lock.
 enum SoftphoneRunner {
     static func run(_ options: SoftphoneOptions) -> Never {
         let shell = SoftphoneShell(options: options)
@@ -69,13 +71,24 @@ final class SoftphoneOutput: @unchecked Sendable {
 func softphoneNowMs() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }
 
 /// The SDK side of the softphone. Confined to the main queue.
-final class SoftphoneShell: ParleyClientDelegate, ParleyCallClientDelegate, ParleyCallDelegate, @unchecked Sendable {
+///
+/// Calls go through `ParleySystemCallService` over a `HeadlessSystemCallProvider`, the
+/// way the same code runs on iOS over CallKit: incoming calls are reported to the
+/// provider before the controller hears of them, answers and hang-ups are the provider's
+/// actions (a user tapping the system screen), outgoing calls are the provider's start
+/// actions, and call audio runs only while the provider's audio session is active.
+final class SoftphoneShell: ParleyClientDelegate, ParleyCallObserver, @unchecked Sendable {
     // Every member is touched only on the main queue (the SDK's callbackQueue, the timer's
     // and the signal sources' queue); @unchecked because that confinement is the synchronisation.
     private let options: SoftphoneOptions
     private var controller: SoftphoneController
     private let output: SoftphoneOutput
     private var client: ParleyClient?
+    private var mediator: ParleyCallMediator?
+    private var callService: ParleySystemCallService?
+    /// The headless "system": its queue is the main queue, so its actions and audio
+    /// activations reach the service on the same queue as the SDK's events.
+    private let provider = HeadlessSystemCallProvider(queue: .main)
     private var calls: [String: ParleyCall] = [:]
     private var activeCallID: String?
     private var tokenUsed = false
@@ -105,7 +118,12 @@ final class SoftphoneShell: ParleyClientDelegate, ParleyCallClientDelegate, Parl
                 applicationKey: options.applicationKey, environmentHost: options.serverURL, userId: options.userID,
                 deviceId: options.deviceID, callbackQueue: .main, caFile: options.caFile)
             client.delegate = self
-            client.callClient.delegate = self
+            let mediator = ParleyCallMediator(client: client)
+            // The service observes first, so an incoming call is reported to the provider
+            // before this shell (and its controller) sees it.
+            callService = ParleySystemCallService(client: client, mediator: mediator, provider: provider)
+            mediator.addObserver(self)
+            self.mediator = mediator
             switch options.source {
             case .tone(let frequency): client.audioController.source = .tone(frequency: frequency)
             case .wavFile(let path): client.audioController.source = .wavFile(path: path, looping: true)
@@ -142,18 +160,30 @@ final class SoftphoneShell: ParleyClientDelegate, ParleyCallClientDelegate, Parl
             case .error(let text): output.error(text)
             case .startClient: client?.start()
             case .placeCall(let callee, let headers):
-                guard let client else { continue }
-                switch client.callClient.callUser(withId: callee, headers: headers) {
-                case .success(let call):
-                    call.delegate = self
-                    calls[call.callId] = call
-                    activeCallID = call.callId
-                    feed(.callPlaced(callID: call.callId))
-                case .failure(let error):
-                    feed(.callFailedToStart(message: Self.message(error)))
+                guard let callService else { continue }
+                // The provider performs the start action on the main queue and the
+                // completion runs there, before any event of the new call.
+                callService.startCall(toUserId: callee, headers: headers) { [weak self] result in
+                    // Not hopped through another async: the call's own events must not overtake it.
+                    dispatchPrecondition(condition: .onQueue(.main))
+                    self?.outgoingCallStarted(result)
                 }
-            case .answer(let callID): calls[callID]?.answer()
-            case .hangUp(let callID): calls[callID]?.hangup()
+            case .answer(let callID):
+                // As the user tapping "answer" on the system screen; the service answers
+                // the call when it performs the action, and the provider then activates audio.
+                if let uuid = callService?.systemCallUUID(forCallId: callID) {
+                    provider.answerFromSystemUI(uuid)
+                } else {
+                    // The system refused the call (the service hangs it up): nothing to answer.
+                    output.error("call \(callID) is not on the system's screen; cannot answer it")
+                }
+            case .hangUp(let callID):
+                if let uuid = callService?.systemCallUUID(forCallId: callID) {
+                    provider.endFromSystemUI(uuid)
+                } else if let call = calls[callID] {
+                    // Not (or no longer) known to the system: the service hangs up directly.
+                    callService?.endCall(call)
+                }
             case .terminateClient: client?.terminateGracefully()
             case .exit(let code):
                 output.finish()
@@ -161,6 +191,17 @@ final class SoftphoneShell: ParleyClientDelegate, ParleyCallClientDelegate, Parl
                 // A moment for the WebSocket close frame to leave before the process does.
                 DispatchQueue.main.asyncAfter(deadline: .now() + .milliseconds(300)) { exit(code.rawValue) }
             }
+        }
+    }
+
+    private func outgoingCallStarted(_ result: Result<ParleyCall, any Error>) {
+        switch result {
+        case .success(let call):
+            calls[call.callId] = call
+            activeCallID = call.callId
+            feed(.callPlaced(callID: call.callId))
+        case .failure(let error):
+            feed(.callFailedToStart(message: Self.message(error)))
         }
     }
 
@@ -202,16 +243,13 @@ final class SoftphoneShell: ParleyClientDelegate, ParleyCallClientDelegate, Parl
 
     func clientDidFail(_ client: ParleyClient, error: any Error) { feed(.clientFailed(message: Self.message(error))) }
 
-    // MARK: ParleyCallClientDelegate
+    // MARK: ParleyCallObserver
 
-    func client(_ client: ParleyCallClient, didReceiveIncomingCall call: ParleyCall) {
-        call.delegate = self
+    func mediator(_ mediator: ParleyCallMediator, didReceiveIncomingCall call: ParleyCall) {
         calls[call.callId] = call
         if activeCallID == nil { activeCallID = call.callId }
         feed(.incomingCall(callID: call.callId, caller: call.remoteUserId, headers: call.headers))
     }
-
-    // MARK: ParleyCallDelegate
 
     func callDidProgress(_ call: ParleyCall) { feed(.progressed(callID: call.callId)) }
     func callDidRing(_ call: ParleyCall) { feed(.rang(callID: call.callId)) }
@@ -246,6 +284,7 @@ final class SoftphoneShell: ParleyClientDelegate, ParleyCallClientDelegate, Parl
     static func message(_ error: any Error) -> String {
         if let error = error as? ParleyClientError { return error.message }
         if let error = error as? ParleyCallError { return error.message }
+        if let error = error as? SystemCallError { return "the system refused the call: \(error.message)" }
         return String(describing: error)
     }
 }
