@@ -50,7 +50,8 @@ enum Serve {
         // Written straight to the file descriptor (no stdio buffer), so a supervisor or a
         // test reading a pipe sees the addresses at once.
         let text = banner(addresses: server.localAddresses, developmentApplication: server.developmentApplication,
-                          dataDirectory: configuration.dataDirectory, tlsAddresses: server.tlsLocalAddresses)
+                          dataDirectory: configuration.dataDirectory, tlsAddresses: server.tlsLocalAddresses,
+                          softphone: softphoneCommand())
         FileHandle.standardOutput.write(Data(text.utf8))
 
         stop.wait()
@@ -61,7 +62,7 @@ enum Serve {
 
     /// What `serve` prints on standard output once listening.
     static func banner(addresses: [SocketAddress], developmentApplication: Application?, dataDirectory: String,
-                       tlsAddresses: [SocketAddress] = []) -> String {
+                       tlsAddresses: [SocketAddress] = [], softphone: String = "parley") -> String {
         var out = ""
         for address in addresses {
             out += "parleyd listening on http://\(address) (signaling ws://\(address)/v1/ws)\n"
@@ -76,14 +77,25 @@ enum Serve {
                   key:    \(app.key)
                   secret: \(app.secret)
                 place a call between two users, in two terminals:
-                  parley listen --server \(server) --app \(app.key) --secret \(app.secret) --as bob --answer
-                  parley call bob --server \(server) --app \(app.key) --secret \(app.secret) --as alice
+                  \(softphone) listen --server \(server) --app \(app.key) --secret \(app.secret) --as bob --answer
+                  \(softphone) call bob --server \(server) --app \(app.key) --secret \(app.secret) --as alice
 
                 """
         } else {
             out += "applications: parleyd app list --data-dir \(dataDirectory) (--show-secrets for the secrets)\n"
         }
         return out
+    }
+
+    /// How to run the softphone: the `parley` built next to this `parleyd` (as `make run`
+    /// leaves it in `.build/release/`), by a path relative to the working directory when it
+    /// is below it; plain `parley` (from PATH) otherwise.
+    static func softphoneCommand() -> String {
+        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
+        let sibling = executable.deletingLastPathComponent().appendingPathComponent("parley").path
+        guard FileManager.default.isExecutableFile(atPath: sibling) else { return "parley" }
+        let cwd = FileManager.default.currentDirectoryPath + "/"
+        return sibling.hasPrefix(cwd) ? String(sibling.dropFirst(cwd.count)) : sibling
     }
 
     /// The address a local client should use: loopback in place of the any-address.
