@@ -65,29 +65,12 @@ func pushThroughputReport(seconds: Double) -> String {
         let configPath = directory.appendingPathComponent("config.json").path
         let certPath = directory.appendingPathComponent("cert.pem").path
         try JSONSerialization.data(withJSONObject: config).write(to: URL(fileURLWithPath: configPath))
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script, "--config", configPath, "--tls-cert-out", certPath]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        try process.run()
+        let emulator = try BenchPushEmulator(script: script, configPath: configPath, certPath: certPath)
         defer {
-            kill(process.processIdentifier, SIGKILL)
-            var status: Int32 = 0
-            _ = waitpid(process.processIdentifier, &status, 0)
+            emulator.stop()
             try? FileManager.default.removeItem(at: directory)
         }
-        // The first line is "listening <port>"; bounded by the emulator's own start.
-        var line = Data()
-        let reader = output.fileHandleForReading
-        while !line.contains(0x0A) {
-            let chunk = reader.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        let text = String(decoding: line.prefix { $0 != 0x0A }, as: UTF8.self)
-        guard text.hasPrefix("listening "), let port = Int(text.dropFirst(10)) else { return "push      pushes/s: emulator did not start (python3 with h2?)" }
+        guard let port = emulator.port else { return "push      pushes/s: emulator did not start (python3 with h2?)" }
         let credentials = try APNsCredentials(teamID: "TEAM123456", keyID: "KEY1234567", privateKeyPEM: try key.privateKeyPEM())
         var token = APNsProviderToken(credentials: credentials)
         let providerToken = try token.token(now: Int64(Date().timeIntervalSince1970))
@@ -137,31 +120,12 @@ func pushToRingReport(calls: Int = 30) -> String {
         let p8Path = directory.appendingPathComponent("key.p8").path
         try JSONSerialization.data(withJSONObject: config).write(to: URL(fileURLWithPath: configPath))
         try key.privateKeyPEM().write(toFile: p8Path, atomically: true, encoding: .utf8)
-        // Foundation's Process, not ChildProcess: the emulator needs this environment's
-        // python3 and its h2 (ChildProcess gives children a bare PATH).
-        let emulator = Process()
-        emulator.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        emulator.arguments = ["python3", script, "--config", configPath, "--tls-cert-out", certPath]
-        let output = Pipe()
-        emulator.standardOutput = output
-        emulator.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        try emulator.run()
+        let emulator = try BenchPushEmulator(script: script, configPath: configPath, certPath: certPath)
         defer {
-            kill(emulator.processIdentifier, SIGKILL)
-            var status: Int32 = 0
-            _ = waitpid(emulator.processIdentifier, &status, 0)
+            emulator.stop()
             try? FileManager.default.removeItem(at: directory)
         }
-        var first = Data()
-        while !first.contains(0x0A) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            first.append(chunk)
-        }
-        let line = String(decoding: first.prefix { $0 != 0x0A }, as: UTF8.self)
-        guard line.hasPrefix("listening "), let port = Int(line.dropFirst(10)) else {
-            return "push      push-to-ring: emulator did not start (python3 with h2?)"
-        }
+        guard let port = emulator.port else { return "push      push-to-ring: emulator did not start (python3 with h2?)" }
         let base = "https://127.0.0.1:\(port)"
         let server = try ServerUnderTest(extraArguments: ["--apns-url", base, "--apns-sandbox-url", base, "--push-ca-file", certPath,
                                                           "--ring-timeout", "10"])
@@ -232,5 +196,39 @@ func pushToRingReport(calls: Int = 30) -> String {
                       p50, p99, samples.count)
     } catch {
         return "push      push-to-ring: \(error)"
+    }
+}
+
+/// The push provider emulator (scripts/push-emulator) as a child of the bench: started
+/// with its config, TLS certificate written to `certPath`, port read from its first line.
+/// Foundation's Process, not ChildProcess: it needs this environment's python3 and its h2
+/// (ChildProcess gives children a bare PATH).
+final class BenchPushEmulator {
+    private let process = Process()
+    /// The HTTPS port it listens on; nil when it did not start.
+    private(set) var port: Int?
+
+    init(script: String, configPath: String, certPath: String) throws {
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script, "--config", configPath, "--tls-cert-out", certPath]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try process.run()
+        // The first line is "listening <port>"; bounded by the emulator's own start.
+        var first = Data()
+        while !first.contains(0x0A) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            first.append(chunk)
+        }
+        let line = String(decoding: first.prefix { $0 != 0x0A }, as: UTF8.self)
+        if line.hasPrefix("listening ") { port = Int(line.dropFirst(10)) }
+    }
+
+    func stop() {
+        kill(process.processIdentifier, SIGKILL)
+        var status: Int32 = 0
+        _ = waitpid(process.processIdentifier, &status, 0)
     }
 }
