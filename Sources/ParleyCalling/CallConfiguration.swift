@@ -18,6 +18,11 @@ public struct CallConfiguration: Sendable, Hashable {
     /// How many ended call ids the registry remembers, so that a late request about one
     /// gets `invalid_state` rather than `call_not_found` and its id cannot be reused.
     public var recentlyEndedCapacity: Int = 4096
+    /// Calls in progress a user may have started (as caller); a `call.start` beyond it is
+    /// refused with `too_many_calls`.
+    public var maxCallsPerUser: Int = 10
+    /// Calls in progress in one application, at most (beyond: `too_many_calls`).
+    public var maxCallsPerApplication: Int = 1000
 
     public init() {}
 }

@@ -25,6 +25,11 @@ public struct CallRegistry: Sendable {
     private var endedRecords: [String: CallRecord] = [:]
     private var recentlyEndedOrder: [String] = []
     private var deadlines = DeadlineQueue()
+    /// The caller of each call in progress, and how many calls in progress each caller
+    /// and each application has, for the limits of `CallConfiguration`.
+    private var callerOfCall: [String: AppUser] = [:]
+    private var callsByCaller: [AppUser: Int] = [:]
+    private var callsByApplication: [String: Int] = [:]
 
     public init(configuration: CallConfiguration = CallConfiguration()) {
         self.configuration = configuration
@@ -109,8 +114,21 @@ public struct CallRegistry: Sendable {
             throw CallingError(.callExists, callID: start.callID, field: "callId", "call id already in use")
         }
         try CallStateMachine.checkHeaders(start.headers, callID: start.callID, configuration: configuration)
+        let started = callsByCaller[device.user] ?? 0
+        guard started < configuration.maxCallsPerUser else {
+            throw CallingError(.tooManyCalls, callID: start.callID,
+                               "user \(device.user.userID) has \(started) calls in progress, the most this server allows")
+        }
+        let inApplication = callsByApplication[device.user.applicationKey] ?? 0
+        guard inApplication < configuration.maxCallsPerApplication else {
+            throw CallingError(.tooManyCalls, callID: start.callID,
+                               "the application has \(inApplication) calls in progress, the most this server allows")
+        }
         let callee = AppUser(applicationKey: device.user.applicationKey, userID: calleeID)
         let (machine, actions) = CallStateMachine.start(start, from: device, to: callee, reach: presence.reach(callee), now: now, configuration: configuration)
+        callerOfCall[start.callID] = device.user
+        callsByCaller[device.user, default: 0] += 1
+        callsByApplication[device.user.applicationKey, default: 0] += 1
         store(machine)
         return actions
     }
@@ -252,6 +270,12 @@ public struct CallRegistry: Sendable {
         if machine.state == .ended {
             calls[callID] = nil
             devicesByCall[callID] = nil
+            if let caller = callerOfCall.removeValue(forKey: callID) {
+                let byCaller = (callsByCaller[caller] ?? 1) - 1
+                callsByCaller[caller] = byCaller > 0 ? byCaller : nil
+                let byApplication = (callsByApplication[caller.applicationKey] ?? 1) - 1
+                callsByApplication[caller.applicationKey] = byApplication > 0 ? byApplication : nil
+            }
             rememberEnded(callID, machine.record)
             return
         }

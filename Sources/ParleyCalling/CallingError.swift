@@ -12,6 +12,7 @@ public struct CallingError: Error, Sendable, Hashable, CustomStringConvertible {
         case notImplemented
         case tooLarge
         case badRequest
+        case tooManyCalls
     }
 
     let code: Code
@@ -38,6 +39,7 @@ public struct CallingError: Error, Sendable, Hashable, CustomStringConvertible {
         case .notImplemented: .notImplemented
         case .tooLarge: .tooLarge
         case .badRequest: .badRequest
+        case .tooManyCalls: .tooManyCalls
         }
     }
 

@@ -250,6 +250,11 @@ enum DaemonCommandLine {
         if let (value, source) = one("max-requests-per-second") { configuration.maxRequestsPerSecond = try integer(value, source, 1...100_000) }
         if let (value, source) = one("request-burst") { configuration.requestBurst = try integer(value, source, 1...1_000_000) }
         if let (value, source) = one("max-connections") { configuration.maxConnections = try integer(value, source, 1...10_000_000) }
+        if let (value, source) = one("max-calls-per-user") { configuration.maxCallsPerUser = try integer(value, source, 1...1_000_000) }
+        if let (value, source) = one("max-calls-per-app") { configuration.maxCallsPerApplication = try integer(value, source, 1...10_000_000) }
+        if let (value, source) = one("max-media-legs-per-app") {
+            configuration.maxMediaLegsPerApplication = try integer(value, source, 1...65_536)
+        }
         if let (value, source) = one("edge-loops") { configuration.edgeLoopCount = try integer(value, source, 1...1024) }
         if let (value, source) = one("log-level") {
             guard let level = LogLevel(rawValue: value) else {

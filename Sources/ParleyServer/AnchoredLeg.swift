@@ -19,6 +19,8 @@ final class AnchoredLeg: @unchecked Sendable {
     var lastReceived: ContinuousClock.Instant
     var started = false
     var registered = false
+    /// The application whose quota of legs this leg counts against, until it is shut.
+    var countedApplication: String?
     /// So each report is given to the engine at most once.
     var reportedConnected = false
     var reportedEnd = false

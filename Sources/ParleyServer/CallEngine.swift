@@ -18,8 +18,12 @@ import Synchronization
 /// Everything here runs on one `EventLoop` of its own (`loop`): edge callbacks hop onto
 /// it with `loop.execute`, timers are the loop's, and the media anchor's sockets are
 /// registered on it. The registry is therefore touched by one thread only, in the order
-/// events happened. SQLite never runs on an edge loop or on the cooperative pool: reads
-/// for `hello` go through `StoreQueue.perform`, writes through `CallRecorder`.
+/// events happened. SQLite never runs on an edge loop, on this loop or on the cooperative
+/// pool: reads for `hello` go to a read connection of their own (`helloStore`), record
+/// writes to `CallRecorder`'s writer. Actions that depend on a record being committed
+/// (a new call's `result` and what follows it, an ended call's `call.ended`) wait for
+/// its ticket as `HeldWork` while everything else goes on; a locked or failing store
+/// therefore stalls only the calls whose records it cannot take yet, never media.
 final class CallEngine: @unchecked Sendable {
     // @unchecked: all mutable state is used on `loop`'s thread only (every entry point hops
     // onto it first), so it is never accessed concurrently.
@@ -35,6 +39,9 @@ final class CallEngine: @unchecked Sendable {
     private let log: ServerLog
     private let metrics: ServerMetrics
     private let store: StoreQueue
+    /// A connection of its own for `hello`'s application lookups, so a slow write on
+    /// `store` (push registrations, timelines) never holds up a sign-in.
+    private let helloStore: StoreQueue
     private var registry: CallRegistry
     private var nonces = NonceReplayCache()
     private let verifier = TokenVerifier()
@@ -50,24 +57,33 @@ final class CallEngine: @unchecked Sendable {
     private var nonceTimer: TimerID?
     private var statisticsTimer: TimerID?
     private var pendingMedia: [(event: MediaEvent, callID: String)] = []
+    /// Actions waiting for the store to commit a record they depend on, in order.
+    private var held: [HeldWork] = []
+    /// The highest store ticket known to be done (`CallRecorder`).
+    private var committedTicket: UInt64 = 0
+    /// Callbacks waiting for a ticket (a REST hang-up answers once the record is ended).
+    private var ticketWaiters: [(ticket: UInt64, body: () -> Void)] = []
     private var performing = false
     private var stopped = false
 
     init(loop: EventLoop, configuration: ServerConfiguration, log: ServerLog, metrics: ServerMetrics, store: StoreQueue,
-         certificate: DTLSCertificate, knownUsers: [AppUser]) throws(NetError) {
+         helloStore: StoreQueue, recorder: CallRecorder, certificate: DTLSCertificate, knownUsers: [AppUser]) throws(NetError) {
         self.loop = loop
         self.configuration = configuration
         self.log = log
         self.metrics = metrics
         self.store = store
+        self.helloStore = helloStore
         var calls = CallConfiguration()
         calls.ringTimeout = configuration.ringTimeout
         calls.mediaSetupTimeout = configuration.mediaSetupTimeout
         calls.reconnectGrace = configuration.reconnectGrace
         calls.maximumCallLength = configuration.maximumCallLength
+        calls.maxCallsPerUser = configuration.maxCallsPerUser
+        calls.maxCallsPerApplication = configuration.maxCallsPerApplication
         registry = CallRegistry(configuration: calls)
         for user in knownUsers { registry.markKnown(user) }
-        recorder = CallRecorder(store: store, log: log, metrics: metrics)
+        self.recorder = recorder
         anchor = try MediaAnchor(loop: loop, configuration: configuration, certificate: certificate, log: log, metrics: metrics,
                                  report: { [unowned self] event, callID in self.mediaReported(event, callID: callID) })
         do {
@@ -77,6 +93,10 @@ final class CallEngine: @unchecked Sendable {
                 pushDevicesChanged: { [unowned self] user, devices in self.registry.setPushDevices(user, deviceIDs: devices) })
         } catch {
             log.error("push.unavailable", ["error": error.description])
+        }
+        recorder.onCommitted { [loop, weak self] ticket in
+            guard let engine = self else { return }
+            loop.execute { engine.storeCommitted(ticket) }
         }
         loop.execute {
             self.scheduleNonceCleanup()
@@ -231,7 +251,7 @@ final class CallEngine: @unchecked Sendable {
     // MARK: Push (docs/push.md)
 
     private func pushUnavailable(_ requestID: String, to device: Device) {
-        deliver(.error(.init(replyTo: requestID, code: .internalError, message: "push is unavailable on this server")), to: device)
+        deliverInOrder(.error(.init(replyTo: requestID, code: .internalError, message: "push is unavailable on this server")), to: device)
     }
 
     private func pushRegister(_ request: SignalingMessage.PushRegister, from device: Device) {
@@ -239,9 +259,9 @@ final class CallEngine: @unchecked Sendable {
         push.register(request, device: device) { [unowned self] key in
             guard !stopped else { return }
             if let key {
-                deliver(.result(.init(replyTo: request.requestID, pushKey: key)), to: device)
+                deliverInOrder(.result(.init(replyTo: request.requestID, pushKey: key)), to: device)
             } else {
-                deliver(.error(.init(replyTo: request.requestID, code: .internalError, message: "the push token could not be stored; retry")), to: device)
+                deliverInOrder(.error(.init(replyTo: request.requestID, code: .internalError, message: "the push token could not be stored; retry")), to: device)
             }
         }
     }
@@ -251,9 +271,9 @@ final class CallEngine: @unchecked Sendable {
         push.unregister(device: device, token: request.token) { [unowned self] result in
             guard !stopped else { return }
             switch result {
-            case .success: deliver(.result(.init(replyTo: request.requestID)), to: device)
+            case .success: deliverInOrder(.result(.init(replyTo: request.requestID)), to: device)
             case .failure:
-                deliver(.error(.init(replyTo: request.requestID, code: .internalError, message: "the push token could not be removed; retry")), to: device)
+                deliverInOrder(.error(.init(replyTo: request.requestID, code: .internalError, message: "the push token could not be removed; retry")), to: device)
             }
         }
     }
@@ -263,7 +283,7 @@ final class CallEngine: @unchecked Sendable {
         push.verifyRelay(request.payload, device: device) { [unowned self] callID in
             guard !stopped else { return }
             guard let callID else {
-                deliver(.error(.init(replyTo: request.requestID, code: .pushPayloadInvalid, message: "the push payload is forged, malformed or expired")),
+                deliverInOrder(.error(.init(replyTo: request.requestID, code: .pushPayloadInvalid, message: "the push payload is forged, malformed or expired")),
                         to: device)
                 return
             }
@@ -279,6 +299,11 @@ final class CallEngine: @unchecked Sendable {
     }
 
     private func reply(_ message: SignalingMessage, on connection: SignalingConnection) {
+        if let device = connection.device, !held.isEmpty, held.contains(where: { $0.keys.contains(.device(device)) }) {
+            // Behind this device's held replies and events, so it sees them in order.
+            held.append(HeldWork(ticket: 0, keys: [.device(device)], actions: [.send(device, message)]))
+            return
+        }
         logMessage("signal.out", message, who: connection.device?.description ?? "conn \(connection.socket.id)")
         _ = connection.socket.send(.text(SignalingCodec.encodeToString(message)))
     }
@@ -300,7 +325,7 @@ final class CallEngine: @unchecked Sendable {
     // MARK: hello
 
     private func lookUpApplication(for hello: SignalingMessage.Hello, connectionID: UInt64) {
-        let store = self.store
+        let store = self.helloStore
         let key = hello.appKey
         // A dispatch queue of our own, not a Task: the engine must not depend on the
         // cooperative pool, which blocking callers (tests, CLI code) can exhaust.
@@ -439,34 +464,21 @@ final class CallEngine: @unchecked Sendable {
 
     // MARK: Performing the engine's actions
 
-    /// Carries out the registry's actions in order. Records go first (the final one
-    /// synchronously, after closing the call's legs for their statistics), so a call's
-    /// `call.ended` is never sent before its record is stored. Media reports raised while
-    /// performing are queued and handed to the registry afterwards, in order.
+    /// Carries out the registry's actions in order. Records go first (an ended call's legs
+    /// are closed first, for their statistics), to the recorder; the rest runs now, or,
+    /// when it depends on a record that must be committed first (a new or an ended call)
+    /// or follows held work of the same call or device, later, in order, once the store
+    /// has it (`HeldWork`). Media reports raised while performing are queued and handed
+    /// to the registry afterwards, in order.
     private func perform(_ actions: [CallAction]) {
-        let now = ServerClock.now()
         let outermost = !performing
         performing = true
-        for case .record(let record) in actions {
-            var legs: [CallLeg] = []
-            if record.state == .ended, let statistics = anchor?.closeAll(callID: record.callID, now: now.instant) {
-                legs = Self.storedLegs(statistics, of: record, at: now.unixMillis)
-            }
-            recorder.persist(record, legs: legs)
-        }
-        for action in actions {
-            switch action {
-            case .send(let device, let message): deliver(message, to: device)
-            case .media(let instruction): anchor?.perform(instruction, now: now)
-            case .push(let instruction):
-                log.info("push.call", ["call": instruction.callID, "devices": instruction.devices.map(\.deviceID).joined(separator: ",")])
-                push?.send(instruction)
-            case .record: break
-            }
-        }
+        if !actions.isEmpty { submit(actions) }
         guard outermost else { return }
         var rounds = 0
-        while !pendingMedia.isEmpty, rounds < 10_000 {
+        while rounds < 10_000 {
+            releaseHeldWork()
+            guard !pendingMedia.isEmpty else { break }
             rounds += 1
             let next = pendingMedia.removeFirst()
             log.info("media.report", ["call": next.callID, "event": Self.describe(next.event)])
@@ -474,6 +486,97 @@ final class CallEngine: @unchecked Sendable {
         }
         performing = false
         rescheduleCallTimer()
+    }
+
+    /// Records the actions' records and runs or holds the rest.
+    private func submit(_ actions: [CallAction]) {
+        let now = ServerClock.now()
+        var waitFor: UInt64 = 0
+        for case .record(let record) in actions {
+            var legs: [CallLeg] = []
+            if record.state == .ended, let statistics = anchor?.closeAll(callID: record.callID, now: now.instant) {
+                legs = Self.storedLegs(statistics, of: record, at: now.unixMillis)
+            }
+            let written = recorder.persist(record, legs: legs)
+            if written.mustWait { waitFor = max(waitFor, written.ticket) }
+        }
+        let effects = actions.filter { if case .record = $0 { false } else { true } }
+        guard !effects.isEmpty else { return }
+        let keys = Self.orderKeys(of: actions)
+        if waitFor <= committedTicket, held.allSatisfy({ $0.keys.isDisjoint(with: keys) }) {
+            carryOut(effects)
+            return
+        }
+        held.append(HeldWork(ticket: waitFor, keys: keys, actions: effects))
+        metrics.update { $0.heldActions = held.count }
+    }
+
+    /// Sends, media instructions and pushes, now.
+    private func carryOut(_ actions: [CallAction]) {
+        let now = ServerClock.now()
+        for action in actions {
+            switch action {
+            case .send(let device, let message): deliver(message, to: device)
+            case .media(let instruction):
+                let application = registry.record(of: instruction.callID)?.caller.applicationKey ?? ""
+                anchor?.perform(instruction, applicationKey: application, now: now)
+            case .push(let instruction):
+                log.info("push.call", ["call": instruction.callID, "devices": instruction.devices.map(\.deviceID).joined(separator: ",")])
+                push?.send(instruction)
+            case .record: break
+            }
+        }
+    }
+
+    /// Runs held work whose ticket is committed, in order: work waits while earlier held
+    /// work of one of its calls or devices still waits.
+    private func releaseHeldWork() {
+        guard !held.isEmpty else { return }
+        let current = held
+        held = []
+        var blocked: Set<OrderKey> = []
+        var remaining: [HeldWork] = []
+        for work in current {
+            if work.ticket <= committedTicket, blocked.isDisjoint(with: work.keys) {
+                carryOut(work.actions)
+            } else {
+                blocked.formUnion(work.keys)
+                remaining.append(work)
+            }
+        }
+        held = remaining + held
+        metrics.update { $0.heldActions = held.count }
+    }
+
+    /// The recorder's writer finished every write up to `ticket` (on the loop).
+    private func storeCommitted(_ ticket: UInt64) {
+        guard ticket > committedTicket else { return }
+        committedTicket = ticket
+        let pending = recorder.pendingWrites
+        metrics.update { $0.storeWritesPending = pending }
+        if !ticketWaiters.isEmpty {
+            let ready = ticketWaiters.filter { $0.ticket <= ticket }
+            ticketWaiters.removeAll { $0.ticket <= ticket }
+            for waiter in ready { waiter.body() }
+        }
+        if !performing { perform([]) }
+    }
+
+    /// The calls and devices an action batch concerns: held work keeps its order with
+    /// later work that shares one (docs/protocol.md: replies and events in order).
+    private static func orderKeys(of actions: [CallAction]) -> Set<OrderKey> {
+        var keys: Set<OrderKey> = []
+        for action in actions {
+            switch action {
+            case .send(let device, let message):
+                keys.insert(.device(device))
+                if let callID = message.callID { keys.insert(.call(callID)) }
+            case .media(let instruction): keys.insert(.call(instruction.callID))
+            case .push(let instruction): keys.insert(.call(instruction.callID))
+            case .record(let record): keys.insert(.call(record.callID))
+            }
+        }
+        return keys
     }
 
     private func mediaReported(_ event: MediaEvent, callID: String) {
@@ -505,6 +608,16 @@ final class CallEngine: @unchecked Sendable {
                                 statistics: CallLegStatistics(callee)))
         }
         return legs
+    }
+
+    /// A reply made outside `perform` (push answers): behind the device's held replies and
+    /// events when it has any, so it sees them in order; else at once.
+    private func deliverInOrder(_ message: SignalingMessage, to device: Device) {
+        if !held.isEmpty, held.contains(where: { $0.keys.contains(.device(device)) }) {
+            held.append(HeldWork(ticket: 0, keys: [.device(device)], actions: [.send(device, message)]))
+            return
+        }
+        deliver(message, to: device)
     }
 
     /// Sends to the device's connection, or keeps the message (bounded) while its session
@@ -551,17 +664,26 @@ final class CallEngine: @unchecked Sendable {
     // MARK: REST and lifecycle (called on the loop)
 
     /// Hangs up a live call of `applicationKey`; nil when the engine has no such live call.
-    func hangUpLive(callID: String, applicationKey: String) -> HangUpOutcome? {
+    /// `recorded` runs on the loop once the ended record is committed (for `.hungUp`).
+    func hangUpLive(callID: String, applicationKey: String, recorded: @escaping () -> Void = {}) -> HangUpOutcome? {
         guard let record = registry.record(of: callID) else { return nil }
         guard record.caller.applicationKey == applicationKey else { return .notFound }
         do throws(CallingError) {
             let actions = try registry.hangUp(callID: callID, now: ServerClock.now())
             log.info("call.rest.hangup", ["call": callID])
             perform(actions)
+            whenRecordsCommitted(recorded)
             return .hungUp
         } catch {
             return .alreadyEnded
         }
+    }
+
+    /// Runs `body` on the loop once every record write handed over so far is done.
+    func whenRecordsCommitted(_ body: @escaping () -> Void) {
+        let ticket = recorder.lastTicket
+        if ticket <= committedTicket { return body() }
+        ticketWaiters.append((ticket, body))
     }
 
     func liveCallCounts() -> [CallState: Int] {
@@ -575,6 +697,12 @@ final class CallEngine: @unchecked Sendable {
     func stop() {
         guard !stopped else { return }
         perform(registry.endAll(.init(code: .internalError, message: "server shutting down"), now: ServerClock.now()))
+        // The ended records, then the `call.ended` they hold back (bounded: a store locked
+        // past it leaves those calls to the next start's recovery).
+        if !recorder.flush(timeout: configuration.shutdownStoreTimeout) {
+            log.error("store.flush.timeout", ["pending": String(recorder.pendingWrites)])
+        }
+        storeCommitted(recorder.doneTicket)
         for connection in connections.values where !connection.closing {
             reply(.error(.init(replyTo: nil, code: .shuttingDown, message: "the server is stopping; reconnect later")), on: connection)
         }
@@ -589,7 +717,11 @@ final class CallEngine: @unchecked Sendable {
         for session in sessions.values { if let timer = session.expiryTimer { loop.cancel(timer) } }
         anchor?.closeEverything()
         push?.stop()
-        recorder.flush()
+        recorder.flush(timeout: configuration.shutdownStoreTimeout)
+        // Nobody waits past the stop, committed or not (the next start recovers the rest).
+        let waiters = ticketWaiters
+        ticketWaiters = []
+        for waiter in waiters { waiter.body() }
         log.info("engine.stopped", ["connections": String(connections.count)])
     }
 
@@ -609,5 +741,29 @@ final class CallEngine: @unchecked Sendable {
         }) else { return nil }
         done.wait()
         return box.withLock { $0 }
+    }
+}
+
+/// Actions held until the store has committed `ticket`, in the order they were made.
+private struct HeldWork {
+    let ticket: UInt64
+    let keys: Set<OrderKey>
+    let actions: [CallAction]
+}
+
+/// What held work keeps its order with: a call, or a device's connection.
+private enum OrderKey: Hashable {
+    case call(String)
+    case device(Device)
+}
+
+extension MediaInstruction {
+    /// The call the instruction is for.
+    var callID: String {
+        switch self {
+        case .answerCaller(let callID, _), .offerCallee(let callID, _), .acceptAnswer(let callID, _, _), .bridge(let callID, _),
+             .sendDTMF(let callID, _, _), .closeLeg(let callID, _), .closeAll(let callID):
+            callID
+        }
     }
 }

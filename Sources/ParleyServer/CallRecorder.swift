@@ -1,47 +1,91 @@
-import Dispatch
 import ParleyCalling
 import ParleySignaling
 import ParleyStore
+import Synchronization
 
 /// Persists the call engine's `CallRecord` versions: `createCall` for a new call,
 /// `updateCallState` for each state reached (with that state's time), `finishCall` with
 /// the cause and the legs' statistics for the last one.
 ///
-/// In-progress updates go to the store in order on a queue of their own (the engine's
-/// loop does not wait for them). The final version is written synchronously, behind every
-/// earlier write, before the engine sends `call.ended`: a call a device has seen end is
-/// in the store (committed, WAL) by then. Used on the engine's loop only.
+/// Every write goes to a `StoreWriter` (a connection and a thread of its own, group
+/// commits, retried while the store is locked or failing), so the engine's loop never
+/// waits on SQLite. `persist` returns the write's ticket and whether the engine must
+/// wait for it before acting on this version: a new call (its `result` reply, the
+/// callee's `call.incoming`) and an ended one (its `call.ended`) are acted on only once
+/// their record is committed; the engine learns that through `committed`, on its loop.
+/// Used on the engine's loop only.
 final class CallRecorder: @unchecked Sendable {
-    // @unchecked: `progress` is touched on the engine's loop only; the store is Sendable.
-    private let store: StoreQueue
+    // @unchecked: `progress` is touched on the engine's loop only; the writer is Sendable.
+    private let writer: StoreWriter
     private let log: ServerLog
     private let metrics: ServerMetrics
-    /// Serializes the writes so a call's create, updates and finish reach SQLite in order.
-    private let writes = DispatchQueue(label: "parley.recorder")
     /// The states already written per call in progress.
     private var progress: [String: Set<CallState>] = [:]
+    /// Who hears of commits (set once by the engine; called on the writer's thread).
+    private let relay: CommitRelay
 
-    init(store: StoreQueue, log: ServerLog, metrics: ServerMetrics) {
-        self.store = store
+    /// Opens a store connection of its own on `path` for the writes.
+    init(path: String, log: ServerLog, metrics: ServerMetrics) throws(StoreError) {
         self.log = log
         self.metrics = metrics
+        let relay = CommitRelay()
+        self.relay = relay
+        writer = try StoreWriter(
+            path: path, label: "parley.recorder",
+            onCommitted: { ticket in
+                relay.handler.withLock { $0 }?(ticket)
+            },
+            onFailure: { failure in
+                if failure.willRetry {
+                    metrics.update { $0.storeWriteRetries += 1 }
+                    log.warning("store.write.retry", ["error": failure.error.description,
+                                                       "retryInMs": String(CallEngine.milliseconds(failure.retryAfter ?? .zero))])
+                } else {
+                    metrics.update { $0.storeWritesDropped += 1 }
+                    log.error("call.record.failed", ["call": failure.subject ?? "-", "operation": failure.write ?? "-",
+                                                     "error": failure.error.description])
+                }
+            })
     }
 
+    /// Sets who is called (on the writer's thread) with the highest ticket whose write is
+    /// done; it must hop to the engine's loop before touching the engine's state.
+    func onCommitted(_ body: @escaping @Sendable (UInt64) -> Void) {
+        relay.handler.withLock { $0 = body }
+    }
+
+    /// The ticket of the last write handed over.
+    var lastTicket: UInt64 { writer.lastTicket }
+
+    /// The highest ticket whose write is done.
+    var doneTicket: UInt64 { writer.doneTicket }
+
+    /// Writes waiting for the store.
+    var pendingWrites: Int { writer.statistics.pending }
+
     /// Stores this version of a record. `legs` are the final figures, for an ended record.
-    func persist(_ record: CallRecord, legs: [CallLeg]) {
+    /// - Returns: the ticket of this version's last write, and whether the engine must
+    ///   wait for it before acting (a new or an ended record).
+    @discardableResult
+    func persist(_ record: CallRecord, legs: [CallLeg]) -> (ticket: UInt64, mustWait: Bool) {
         let id = record.callID
         var written = progress[id]
+        var ticket: UInt64 = writer.lastTicket
+        var mustWait = false
         if written == nil {
             written = []
+            mustWait = true
             metrics.update { $0.callsStarted += 1 }
-            log.info("call.record.created", ["call": id, "caller": record.caller.userID, "callee": record.callee.userID])
             let applicationKey = record.caller.applicationKey
             let caller = record.caller.userID
             let callee = record.callee.userID
             let started = record.startedTime
-            enqueue(id) { (store) throws(StoreError) in
+            let log = self.log
+            ticket = enqueue(.init(name: "createCall", subject: id, durable: false, committed: {
+                log.info("call.record.created", ["call": id, "caller": caller, "callee": callee])
+            }) { (store) throws(StoreError) in
                 try store.createCall(id: id, applicationKey: applicationKey, caller: caller, callee: callee, startedTime: started)
-            }
+            })
         }
         let reached: [(CallState, Int64?)] = [
             (.progressing, record.progressedTime), (.ringing, record.rungTime),
@@ -51,65 +95,64 @@ final class CallRecorder: @unchecked Sendable {
             guard let time, written?.contains(state) == false else { continue }
             written?.insert(state)
             if state == .established { metrics.update { $0.callsEstablished += 1 } }
-            enqueue(id) { (store) throws(StoreError) in try store.updateCallState(id: id, to: state, at: time) }
+            ticket = enqueue(.init(name: "updateCallState", subject: id, durable: false) { (store) throws(StoreError) in
+                try store.updateCallState(id: id, to: state, at: time)
+            })
         }
         guard record.state == .ended, let cause = record.endCause else {
             progress[id] = written
-            return
+            return (ticket, mustWait)
         }
         progress[id] = nil
         let endedTime = record.endedTime ?? ServerClock.unixMillis()
         let error = cause == .error
             ? CallError(code: record.errorCode ?? "internal_error", message: record.errorMessage ?? "call failed") : nil
+        let durationMs = record.answeredTime.map { max(0, endedTime - $0) } ?? 0
         metrics.update { $0.callsEnded[cause.rawValue, default: 0] += 1 }
-        let result: Result<StoredCall, StoreError> = writes.sync {
-            Result { () throws(StoreError) -> StoredCall in
-                try store.performAndWait { (store) throws(StoreError) -> StoredCall in
-                    try store.finishCall(id: id, cause: cause, error: error, at: endedTime, legs: legs)
-                }
-            }
-        }
-        switch result {
-        case .success(let stored):
+        let log = self.log
+        ticket = enqueue(.init(name: "finishCall", subject: id, durable: true, committed: {
             log.info("call.record.finished", [
-                "call": id, "cause": cause.rawValue, "error": error?.code ?? "-", "durationMs": String(stored.durationMs ?? 0),
+                "call": id, "cause": cause.rawValue, "error": error?.code ?? "-", "durationMs": String(durationMs),
             ])
-        case .failure(let failure):
-            log.error("call.record.failed", ["call": id, "operation": "finishCall", "error": failure.description])
-        }
+        }) { (store) throws(StoreError) in
+            try store.finishCall(id: id, cause: cause, error: error, at: endedTime, legs: legs)
+        })
+        return (ticket, true)
     }
 
     /// Stores a leg's figures of a call in progress, so the record keeps them even if the
     /// process dies before the call ends.
     func recordLeg(callID: String, _ leg: CallLeg) {
-        enqueue(callID) { (store) throws(StoreError) in try store.recordLeg(callId: callID, leg) }
+        enqueue(.init(name: "recordLeg", subject: callID, durable: false) { (store) throws(StoreError) in
+            try store.recordLeg(callId: callID, leg)
+        })
     }
 
     /// Notes (in order with the call writes) that a device of `user` connected.
     func recordUserSeen(_ user: AppUser, at time: Int64) {
-        enqueue(nil) { (store) throws(StoreError) in
+        enqueue(.init(name: "recordUserSeen", subject: nil, durable: false) { (store) throws(StoreError) in
             _ = try store.recordUserSeen(applicationKey: user.applicationKey, userId: user.userID, at: time)
-        }
+        })
     }
 
-    /// Waits until every queued write is done (shutdown, tests).
-    func flush() {
-        writes.sync {}
+    /// Waits until every queued write is done, at most `timeout` (shutdown, tests);
+    /// returns whether they are.
+    @discardableResult
+    func flush(timeout: Duration = .seconds(10)) -> Bool {
+        writer.flush(timeout: timeout)
     }
 
-    private func enqueue(_ id: String?, _ body: @escaping @Sendable (SQLiteStore) throws(StoreError) -> Void) {
-        let store = self.store
-        let log = self.log
-        writes.async {
-            do throws(StoreError) {
-                try store.performAndWait(body)
-            } catch {
-                if let id {
-                    log.error("call.record.failed", ["call": id, "error": error.description])
-                } else {
-                    log.error("store.write.failed", ["error": error.description])
-                }
-            }
-        }
+    @discardableResult
+    private func enqueue(_ write: StoreWriter.Write) -> UInt64 {
+        let ticket = writer.enqueue(write)
+        let pending = writer.statistics.pending
+        metrics.update { $0.storeWritesPending = pending }
+        return ticket
     }
+}
+
+/// Carries the engine's commit handler to the writer's callback, which exists before the
+/// engine does.
+private final class CommitRelay: Sendable {
+    let handler = Mutex<(@Sendable (UInt64) -> Void)?>(nil)
 }

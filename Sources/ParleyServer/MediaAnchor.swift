@@ -31,6 +31,9 @@ final class MediaAnchor: @unchecked Sendable {
     private let batch = UDPReceiveBatch(capacity: 16, slotSize: 2048)
     private var inactivityTimer: TimerID?
     private var closed = false
+    /// Legs one application may hold at once, so one tenant cannot take every port.
+    let maxLegsPerApplication: Int
+    private var legsByApplication: [String: Int] = [:]
 
     init(loop: EventLoop, configuration: ServerConfiguration, certificate: DTLSCertificate, log: ServerLog,
          metrics: ServerMetrics, report: @escaping (MediaEvent, String) -> Void) throws(NetError) {
@@ -42,20 +45,24 @@ final class MediaAnchor: @unchecked Sendable {
         self.log = log
         self.metrics = metrics
         self.report = report
+        maxLegsPerApplication = configuration.effectiveMaxMediaLegsPerApplication
     }
 
     /// Legs open now, over all calls.
     var legCount: Int { legs.values.reduce(0) { $0 + $1.count } }
     /// Ports of the pool in use.
     var portsInUse: Int { pool.allocatedCount }
+    /// Legs an application's calls hold now.
+    func legCount(applicationKey: String) -> Int { legsByApplication[applicationKey] ?? 0 }
 
     // MARK: Instructions
 
-    func perform(_ instruction: MediaInstruction, now: CallTime) {
+    /// `applicationKey` is the call's application, whose leg quota new legs count against.
+    func perform(_ instruction: MediaInstruction, applicationKey: String, now: CallTime) {
         switch instruction {
         case .answerCaller(let callID, let offer):
             do throws(MediaLegError) {
-                let leg = try openLeg(callID: callID, leg: .caller, now: now)
+                let leg = try openLeg(callID: callID, leg: .caller, applicationKey: applicationKey, now: now)
                 let answer = try leg.core.answer(offer: offer)
                 try start(leg, now: now.instant)
                 log.info("media.leg.answered", ["call": callID, "leg": "caller", "port": String(leg.socket.localAddress.port)])
@@ -67,7 +74,7 @@ final class MediaAnchor: @unchecked Sendable {
             }
         case .offerCallee(let callID, let device):
             do throws(MediaLegError) {
-                let leg = try openLeg(callID: callID, leg: .callee(device), now: now)
+                let leg = try openLeg(callID: callID, leg: .callee(device), applicationKey: applicationKey, now: now)
                 let offer = try leg.core.makeOffer()
                 log.info("media.leg.offered", ["call": callID, "leg": device.deviceID, "port": String(leg.socket.localAddress.port)])
                 report(.calleeLegReady(device, sdp: offer), callID)
@@ -130,9 +137,14 @@ final class MediaAnchor: @unchecked Sendable {
 
     // MARK: Legs
 
-    private func openLeg(callID: String, leg id: ParleyCalling.MediaLeg, now: CallTime) throws(MediaLegError) -> AnchoredLeg {
+    private func openLeg(callID: String, leg id: ParleyCalling.MediaLeg, applicationKey: String,
+                         now: CallTime) throws(MediaLegError) -> AnchoredLeg {
         guard !closed else { throw MediaLegError(.state, "the media anchor is shut down") }
         if let existing = legs[callID]?[id] { _ = shut(existing, now: now.instant) }
+        let held = legsByApplication[applicationKey] ?? 0
+        guard held < maxLegsPerApplication else {
+            throw MediaLegError(.socket, "the application holds \(held) media legs, its limit (maxMediaLegsPerApplication)")
+        }
         let socket: UDPSocket
         do { socket = try pool.openSocket() } catch {
             throw MediaLegError(.socket, "no media port: \(error)")
@@ -158,6 +170,8 @@ final class MediaAnchor: @unchecked Sendable {
             throw MediaLegError(.socket, "cannot watch \(socket.localAddress): \(error)")
         }
         legs[callID, default: [:]][id] = leg
+        leg.countedApplication = applicationKey
+        legsByApplication[applicationKey, default: 0] += 1
         scheduleInactivityCheck()
         return leg
     }
@@ -180,6 +194,11 @@ final class MediaAnchor: @unchecked Sendable {
     /// Sends the leg's goodbye, stops its timer and closes its socket (returning the port).
     private func shut(_ leg: AnchoredLeg, now: ContinuousClock.Instant) -> MediaLegStatistics {
         leg.reportedEnd = true
+        if let application = leg.countedApplication {
+            leg.countedApplication = nil
+            let left = (legsByApplication[application] ?? 1) - 1
+            legsByApplication[application] = left > 0 ? left : nil
+        }
         perform(leg.core.close(now: now), on: leg, now: now)
         if let timer = leg.timer { loop.cancel(timer.id) }
         leg.timer = nil

@@ -12,7 +12,8 @@ import ParleySignaling
 /// `parley_calls_established_total`, `parley_call_setups_per_second`, `parley_calls_ended_total{cause}`,
 /// `parley_media_packets_received_total`, `parley_media_packets_forwarded_total`,
 /// `parley_media_packets_lost_total`, `parley_media_packets_dropped_total`,
-/// `parley_media_loss_ratio`.
+/// `parley_media_loss_ratio`, `parley_store_writes_pending`, `parley_store_write_retries_total`,
+/// `parley_store_writes_dropped_total`, `parley_signaling_held_batches`.
 public enum MetricsRenderer {
     /// The exposition text for one scrape.
     /// - Parameters:
@@ -60,6 +61,16 @@ public enum MetricsRenderer {
                [([], Double(counters.mediaPacketsLost))])
         family(&out, "parley_media_packets_dropped_total", .counter, "Media packets dropped by the server (bad SRTP, garbage).",
                [([], Double(counters.mediaPacketsDropped))])
+        family(&out, "parley_store_writes_pending", .gauge, "Call record writes waiting for the store now.",
+               [([], Double(counters.storeWritesPending))])
+        family(&out, "parley_store_write_retries_total", .counter,
+               "Store transactions that could not commit (locked, busy, I/O) and were retried.",
+               [([], Double(counters.storeWriteRetries))])
+        family(&out, "parley_store_writes_dropped_total", .counter, "Call record writes the store refused for good.",
+               [([], Double(counters.storeWritesDropped))])
+        family(&out, "parley_signaling_held_batches", .gauge,
+               "Replies and events waiting for their call's record to be committed.",
+               [([], Double(counters.heldActions))])
         let expected = counters.mediaPacketsReceived + counters.mediaPacketsLost
         family(&out, "parley_media_loss_ratio", .gauge, "Lost over expected media packets since the server started.",
                [([], expected > 0 ? Double(counters.mediaPacketsLost) / Double(expected) : 0)])

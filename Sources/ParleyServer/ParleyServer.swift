@@ -90,6 +90,8 @@ public final class ParleyServer: Sendable {
         let loop = try EventLoop(name: "parley-calls")
         do {
             engine = try CallEngine(loop: loop, configuration: configuration, log: log, metrics: metrics, store: store,
+                                    helloStore: StoreQueue(path: path, label: "parley.store.hello"),
+                                    recorder: CallRecorder(path: path, log: log, metrics: metrics),
                                     certificate: certificate,
                                     knownUsers: known.map { AppUser(applicationKey: $0.applicationKey, userID: $0.userId) })
         } catch {
@@ -190,7 +192,11 @@ struct EngineCallControl: CallControl {
     func hangUp(callID: String, applicationKey: String) async -> HangUpOutcome {
         let live: HangUpOutcome?? = await withCheckedContinuation { continuation in
             let accepted = engine.loop.execute { [engine] in
-                continuation.resume(returning: .some(engine.hangUpLive(callID: callID, applicationKey: applicationKey)))
+                // 204 only once the ended record is committed, so a GET after it shows the end.
+                let outcome = engine.hangUpLive(callID: callID, applicationKey: applicationKey, recorded: {
+                    continuation.resume(returning: .some(.hungUp))
+                })
+                if outcome != .hungUp { continuation.resume(returning: .some(outcome)) }
             }
             if !accepted { continuation.resume(returning: .none) }
         }

@@ -27,6 +27,16 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// the signaling port.
     public var mediaPorts: ClosedRange<UInt16>
 
+    /// Calls in progress one user may have started; more `call.start`s are refused with
+    /// `too_many_calls`.
+    public var maxCallsPerUser: Int
+    /// Calls in progress in one application, at most (beyond: `too_many_calls`).
+    public var maxCallsPerApplication: Int
+    /// Media legs (ports) one application's calls may hold at once; nil: three quarters of
+    /// `mediaPorts`, so other applications always keep a quarter. A leg beyond it fails
+    /// (`media_failed` for a caller's leg; a callee device beyond it does not ring).
+    public var maxMediaLegsPerApplication: Int?
+
     /// How long callee devices ring before `noAnswer` / `timeout`.
     public var ringTimeout: Duration
     /// Media inactivity (no packets, no ICE consent) that ends a call as `inactive`.
@@ -57,6 +67,9 @@ public struct ServerConfiguration: Sendable, Hashable {
     public var maxConnections: Int
     /// Event loops for the HTTP/WebSocket edge (one per core by default).
     public var edgeLoopCount: Int
+    /// At shutdown, how long to wait for the store to take the last call records (a store
+    /// locked longer leaves those calls to the next start's recovery).
+    public var shutdownStoreTimeout: Duration
 
     /// Log lines below this level are dropped.
     public var logLevel: LogLevel
@@ -85,6 +98,9 @@ public struct ServerConfiguration: Sendable, Hashable {
         mediaAnnouncedAddress = nil
         let base = first.port == 0 ? 20_000 : min(Int(first.port) + 1, 65_535 - 1999)
         mediaPorts = UInt16(base)...UInt16(base + 1999)
+        maxCallsPerUser = 10
+        maxCallsPerApplication = 1000
+        maxMediaLegsPerApplication = nil
         ringTimeout = .seconds(60)
         mediaInactivityTimeout = .seconds(30)
         reconnectGrace = .seconds(30)
@@ -98,6 +114,7 @@ public struct ServerConfiguration: Sendable, Hashable {
         requestBurst = 50
         maxConnections = 20_000
         edgeLoopCount = Int.max
+        shutdownStoreTimeout = .seconds(10)
         logLevel = .info
         createDevelopmentApplication = true
         pushEndpoints = .providers
@@ -122,4 +139,11 @@ public enum LogLevel: String, Sendable, Hashable, CaseIterable, Comparable {
     }
 
     public static func < (lhs: LogLevel, rhs: LogLevel) -> Bool { lhs.rank < rhs.rank }
+}
+
+extension ServerConfiguration {
+    /// `maxMediaLegsPerApplication`, or three quarters of the media ports (at least 2).
+    public var effectiveMaxMediaLegsPerApplication: Int {
+        maxMediaLegsPerApplication ?? max(2, mediaPorts.count * 3 / 4)
+    }
 }

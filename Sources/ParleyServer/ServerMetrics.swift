@@ -24,6 +24,13 @@ public final class ServerMetrics: Sendable {
         public var mediaPacketsLost = 0
         /// Packets dropped by the media layer (bad SRTP, garbage, ...).
         public var mediaPacketsDropped = 0
+        /// Call record writes waiting for the store now; transactions the store could not
+        /// commit (locked, busy, failing) and that were retried; writes refused for good.
+        public var storeWritesPending = 0
+        public var storeWriteRetries = 0
+        public var storeWritesDropped = 0
+        /// Action batches (replies, events, media instructions) waiting for a record commit.
+        public var heldActions = 0
         public init() {}
     }
 

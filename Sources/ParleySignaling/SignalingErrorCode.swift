@@ -54,6 +54,9 @@ public struct SignalingErrorCode: RawRepresentable, Sendable, Hashable, Codable,
     public static let tokenReplayed = Self(rawValue: "token_replayed")
     /// The device sends faster than the server allows.
     public static let rateLimited = Self(rawValue: "rate_limited")
+    /// `call.start` refused: the user or the application has as many calls in progress as
+    /// the server allows (`maxCallsPerUser`, `maxCallsPerApplication`).
+    public static let tooManyCalls = Self(rawValue: "too_many_calls")
 
     // MARK: Call request errors, sent by the server
 

@@ -359,12 +359,21 @@ public final class SQLiteStore {
     /// Runs `body` in one write transaction; with `durable` and `.powerLoss`, its commit
     /// waits for `fsync`.
     func write<T>(durable: Bool, _ body: () throws -> T) throws(StoreError) -> T {
-        let full = durable && durability == .powerLoss
+        // Inside an outer transaction (`transaction(durable:)`) the outer one decides.
+        let full = durable && durability == .powerLoss && !db.isInTransaction
         return try Self.mapErrors {
             if full { try db.setSynchronous(.full) }
             defer { if full { try? db.setSynchronous(.normal) } }
             return try db.transaction(.immediate, body)
         }
+    }
+
+    /// Runs several of this store's changes as one transaction (each method's own
+    /// transaction becomes a savepoint inside it): all of them commit together, or none.
+    /// With `durable` and `.powerLoss`, the commit waits for `fsync`. `StoreWriter` uses
+    /// it for group commits.
+    public func transaction<T>(durable: Bool, _ body: (SQLiteStore) throws(StoreError) -> T) throws(StoreError) -> T {
+        try write(durable: durable) { () throws -> T in try body(self) }
     }
 
     /// Runs `body` in one read transaction, so its several statements see one snapshot.

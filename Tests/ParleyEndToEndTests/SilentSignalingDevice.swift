@@ -47,6 +47,53 @@ final class SilentSignalingDevice {
         try readUntil(marker, timeout: timeout, expecting: nil)
     }
 
+    /// Sends every message in one write, back to back, as a burst.
+    func sendBurst(_ messages: [String]) throws {
+        try send(messages.flatMap { Self.maskedTextFrame(Array($0.utf8)) })
+    }
+
+    /// Reads server frames (unmasked text, RFC 6455 §5.2) until a reply (`re`) to every id in
+    /// `ids` came, or `timeout`; returns each reply's `type` by id (what came in time).
+    func readReplies(to ids: Set<String>, timeout: Double) throws -> [String: String] {
+        let deadline = Date().addingTimeInterval(timeout)
+        var replies: [String: String] = [:]
+        var pending: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while !ids.isSubset(of: Set(replies.keys)), Date() < deadline {
+            while let (payload, used) = Self.nextServerFrame(pending) {
+                pending.removeFirst(used)
+                if let object = try? JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any],
+                   let re = object["re"] as? String, let type = object["type"] as? String, ids.contains(re) {
+                    replies[re] = type
+                }
+            }
+            if ids.isSubset(of: Set(replies.keys)) { break }
+            let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            if count < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK) { continue }
+            guard count > 0 else { break }
+            pending += buffer[..<count]
+        }
+        return replies
+    }
+
+    /// The payload of the first whole frame in `bytes` and the bytes it took, or nil.
+    private static func nextServerFrame(_ bytes: [UInt8]) -> ([UInt8], Int)? {
+        guard bytes.count >= 2 else { return nil }
+        var length = Int(bytes[1] & 0x7F)
+        var offset = 2
+        if length == 126 {
+            guard bytes.count >= 4 else { return nil }
+            length = Int(bytes[2]) << 8 | Int(bytes[3])
+            offset = 4
+        } else if length == 127 {
+            guard bytes.count >= 10 else { return nil }
+            length = bytes[2..<10].reduce(0) { $0 << 8 | Int($1) }
+            offset = 10
+        }
+        guard bytes.count >= offset + length else { return nil }
+        return (Array(bytes[offset..<(offset + length)]), offset + length)
+    }
+
     /// Sends a close frame with 1000, which the server takes as a logout (docs/protocol.md):
     /// the device is offline at once instead of within the reconnect grace.
     func logOut() throws {

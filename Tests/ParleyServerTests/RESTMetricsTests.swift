@@ -18,6 +18,10 @@ import Testing
         counters.mediaPacketsForwarded = 980
         counters.mediaPacketsLost = 10
         counters.mediaPacketsDropped = 2
+        counters.storeWritesPending = 7
+        counters.storeWriteRetries = 3
+        counters.storeWritesDropped = 1
+        counters.heldActions = 4
         let text = MetricsRenderer.render(
             counters: counters, liveCalls: [.ringing: 1, .established: 2, .ended: 99],
             restAuthFailures: ["bad_credentials": 4])
@@ -73,6 +77,18 @@ import Testing
             # HELP parley_media_packets_dropped_total Media packets dropped by the server (bad SRTP, garbage).
             # TYPE parley_media_packets_dropped_total counter
             parley_media_packets_dropped_total 2
+            # HELP parley_store_writes_pending Call record writes waiting for the store now.
+            # TYPE parley_store_writes_pending gauge
+            parley_store_writes_pending 7
+            # HELP parley_store_write_retries_total Store transactions that could not commit (locked, busy, I/O) and were retried.
+            # TYPE parley_store_write_retries_total counter
+            parley_store_write_retries_total 3
+            # HELP parley_store_writes_dropped_total Call record writes the store refused for good.
+            # TYPE parley_store_writes_dropped_total counter
+            parley_store_writes_dropped_total 1
+            # HELP parley_signaling_held_batches Replies and events waiting for their call's record to be committed.
+            # TYPE parley_signaling_held_batches gauge
+            parley_signaling_held_batches 4
             # HELP parley_media_loss_ratio Lost over expected media packets since the server started.
             # TYPE parley_media_loss_ratio gauge
             parley_media_loss_ratio 0.01
