@@ -7,8 +7,8 @@ public enum PushOutcome: Sendable, Hashable {
     case delivered
     /// The token is no longer valid (APNs 410 `Unregistered`, FCM `UNREGISTERED`): remove it.
     case tokenGone(reason: String)
-    /// Worth trying again (429, 5xx, or no answer at all), after `retryAfter` seconds if the
-    /// provider said so.
+    /// Worth trying again (429, 5xx, or no answer at all), not before `retryAfter` seconds
+    /// if the provider's `retry-after` said so (a date already turned into seconds).
     case retryable(reason: String, retryAfter: Int?)
     /// The provider's auth token was refused (APNs 403 `ExpiredProviderToken` /
     /// `InvalidProviderToken`, FCM 401): make a new one and try again once.
@@ -19,10 +19,11 @@ public enum PushOutcome: Sendable, Hashable {
     /// Which provider answered.
     public enum Provider: String, Sendable { case apns, fcm }
 
-    /// Classifies an answer.
-    public init(provider: Provider, response: HTTPResponse) {
+    /// Classifies an answer that arrived at `now` (milliseconds since the epoch; a
+    /// `retry-after` date is counted from it).
+    public init(provider: Provider, response: HTTPResponse, now: Int64) {
         let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]
-        let retryAfter = response.headers["retry-after"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        let retryAfter = response.headers["retry-after"].flatMap { RetryAfter.seconds($0, nowMilliseconds: now) }
         switch provider {
         case .apns:
             let reason = (object?["reason"] as? String) ?? "status \(response.status)"

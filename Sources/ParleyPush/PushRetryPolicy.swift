@@ -46,7 +46,8 @@ public struct PushRetryPolicy: Sendable, Hashable {
             let ceiling = min(maxDelayMilliseconds, baseDelayMilliseconds << Int64(exponent))
             let fraction = jitter.isFinite ? min(max(jitter, 0), 1) : 0
             let jittered = ceiling / 2 + Int64(Double(ceiling / 2) * fraction)
-            delay = max(jittered, Int64(retryAfter ?? 0) * 1000)
+            // A provider's wait is a floor, never shortened by the backoff's cap.
+            delay = max(jittered, Int64(min(retryAfter ?? 0, RetryAfter.maximumSeconds)) * 1000)
         }
         let at = now + delay
         return at < deadline ? .retry(at: at) : .stop

@@ -113,7 +113,7 @@ public final class PushSender: Sendable {
             let request = try buildRequest(job)
             let response = try client.send(request.request)
             status = response.status
-            outcome = PushOutcome(provider: request.provider, response: response)
+            outcome = PushOutcome(provider: request.provider, response: response, now: clock())
             if case .authRefused = outcome { invalidateToken(job.credentials) }
         } catch {
             switch error.kind {
