@@ -31,8 +31,11 @@ public struct PushRetryPolicy: Sendable, Hashable {
     ///     delay is `c/2 + jitter * c/2` (half fixed so a retry never fires at once, half
     ///     random so many servers do not retry in step), never less than `Retry-After`.
     ///   - authRetried: whether this push already made a new auth token once.
+    ///   - environmentRetried: whether this push already went to the other APNs
+    ///     environment once after a `BadDeviceToken`.
     public func decide(
-        after outcome: PushOutcome, attempt: Int, now: Int64, deadline: Int64, jitter: Double, authRetried: Bool = false
+        after outcome: PushOutcome, attempt: Int, now: Int64, deadline: Int64, jitter: Double, authRetried: Bool = false,
+        environmentRetried: Bool = false
     ) -> Decision {
         guard attempt < maxAttempts else { return .stop }
         let delay: Int64
@@ -40,6 +43,10 @@ public struct PushRetryPolicy: Sendable, Hashable {
         case .delivered, .tokenGone, .rejected: return .stop
         case .authRefused:
             guard !authRetried else { return .stop }
+            delay = 0
+        case .badDeviceToken:
+            // The other environment is another host: no reason to wait.
+            guard !environmentRetried else { return .stop }
             delay = 0
         case .retryable(_, let retryAfter):
             let exponent = min(attempt - 1, 30)

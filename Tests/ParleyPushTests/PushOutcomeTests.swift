@@ -16,7 +16,10 @@ private func classify(_ provider: PushOutcome.Provider, _ response: HTTPResponse
     @Test func apnsAnswers() {
         #expect(classify(.apns, answer(200, "")) == .delivered)
         #expect(classify(.apns, answer(410, #"{"reason":"Unregistered","timestamp":1}"#)) == .tokenGone(reason: "Unregistered"))
-        #expect(classify(.apns, answer(400, #"{"reason":"BadDeviceToken"}"#)) == .tokenGone(reason: "BadDeviceToken"))
+        #expect(classify(.apns, answer(410, #"{"reason":"ExpiredToken","timestamp":1}"#)) == .tokenGone(reason: "ExpiredToken"))
+        // Also Apple's answer for a token of the other environment: not gone (yet).
+        #expect(classify(.apns, answer(400, #"{"reason":"BadDeviceToken"}"#)) == .badDeviceToken(reason: "BadDeviceToken"))
+        #expect(classify(.apns, answer(400, #"{"reason":"BadDeviceToken"}"#)).label == "bad_device_token")
         #expect(classify(.apns, answer(400, #"{"reason":"BadTopic"}"#)) == .rejected(reason: "BadTopic"))
         #expect(classify(.apns, answer(403, #"{"reason":"ExpiredProviderToken"}"#)) == .authRefused(reason: "ExpiredProviderToken"))
         #expect(classify(.apns, answer(429, #"{"reason":"TooManyRequests"}"#, headers: ["retry-after": "3"]))

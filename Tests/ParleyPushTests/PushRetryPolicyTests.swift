@@ -45,4 +45,12 @@ import ParleyPush
         #expect(policy.decide(after: auth, attempt: 1, now: 5, deadline: 10_000, jitter: 0.5) == .retry(at: 5))
         #expect(policy.decide(after: auth, attempt: 2, now: 5, deadline: 10_000, jitter: 0.5, authRetried: true) == .stop)
     }
+
+    @Test func aBadDeviceTokenIsTriedOnceInTheOtherEnvironmentAtOnce() {
+        let bad = PushOutcome.badDeviceToken(reason: "BadDeviceToken")
+        #expect(policy.decide(after: bad, attempt: 1, now: 7, deadline: 10_000, jitter: 0.9) == .retry(at: 7))
+        #expect(policy.decide(after: bad, attempt: 2, now: 7, deadline: 10_000, jitter: 0.9, environmentRetried: true) == .stop)
+        #expect(policy.decide(after: bad, attempt: 4, now: 7, deadline: 10_000, jitter: 0.9) == .stop)
+        #expect(policy.decide(after: bad, attempt: 1, now: 10_000, deadline: 10_000, jitter: 0) == .stop)
+    }
 }

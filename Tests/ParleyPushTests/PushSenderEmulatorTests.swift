@@ -215,7 +215,72 @@ private func now() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
         #expect(finished.first?.2 == 1)
         #expect(try emulator.requests().filter { $0["provider"] as? String == "apns" }.count == 1)
     }
+
+    // MARK: APNs environments (issue 14 item 11)
+
+    private func sandboxSender(_ log: EventLog, policy: PushRetryPolicy = PushRetryPolicy(baseDelayMilliseconds: 20)) throws -> PushSender {
+        try PushSender(endpoints: emulator.endpointsWithSandbox, policy: policy, timeoutMilliseconds: 5_000, caFile: emulator.caFile) { log.append($0) }
+    }
+
+    private func apnsEnvironments() throws -> [String] {
+        try emulator.requests().filter { $0["provider"] as? String == "apns" }.compactMap { $0["environment"] as? String }
+    }
+
+    @Test func aTokenRegisteredWithTheWrongEnvironmentIsDeliveredInTheOtherAndKept() async throws {
+        // A production token the app registered as sandbox: Apple's sandbox says BadDeviceToken.
+        try emulator.knownAPNsTokens(production: ["9f1c5e2a7b3d4c6e"], sandbox: [])
+        let log = EventLog()
+        let sender = try sandboxSender(log)
+        defer { sender.stop() }
+        sender.send(apnsJob())
+        let finished = try await log.waitForFinished(1)
+        #expect(finished.first?.1 == .delivered)
+        #expect(finished.first?.2 == 2)
+        #expect(try apnsEnvironments() == ["sandbox", "production"])
+        let switched = log.all.compactMap { if case .environmentSwitched(let job, let from) = $0 { (job.target.environment, from) } else { nil } }
+        #expect(switched.count == 1 && switched.first?.0 == .production && switched.first?.1 == .sandbox)
+        let outcomes = log.all.compactMap { if case .answer(_, _, let status, let outcome) = $0 { "\(status ?? 0) \(outcome.label)" } else { nil } }
+        #expect(outcomes == ["400 bad_device_token", "200 delivered"])
+    }
+
+    @Test func aTokenBothEnvironmentsRefuseIsGone() async throws {
+        try emulator.knownAPNsTokens(production: [], sandbox: [])
+        let log = EventLog()
+        let sender = try sandboxSender(log)
+        defer { sender.stop() }
+        var job = apnsJob()
+        job.target.environment = .production
+        sender.send(job)
+        let finished = try await log.waitForFinished(1)
+        #expect(finished.first?.1 == .tokenGone(reason: "BadDeviceToken in both APNs environments"))
+        #expect(finished.first?.2 == 2)
+        #expect(try apnsEnvironments() == ["production", "sandbox"])
+    }
+
+    @Test func aBadDeviceTokenWithNoAttemptLeftIsNotGone() async throws {
+        try emulator.knownAPNsTokens(production: [], sandbox: [])
+        let log = EventLog()
+        let sender = try sandboxSender(log, policy: PushRetryPolicy(maxAttempts: 1))
+        defer { sender.stop() }
+        sender.send(apnsJob())
+        let finished = try await log.waitForFinished(1)
+        // One environment's word is not enough to delete a token.
+        #expect(finished.first?.1 == .badDeviceToken(reason: "BadDeviceToken"))
+        #expect(try apnsEnvironments() == ["sandbox"])
+    }
+
+    @Test func expiredTokenIsGone() async throws {
+        try emulator.script(apnsAnswers: [.init(410, reason: "ExpiredToken")])
+        let log = EventLog()
+        let sender = try sender(log)
+        defer { sender.stop() }
+        sender.send(apnsJob())
+        let finished = try await log.waitForFinished(1)
+        #expect(finished.first?.1 == .tokenGone(reason: "ExpiredToken"))
+        #expect(finished.first?.2 == 1)
+    }
 }
+
 
 /// HTTP dates made with Foundation's formatter, independent of the parser under test.
 enum HTTPDateText {
