@@ -9,6 +9,14 @@ public import ParleySTUN
 /// the last authenticated check from the selected address and fails when none comes for
 /// `consentTimeout`.
 ///
+/// Only a new transaction counts. A check whose transaction ID was already seen is sent
+/// again as it was: from the same address it is a retransmission (answered again, nothing
+/// else), from another address it is a replay of a captured check (dropped as
+/// `replayedTransaction`). Without this, one captured check with USE-CANDIDATE re-sent from
+/// anywhere moved the leg's media there. A real network change shows a fresh transaction
+/// from the new address (the password signs the ID), and with USE-CANDIDATE it still moves
+/// the selection.
+///
 /// Sans-I/O: feed datagrams to `receive`, call `handleTimeout(now:)` when `nextDeadline`
 /// passes, and carry out the returned `ICEAction`s in order.
 public struct ICELiteAgent: Sendable {
@@ -20,9 +28,23 @@ public struct ICELiteAgent: Sendable {
         /// address) for this long: consent expired, `failed` (RFC 7675 §5.1: 30 s).
         public var consentTimeout: Duration
 
-        public init(disconnectedAfter: Duration = .seconds(10), consentTimeout: Duration = .seconds(30)) {
+        /// Transaction IDs remembered at most, to recognise retransmissions and replays.
+        public var rememberedTransactions: Int
+        /// How long a transaction ID is remembered.
+        public var transactionMemory: Duration
+
+        /// The defaults keep the checks of the last 21 minutes from our own device (one
+        /// every 5 s) or about 8 minutes from Chromium (about one every 2 s once
+        /// connected), far longer than any STUN retransmission lasts (39.5 s with RFC
+        /// 8489's defaults), in about 30 KB per leg at most.
+        public init(
+            disconnectedAfter: Duration = .seconds(10), consentTimeout: Duration = .seconds(30),
+            rememberedTransactions: Int = 256, transactionMemory: Duration = .seconds(30 * 60)
+        ) {
             self.disconnectedAfter = disconnectedAfter
             self.consentTimeout = consentTimeout
+            self.rememberedTransactions = rememberedTransactions
+            self.transactionMemory = transactionMemory
         }
     }
 
@@ -45,11 +67,18 @@ public struct ICELiteAgent: Sendable {
     /// before a selection).
     public private(set) var lastConsent: ICEInstant?
 
+    /// The checks acted on so far, by transaction ID.
+    private var seenTransactions: ICETransactionMemory
+
     public init(localCredentials: ICECredentials, remoteCredentials: ICECredentials? = nil, configuration: Configuration = Configuration()) {
         self.localCredentials = localCredentials
         self.remoteCredentials = remoteCredentials
         self.configuration = configuration
+        seenTransactions = ICETransactionMemory(capacity: configuration.rememberedTransactions, lifetime: configuration.transactionMemory)
     }
+
+    /// How many transaction IDs are remembered now (at most `rememberedTransactions`).
+    public var rememberedTransactionCount: Int { seenTransactions.count }
 
     /// The address to send media to: the selected pair's remote address.
     public var selectedRemoteAddress: ICETransportAddress? { selectedPair?.remote }
@@ -66,8 +95,10 @@ public struct ICELiteAgent: Sendable {
     /// A valid Binding request is answered with a signed success carrying `source` in
     /// XOR-MAPPED-ADDRESS; a request with bad credentials gets 400/401, one with unknown
     /// comprehension-required attributes 420, one claiming ICE-CONTROLLED 487 (a lite agent
-    /// cannot take the controlling role, so the peer must, RFC 8445 §7.3.1.1). Anything else
-    /// is dropped and reported as `.dropped`.
+    /// cannot take the controlling role, so the peer must, RFC 8445 §7.3.1.1). A transaction
+    /// seen before is answered again, and nothing else, when it comes from the same address,
+    /// and dropped as `replayedTransaction` from any other. Anything else is dropped and
+    /// reported as `.dropped`.
     public mutating func receive(
         _ bytes: [UInt8], from source: ICETransportAddress, on local: ICETransportAddress, now: ICEInstant
     ) -> [ICEAction] {
@@ -84,9 +115,16 @@ public struct ICELiteAgent: Sendable {
             return [.send(bytes: answer, from: local, to: source)]
         }
 
-        var actions: [ICEAction] = [
-            .send(bytes: ICERequestScreen.successResponse(to: request, source: source, key: localCredentials.key), from: local, to: source)
-        ]
+        let answer = ICERequestScreen.successResponse(to: request, source: source, key: localCredentials.key)
+        if let first = seenTransactions.source(of: request.transactionID, now: now) {
+            // Not a new check: neither a nomination nor consent (RFC 7675 needs a fresh
+            // transaction). The same address lost our answer; another one replays a capture.
+            guard first == source else { return [.dropped(.replayedTransaction, from: source)] }
+            return [.send(bytes: answer, from: local, to: source)]
+        }
+        seenTransactions.remember(request.transactionID, from: source, now: now)
+
+        var actions: [ICEAction] = [.send(bytes: answer, from: local, to: source)]
         let pair = ICECandidatePair(local: local, remote: source)
         if !validPairs.contains(pair) {
             validPairs.append(pair)

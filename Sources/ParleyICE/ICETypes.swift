@@ -76,6 +76,10 @@ public enum ICEDropReason: String, Sendable, Hashable, Encodable, CustomStringCo
     case badResponseIntegrity
     /// The agent is closed or failed.
     case inactive
+    /// An authenticated check whose transaction ID already came from another address: a
+    /// captured check sent again, not a new nomination or consent (a retransmission comes
+    /// from the same address and is answered).
+    case replayedTransaction
 
     public var description: String { rawValue }
 }

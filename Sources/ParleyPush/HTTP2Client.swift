@@ -115,21 +115,12 @@ private func collectHeader(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ 
     guard let data, let user else { return 0 }
     let collector = Unmanaged<ResponseCollector>.fromOpaque(user).takeUnretainedValue()
     let length = size * count
-    let line = data.withMemoryRebound(to: UInt8.self, capacity: length) { String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self) }
-    // A status line starts a new header block (after a redirect or 100): start over.
-    if line.hasPrefix("HTTP/") { collector.headers = [:]; return length }
-    guard let colon = line.firstIndex(of: ":") else { return length }
-    let name = line[..<colon].lowercased()
-    let value = line[line.index(after: colon)...].trimmingWhitespace()
-    collector.headers[name] = value
-    return length
-}
-
-extension Substring {
-    fileprivate func trimmingWhitespace() -> String {
-        var view = self[...]
-        while let first = view.first, first == " " || first == "\t" || first == "\r" || first == "\n" { view = view.dropFirst() }
-        while let last = view.last, last == " " || last == "\t" || last == "\r" || last == "\n" { view = view.dropLast() }
-        return String(view)
+    let line = data.withMemoryRebound(to: UInt8.self, capacity: length) { Array(UnsafeBufferPointer(start: $0, count: length)) }
+    if let field = HTTPHeaderLine(line) {
+        collector.headers[field.name] = field.value
+    } else if line.starts(with: Array("HTTP/".utf8)) {
+        // A status line starts a new header block (after a redirect or 100): start over.
+        collector.headers = [:]
     }
+    return length
 }

@@ -56,6 +56,10 @@ public enum PushEvent: Sendable {
     case attempt(PushJob, attempt: Int)
     /// The provider answered attempt `attempt` (`status` nil: no HTTP answer at all).
     case answer(PushJob, attempt: Int, status: Int?, outcome: PushOutcome)
+    /// APNs answered `BadDeviceToken` in the environment the token was registered for
+    /// (`from`); the next attempt goes to the other one, `job.target.environment`. If that
+    /// works, the token was registered with the wrong environment.
+    case environmentSwitched(PushJob, from: SignalingMessage.PushEnvironment)
     /// The push is done; `outcome` is the last answer's (``PushOutcome/tokenGone(reason:)``
     /// means the token should be removed).
     case finished(PushJob, outcome: PushOutcome, attempts: Int)

@@ -5,10 +5,16 @@ internal import Foundation
 public enum PushOutcome: Sendable, Hashable {
     /// The provider accepted the push.
     case delivered
-    /// The token is no longer valid (APNs 410 `Unregistered`, FCM `UNREGISTERED`): remove it.
+    /// The token is no longer valid (APNs 410 `Unregistered` or `ExpiredToken`, FCM
+    /// `UNREGISTERED`; or APNs `BadDeviceToken` from both environments): remove it.
     case tokenGone(reason: String)
-    /// Worth trying again (429, 5xx, or no answer at all), after `retryAfter` seconds if the
-    /// provider said so.
+    /// APNs 400 `BadDeviceToken`: the token is malformed, or belongs to the other APNs
+    /// environment (Apple gives this answer for a development build's token sent to
+    /// production and the reverse). Not a reason to delete it yet: ``PushSender`` tries the
+    /// other environment once, and only a token that both refuse is gone.
+    case badDeviceToken(reason: String)
+    /// Worth trying again (429, 5xx, or no answer at all), not before `retryAfter` seconds
+    /// if the provider's `retry-after` said so (a date already turned into seconds).
     case retryable(reason: String, retryAfter: Int?)
     /// The provider's auth token was refused (APNs 403 `ExpiredProviderToken` /
     /// `InvalidProviderToken`, FCM 401): make a new one and try again once.
@@ -19,17 +25,20 @@ public enum PushOutcome: Sendable, Hashable {
     /// Which provider answered.
     public enum Provider: String, Sendable { case apns, fcm }
 
-    /// Classifies an answer.
-    public init(provider: Provider, response: HTTPResponse) {
+    /// Classifies an answer that arrived at `now` (milliseconds since the epoch; a
+    /// `retry-after` date is counted from it).
+    public init(provider: Provider, response: HTTPResponse, now: Int64) {
         let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]
-        let retryAfter = response.headers["retry-after"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        let retryAfter = response.headers["retry-after"].flatMap { RetryAfter.seconds($0, nowMilliseconds: now) }
         switch provider {
         case .apns:
             let reason = (object?["reason"] as? String) ?? "status \(response.status)"
             switch response.status {
             case 200: self = .delivered
+            // Every 410 means the token is gone: `Unregistered`, `ExpiredToken`, or a reason
+            // Apple adds later.
             case 410: self = .tokenGone(reason: reason)
-            case 400 where reason == "BadDeviceToken": self = .tokenGone(reason: reason)
+            case 400 where reason == "BadDeviceToken": self = .badDeviceToken(reason: reason)
             case 403 where reason == "ExpiredProviderToken" || reason == "InvalidProviderToken": self = .authRefused(reason: reason)
             case 429, 500...599: self = .retryable(reason: reason, retryAfter: retryAfter)
             default: self = .rejected(reason: reason)
@@ -49,11 +58,13 @@ public enum PushOutcome: Sendable, Hashable {
         }
     }
 
-    /// A short word for logs: `delivered`, `token_gone`, `retryable`, `auth_refused`, `rejected`.
+    /// A short word for logs: `delivered`, `token_gone`, `bad_device_token`, `retryable`,
+    /// `auth_refused`, `rejected`.
     public var label: String {
         switch self {
         case .delivered: "delivered"
         case .tokenGone: "token_gone"
+        case .badDeviceToken: "bad_device_token"
         case .retryable: "retryable"
         case .authRefused: "auth_refused"
         case .rejected: "rejected"

@@ -31,8 +31,11 @@ public struct PushRetryPolicy: Sendable, Hashable {
     ///     delay is `c/2 + jitter * c/2` (half fixed so a retry never fires at once, half
     ///     random so many servers do not retry in step), never less than `Retry-After`.
     ///   - authRetried: whether this push already made a new auth token once.
+    ///   - environmentRetried: whether this push already went to the other APNs
+    ///     environment once after a `BadDeviceToken`.
     public func decide(
-        after outcome: PushOutcome, attempt: Int, now: Int64, deadline: Int64, jitter: Double, authRetried: Bool = false
+        after outcome: PushOutcome, attempt: Int, now: Int64, deadline: Int64, jitter: Double, authRetried: Bool = false,
+        environmentRetried: Bool = false
     ) -> Decision {
         guard attempt < maxAttempts else { return .stop }
         let delay: Int64
@@ -41,12 +44,17 @@ public struct PushRetryPolicy: Sendable, Hashable {
         case .authRefused:
             guard !authRetried else { return .stop }
             delay = 0
+        case .badDeviceToken:
+            // The other environment is another host: no reason to wait.
+            guard !environmentRetried else { return .stop }
+            delay = 0
         case .retryable(_, let retryAfter):
             let exponent = min(attempt - 1, 30)
             let ceiling = min(maxDelayMilliseconds, baseDelayMilliseconds << Int64(exponent))
             let fraction = jitter.isFinite ? min(max(jitter, 0), 1) : 0
             let jittered = ceiling / 2 + Int64(Double(ceiling / 2) * fraction)
-            delay = max(jittered, Int64(retryAfter ?? 0) * 1000)
+            // A provider's wait is a floor, never shortened by the backoff's cap.
+            delay = max(jittered, Int64(min(retryAfter ?? 0, RetryAfter.maximumSeconds)) * 1000)
         }
         let at = now + delay
         return at < deadline ? .retry(at: at) : .stop

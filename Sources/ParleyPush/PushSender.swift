@@ -14,6 +14,8 @@ public final class PushSender: Sendable {
         var attempt: Int
         var dueAt: Int64
         var authRetried: Bool
+        /// Sent to the other APNs environment after a `BadDeviceToken`.
+        var environmentRetried = false
     }
 
     private struct State {
@@ -102,7 +104,7 @@ public final class PushSender: Sendable {
     private func process(_ item: Pending) {
         var item = item
         let job = item.job
-        let outcome: PushOutcome
+        var outcome: PushOutcome
         var status: Int?
         if clock() >= job.deadline {
             onEvent(.finished(job, outcome: .rejected(reason: "ring deadline passed"), attempts: item.attempt - 1))
@@ -113,7 +115,7 @@ public final class PushSender: Sendable {
             let request = try buildRequest(job)
             let response = try client.send(request.request)
             status = response.status
-            outcome = PushOutcome(provider: request.provider, response: response)
+            outcome = PushOutcome(provider: request.provider, response: response, now: clock())
             if case .authRefused = outcome { invalidateToken(job.credentials) }
         } catch {
             switch error.kind {
@@ -123,14 +125,23 @@ public final class PushSender: Sendable {
             }
         }
         onEvent(.answer(job, attempt: item.attempt, status: status, outcome: outcome))
+        if case .badDeviceToken(let reason) = outcome, item.environmentRetried {
+            // Refused in both environments: the token itself is bad.
+            outcome = .tokenGone(reason: reason + " in both APNs environments")
+        }
         let decision = policy.decide(
             after: outcome, attempt: item.attempt, now: clock(), deadline: job.deadline,
-            jitter: Double.random(in: 0..<1), authRetried: item.authRetried)
+            jitter: Double.random(in: 0..<1), authRetried: item.authRetried, environmentRetried: item.environmentRetried)
         switch decision {
         case .stop:
             onEvent(.finished(job, outcome: outcome, attempts: item.attempt))
         case .retry(let at):
             if case .authRefused = outcome { item.authRetried = true }
+            if case .badDeviceToken = outcome {
+                item.environmentRetried = true
+                item.job.target.environment = job.target.environment == .sandbox ? .production : .sandbox
+                onEvent(.environmentSwitched(item.job, from: job.target.environment))
+            }
             item.attempt += 1
             item.dueAt = at
             let queued = state.withLock { state in

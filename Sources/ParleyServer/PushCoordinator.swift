@@ -193,6 +193,14 @@ final class PushCoordinator: Sendable {
                                                   "reason": Self.reason(outcome)])
             log.info("push.answer", ["call": job.callID, "device": job.target.deviceID, "attempt": String(attempt),
                                      "status": status.map(String.init) ?? "none", "outcome": outcome.label, "reason": Self.reason(outcome)])
+        case .environmentSwitched(let job, let registered):
+            // APNs refused the token in the environment the app registered it with. The
+            // token stays; if the other environment takes it, the app registers tokens with
+            // the wrong environment (e.g. a development build that says production).
+            let detail = ["device": job.target.deviceID, "registered": registered.rawValue, "trying": job.target.environment.rawValue]
+            recordOnTimeline(job, "push.environment_switched", detail)
+            log.warning("push.environment", ["call": job.callID, "device": job.target.deviceID, "registered": registered.rawValue,
+                                             "trying": job.target.environment.rawValue, "reason": "BadDeviceToken"])
         case .finished(let job, let outcome, let attempts):
             log.info("push.done", ["call": job.callID, "device": job.target.deviceID, "outcome": outcome.label, "attempts": String(attempts)])
             if case .tokenGone = outcome { removeToken(job) }
@@ -250,7 +258,7 @@ final class PushCoordinator: Sendable {
     private static func reason(_ outcome: PushOutcome) -> String {
         switch outcome {
         case .delivered: "-"
-        case .tokenGone(let reason), .authRefused(let reason), .rejected(let reason): reason
+        case .tokenGone(let reason), .badDeviceToken(let reason), .authRefused(let reason), .rejected(let reason): reason
         case .retryable(let reason, _): reason
         }
     }

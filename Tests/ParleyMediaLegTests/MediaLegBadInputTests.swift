@@ -113,6 +113,48 @@ import Testing
         Self.expectAudioFlows(&harness)
     }
 
+    /// Issue 14 item 5: the full side's nominating check, captured and re-sent from another
+    /// address, used to move the lite side's media there for the rest of the call.
+    @Test func aReplayedNominationFromAnotherAddressMovesNoMedia() throws {
+        var harness = try MediaLegCoreTests.pair(offerer: .full, answerer: .lite, profiles: [.aeadAES128GCM])
+        var nominations: [[UInt8]] = []
+        let to = harness.answererAddress
+        harness.filter = { bytes, _, destination in
+            if destination == to, let message = try? STUNMessage(decoding: bytes), message.messageClass == .request, message.useCandidate {
+                nominations.append(bytes)
+            }
+            return bytes
+        }
+        try harness.negotiate()
+        try harness.startBoth()
+        harness.run(for: .seconds(1))
+        harness.filter = nil
+        try #require(harness.offerer.state == .connected && harness.answerer.state == .connected)
+        let captured = try #require(nominations.first)
+        harness.run(for: .seconds(1), audio: true)
+
+        let replayer = ICETransportAddress(ip: .ipv4(0x7F00_0042), port: 45_000)
+        var toReplayer = 0
+        harness.filter = { bytes, _, destination in
+            if destination == replayer { toReplayer += 1 }
+            return bytes
+        }
+        harness.inject(captured, from: replayer, to: harness.answererAddress)
+        harness.run(for: .milliseconds(5))
+        #expect(harness.answerer.selectedPair?.remote == harness.offererAddress)
+        #expect(harness.drops("answerer").contains { $0.0 == .stun && $0.1.contains("replayedTransaction") }, "\(harness.drops("answerer"))")
+        // The offerer keeps hearing the answerer's 1 kHz tone.
+        let before = harness.offerer.statistics.framesPlayedFromPackets
+        harness.run(for: .seconds(2), audio: true)
+        #expect(harness.offerer.statistics.framesPlayedFromPackets - before >= 90)
+        let heard = FrequencyAnalysis.dominantFrequency(samples: Array(harness.offererReceived.suffix(48_000)), sampleRate: 48_000) ?? 0
+        #expect(abs(heard - 1000) < 10)
+        // Nothing went to the replayer, not even an answer.
+        #expect(toReplayer == 0)
+        harness.filter = nil
+        Self.expectAudioFlows(&harness)
+    }
+
     @Test func mediaFromAnAddressICEHasNotValidatedIsDropped() throws {
         var harness = try Self.connectedPair()
         let stranger = ICETransportAddress(ip: .ipv4(0x7F00_0009), port: 9999)

@@ -89,9 +89,47 @@ public final class ProviderEmulator: Sendable {
 
     public var endpoints: PushEndpoints { .emulator(baseURL) }
 
+    /// The emulator as two APNs environments: production at the base URL, the sandbox at
+    /// `<base>/sandbox` (see ``knownAPNsTokens(production:sandbox:)``).
+    public var endpointsWithSandbox: PushEndpoints {
+        PushEndpoints(apnsProduction: baseURL, apnsDevelopment: baseURL + "/sandbox", fcm: baseURL)
+    }
+
+    /// One scripted answer: a status, optionally an APNs reason and a `retry-after` value
+    /// sent as given (delta-seconds or an HTTP date).
+    public struct ScriptedAnswer: Sendable {
+        public var status: Int
+        public var reason: String?
+        public var retryAfter: String?
+
+        public init(_ status: Int, reason: String? = nil, retryAfter: String? = nil) {
+            self.status = status
+            self.reason = reason
+            self.retryAfter = retryAfter
+        }
+
+        var json: [String: Any] {
+            var object: [String: Any] = ["status": status]
+            if let reason { object["reason"] = reason }
+            if let retryAfter { object["retryAfter"] = retryAfter }
+            return object
+        }
+    }
+
     /// Scripts the next answers: e.g. `script(apns: [410])`, `script(fcm: [503])`.
     public func script(apns: [Int] = [], fcm: [Int] = []) throws {
         _ = try post("/control/script", ["apns": apns, "fcm": fcm])
+    }
+
+    /// Scripts the next answers with reasons or `retry-after` headers.
+    public func script(apnsAnswers: [ScriptedAnswer] = [], fcmAnswers: [ScriptedAnswer] = []) throws {
+        _ = try post("/control/script", ["apns": apnsAnswers.map(\.json), "fcm": fcmAnswers.map(\.json)])
+    }
+
+    /// Says which tokens each APNs environment knows; from then on a token sent to an
+    /// environment that does not know it gets 400 `BadDeviceToken`, as Apple answers.
+    public func knownAPNsTokens(production: [String], sandbox: [String]) throws {
+        _ = try post("/control/apns-tokens", ["production": production, "sandbox": sandbox])
     }
 
     /// Every provider request seen so far (each a JSON object, see the emulator's doc).

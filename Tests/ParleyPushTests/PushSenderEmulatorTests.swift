@@ -8,11 +8,25 @@ import ParleyWireCore
 
 /// Collects a sender's events and waits for a number of `finished` ones (bounded in time).
 final class EventLog: Sendable {
-    private let events = Mutex<[PushEvent]>([])
+    private let events = Mutex<[(at: ContinuousClock.Instant, wallMilliseconds: Int64, event: PushEvent)]>([])
 
-    func append(_ event: PushEvent) { events.withLock { $0.append(event) } }
+    func append(_ event: PushEvent) { events.withLock { $0.append((ContinuousClock.now, now(), event)) } }
 
-    var all: [PushEvent] { events.withLock { $0 } }
+    /// When (ms since the epoch, the sender's clock) attempt `attempt` was reported.
+    func wallTime(ofAttempt attempt: Int) -> Int64? {
+        events.withLock { $0 }.first(where: { if case .attempt(_, attempt) = $0.event { true } else { false } })?.wallMilliseconds
+    }
+
+    var all: [PushEvent] { events.withLock { $0.map(\.event) } }
+
+    /// The time from the answer to attempt `attempt` until attempt `attempt + 1` left.
+    func gap(afterAnswerTo attempt: Int) -> Duration? {
+        let timed = events.withLock { $0 }
+        guard let answered = timed.first(where: { if case .answer(_, attempt, _, _) = $0.event { true } else { false } })?.at,
+              let next = timed.first(where: { if case .attempt(_, attempt + 1) = $0.event { true } else { false } })?.at
+        else { return nil }
+        return next - answered
+    }
 
     func finished() -> [(PushJob, PushOutcome, Int)] {
         all.compactMap { if case .finished(let job, let outcome, let attempts) = $0 { (job, outcome, attempts) } else { nil } }
@@ -151,5 +165,138 @@ private func now() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
         let finished = try await log.waitForFinished(1)
         if case .retryable = finished.first?.1 {} else { Issue.record("expected a transport retry, got \(String(describing: finished.first?.1))") }
         #expect(finished.first?.2 == 2)
+    }
+
+    // MARK: Retry-After (issue 14 item 11)
+
+    @Test func apnsRetryAfterSecondsIsWaitedAtLeast() async throws {
+        try emulator.script(apnsAnswers: [.init(429, reason: "TooManyRequests", retryAfter: "1")])
+        let log = EventLog()
+        let sender = try sender(log)
+        defer { sender.stop() }
+        sender.send(apnsJob())
+        let finished = try await log.waitForFinished(1)
+        #expect(finished.first?.1 == .delivered)
+        #expect(finished.first?.2 == 2)
+        let gap = try #require(log.gap(afterAnswerTo: 1))
+        // The backoff alone would be 10-20 ms here (base 20 ms); Retry-After says 1 s.
+        #expect(gap >= .milliseconds(990), "retried \(gap) after Retry-After: 1")
+        #expect(gap < .seconds(3))
+    }
+
+    @Test func fcmRetryAfterAsAnHTTPDateIsWaitedAtLeast() async throws {
+        // Two seconds ahead, whole seconds as an HTTP date has: the retry may not leave
+        // before that second begins.
+        let notBefore = (now() / 1000 + 2) * 1000
+        try emulator.script(fcmAnswers: [.init(503, retryAfter: HTTPDateText.imfFixdate(unixSeconds: notBefore / 1000))])
+        let log = EventLog()
+        let sender = try sender(log)
+        defer { sender.stop() }
+        sender.send(fcmJob())
+        let finished = try await log.waitForFinished(1)
+        #expect(finished.first?.1 == .delivered)
+        let requests = try emulator.requests().filter { $0["provider"] as? String == "fcm" }
+        #expect(requests.count == 2)
+        // The sender reads the same wall clock: the retry leaves at or after the date.
+        let second = try #require(log.wallTime(ofAttempt: 2))
+        #expect(second >= notBefore, "retried \(notBefore - second) ms before the Retry-After date")
+    }
+
+    @Test func aRetryAfterPastTheRingDeadlineStopsWithoutAnotherAttempt() async throws {
+        try emulator.script(apnsAnswers: [.init(503, reason: "ServiceUnavailable", retryAfter: "60")])
+        let log = EventLog()
+        let sender = try sender(log)
+        defer { sender.stop() }
+        var job = apnsJob()
+        job.deadline = now() + 10_000
+        sender.send(job)
+        let finished = try await log.waitForFinished(1)
+        #expect(finished.first?.1 == .retryable(reason: "ServiceUnavailable", retryAfter: 60))
+        #expect(finished.first?.2 == 1)
+        #expect(try emulator.requests().filter { $0["provider"] as? String == "apns" }.count == 1)
+    }
+
+    // MARK: APNs environments (issue 14 item 11)
+
+    private func sandboxSender(_ log: EventLog, policy: PushRetryPolicy = PushRetryPolicy(baseDelayMilliseconds: 20)) throws -> PushSender {
+        try PushSender(endpoints: emulator.endpointsWithSandbox, policy: policy, timeoutMilliseconds: 5_000, caFile: emulator.caFile) { log.append($0) }
+    }
+
+    private func apnsEnvironments() throws -> [String] {
+        try emulator.requests().filter { $0["provider"] as? String == "apns" }.compactMap { $0["environment"] as? String }
+    }
+
+    @Test func aTokenRegisteredWithTheWrongEnvironmentIsDeliveredInTheOtherAndKept() async throws {
+        // A production token the app registered as sandbox: Apple's sandbox says BadDeviceToken.
+        try emulator.knownAPNsTokens(production: ["9f1c5e2a7b3d4c6e"], sandbox: [])
+        let log = EventLog()
+        let sender = try sandboxSender(log)
+        defer { sender.stop() }
+        sender.send(apnsJob())
+        let finished = try await log.waitForFinished(1)
+        #expect(finished.first?.1 == .delivered)
+        #expect(finished.first?.2 == 2)
+        #expect(try apnsEnvironments() == ["sandbox", "production"])
+        let switched = log.all.compactMap { if case .environmentSwitched(let job, let from) = $0 { (job.target.environment, from) } else { nil } }
+        #expect(switched.count == 1 && switched.first?.0 == .production && switched.first?.1 == .sandbox)
+        let outcomes = log.all.compactMap { if case .answer(_, _, let status, let outcome) = $0 { "\(status ?? 0) \(outcome.label)" } else { nil } }
+        #expect(outcomes == ["400 bad_device_token", "200 delivered"])
+    }
+
+    @Test func aTokenBothEnvironmentsRefuseIsGone() async throws {
+        try emulator.knownAPNsTokens(production: [], sandbox: [])
+        let log = EventLog()
+        let sender = try sandboxSender(log)
+        defer { sender.stop() }
+        var job = apnsJob()
+        job.target.environment = .production
+        sender.send(job)
+        let finished = try await log.waitForFinished(1)
+        #expect(finished.first?.1 == .tokenGone(reason: "BadDeviceToken in both APNs environments"))
+        #expect(finished.first?.2 == 2)
+        #expect(try apnsEnvironments() == ["production", "sandbox"])
+    }
+
+    @Test func aBadDeviceTokenWithNoAttemptLeftIsNotGone() async throws {
+        try emulator.knownAPNsTokens(production: [], sandbox: [])
+        let log = EventLog()
+        let sender = try sandboxSender(log, policy: PushRetryPolicy(maxAttempts: 1))
+        defer { sender.stop() }
+        sender.send(apnsJob())
+        let finished = try await log.waitForFinished(1)
+        // One environment's word is not enough to delete a token.
+        #expect(finished.first?.1 == .badDeviceToken(reason: "BadDeviceToken"))
+        #expect(try apnsEnvironments() == ["sandbox"])
+    }
+
+    @Test func expiredTokenIsGone() async throws {
+        try emulator.script(apnsAnswers: [.init(410, reason: "ExpiredToken")])
+        let log = EventLog()
+        let sender = try sender(log)
+        defer { sender.stop() }
+        sender.send(apnsJob())
+        let finished = try await log.waitForFinished(1)
+        #expect(finished.first?.1 == .tokenGone(reason: "ExpiredToken"))
+        #expect(finished.first?.2 == 1)
+    }
+}
+
+
+/// HTTP dates made with Foundation's formatter, independent of the parser under test.
+enum HTTPDateText {
+    static func imfFixdate(unixSeconds: Int64) -> String { format(unixSeconds, "EEE, dd MMM yyyy HH:mm:ss 'GMT'") }
+    static func rfc850(unixSeconds: Int64) -> String { format(unixSeconds, "EEEE, dd-MMM-yy HH:mm:ss 'GMT'") }
+    static func asctime(unixSeconds: Int64) -> String {
+        // asctime pads a one-digit day with a space: "Sun Nov  6 08:49:37 1994".
+        let day = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "GMT")!, from: Date(timeIntervalSince1970: TimeInterval(unixSeconds))).day ?? 0
+        return format(unixSeconds, day < 10 ? "EEE MMM  d HH:mm:ss yyyy" : "EEE MMM d HH:mm:ss yyyy")
+    }
+
+    private static func format(_ seconds: Int64, _ pattern: String) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = pattern
+        return formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
     }
 }

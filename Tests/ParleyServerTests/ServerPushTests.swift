@@ -19,7 +19,8 @@ import Testing
         let emulator = try ProviderEmulator()
         self.emulator = emulator
         harness = try ServerHarness { configuration in
-            configuration.pushEndpoints = emulator.endpoints
+            // Two APNs environments, so a token's environment is checked as Apple does.
+            configuration.pushEndpoints = emulator.endpointsWithSandbox
             configuration.pushCAFile = emulator.caFile
             configuration.pushRetryPolicy = PushRetryPolicy(maxAttempts: 4, baseDelayMilliseconds: 50, maxDelayMilliseconds: 200)
             configuration.ringTimeout = .seconds(4)
@@ -72,6 +73,7 @@ import Testing
         let request = try pushRequests()[0]
         #expect(request["status"] as? Int == 200)
         #expect(request["path"] as? String == "/3/device/" + Self.apnsToken)
+        #expect(request["environment"] as? String == "sandbox")
         let headers = request["headers"] as? [String: String] ?? [:]
         #expect(headers["apns-push-type"] == "voip")
         #expect(headers["apns-topic"] == "com.example.chat.voip")
@@ -180,6 +182,42 @@ import Testing
         let next = try alice.startCall(to: "bob", sdp: try SDPPeer.offer())
         let ended = try alice.expectEnded(next)
         #expect(ended.code == "destination_unavailable")
+    }
+
+    @Test func aTokenRegisteredWithTheWrongEnvironmentIsKeptAndReachedInTheOther() throws {
+        // Bob's app registered a production token as sandbox: Apple's sandbox answers
+        // BadDeviceToken, production takes it.
+        _ = try registerOfflineBob()
+        try emulator.knownAPNsTokens(production: [Self.apnsToken], sandbox: [])
+        let alice = try harness.device("alice")
+        let application = harness.application
+        let callID = try alice.startCall(to: "bob", sdp: try SDPPeer.offer())
+        let events = try timeline(callID, until: { $0.filter { $0.kind == "push.answer" }.count >= 2 })
+        #expect(events.map(\.kind) == ["push.sent", "push.answer", "push.environment_switched", "push.retry", "push.answer"])
+        #expect(events[1].detail["status"] == "400" && events[1].detail["outcome"] == "bad_device_token")
+        #expect(events[2].detail["registered"] == "sandbox" && events[2].detail["trying"] == "production")
+        #expect(events[4].detail["status"] == "200" && events[4].detail["outcome"] == "delivered")
+        #expect(try pushRequests().compactMap { $0["environment"] as? String } == ["sandbox", "production"])
+        try waitFor("the push outcome") { harness.log.contains("outcome=delivered") }
+        #expect(harness.log.contains("push.environment"))
+        #expect(!harness.log.contains("push.token.removed"))
+        let kept = try harness.query { (store) throws(StoreError) in try store.pushRegistrations(applicationKey: application.key, userId: "bob") }
+        #expect(kept.map(\.token) == [Self.apnsToken])
+    }
+
+    @Test func aTokenBothEnvironmentsRefuseIsRemoved() throws {
+        _ = try registerOfflineBob()
+        try emulator.knownAPNsTokens(production: [], sandbox: [])
+        let alice = try harness.device("alice")
+        let application = harness.application
+        let callID = try alice.startCall(to: "bob", sdp: try SDPPeer.offer())
+        let events = try timeline(callID, until: { $0.contains { $0.kind == "push.token_removed" } })
+        #expect(events.map(\.kind) == ["push.sent", "push.answer", "push.environment_switched", "push.retry", "push.answer", "push.token_removed"])
+        #expect(events[4].detail["outcome"] == "bad_device_token")
+        #expect(try harness.query { (store) throws(StoreError) in try store.pushRegistrations(applicationKey: application.key, userId: "bob") }.isEmpty)
+        _ = try alice.expect(.callMedia)
+        _ = try alice.expect(.callProgress)
+        #expect(try alice.expectEnded(callID, timeout: .seconds(8)).cause == "noAnswer")
     }
 
     @Test func serviceUnavailableIsRetriedUntilDelivered() throws {

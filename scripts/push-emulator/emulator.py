@@ -26,13 +26,24 @@ status codes and JSON error bodies:
   (400 INVALID_ARGUMENT, 401 UNAUTHENTICATED, 404 UNREGISTERED, 429 QUOTA_EXCEEDED,
   503 UNAVAILABLE).
 
+APNs has two environments, as Apple does: `/3/device/...` is production and
+`/sandbox/3/device/...` the sandbox (development builds), so a client whose sandbox base
+URL is `<base>/sandbox` talks to two "hosts". POST /control/apns-tokens
+`{"production": [tokens], "sandbox": [tokens]}` says which tokens each environment knows;
+once set, a token an environment does not know gets 400 BadDeviceToken there, which is
+what Apple answers for a token sent to the wrong environment. Without it every
+well-formed token is accepted in both.
+
 Control (same port, HTTP/2): POST /control/script with a JSON object
 `{"apns": [410, 503], "fcm": [503]}` appends answers that the next requests of that
-provider get instead of their normal answer (after the checks pass); POST /control/reset
-clears the script and the log; POST /control/token-uri `{"tokenUri": ...}` sets the
+provider get instead of their normal answer (after the checks pass). An entry is a status
+or an object `{"status": 429, "reason": "TooManyRequests", "retryAfter": "1"}`: `reason`
+replaces the APNs reason (e.g. 410 "ExpiredToken"), `retryAfter` is sent verbatim as the
+`retry-after` header (delta-seconds or an HTTP date). POST /control/reset clears the
+script, the token lists and the log; POST /control/token-uri `{"tokenUri": ...}` sets the
 token URI the assertions' `aud` must equal (it holds the port, known once listening);
 POST /control/requests returns every provider request
-seen, with its headers, body and the verified JWT claims.
+seen, with its headers, body, the verified JWT claims and (APNs) the environment.
 
 Usage: emulator.py --config FILE [--port N] [--tls-cert-out FILE]; prints `listening <port>` on stdout once
 ready. The config is JSON: {"apns": {"teamId", "keyId", "publicKeyPem"}, "fcm":
@@ -103,6 +114,8 @@ class Emulator:
         self.script = {"apns": [], "fcm": []}
         self.requests = []
         self.access_tokens = {}
+        # Environment -> set of tokens it knows; None: every well-formed token.
+        self.apns_tokens = None
         self.apns_key = None
         self.fcm_key = None
         if "apns" in config:
@@ -117,7 +130,9 @@ class Emulator:
         if method != "POST":
             return 405, [], b""
         if path.startswith("/3/device/"):
-            return self.apns(path, headers, body)
+            return self.apns(path, headers, body, "production")
+        if path.startswith("/sandbox/3/device/"):
+            return self.apns(path[len("/sandbox"):], headers, body, "sandbox")
         if path == "/token":
             return self.token(headers, body)
         if path.startswith("/v1/projects/") and path.endswith("/messages:send"):
@@ -128,7 +143,16 @@ class Emulator:
         if path == "/control/script" and method == "POST":
             script = json.loads(body or b"{}")
             for provider in ("apns", "fcm"):
-                self.script[provider].extend(int(s) for s in script.get(provider, []))
+                for entry in script.get(provider, []):
+                    if isinstance(entry, dict):
+                        self.script[provider].append({"status": int(entry["status"]), "reason": entry.get("reason"),
+                                                      "retryAfter": entry.get("retryAfter")})
+                    else:
+                        self.script[provider].append({"status": int(entry), "reason": None, "retryAfter": None})
+            return 200, [("content-type", "application/json")], b"{}"
+        if path == "/control/apns-tokens" and method == "POST":
+            lists = json.loads(body or b"{}")
+            self.apns_tokens = {env: set(lists.get(env, [])) for env in ("production", "sandbox")}
             return 200, [("content-type", "application/json")], b"{}"
         if path == "/control/token-uri" and method == "POST" and "fcm" in self.config:
             # The token URI (the assertion's `aud`) contains the port, known only once listening.
@@ -137,20 +161,24 @@ class Emulator:
         if path == "/control/reset" and method == "POST":
             self.script = {"apns": [], "fcm": []}
             self.requests = []
+            self.apns_tokens = None
             return 200, [("content-type", "application/json")], b"{}"
         if path == "/control/requests":
             return 200, [("content-type", "application/json")], json.dumps(self.requests).encode()
         return 404, [], b""
 
-    def record(self, provider, path, headers, body, claims, status, reason):
-        self.requests.append({
+    def record(self, provider, path, headers, body, claims, status, reason, environment=None):
+        entry = {
             "provider": provider, "path": path, "headers": headers,
             "body": body.decode("utf-8", "replace"), "jwtClaims": claims, "status": status, "reason": reason,
-        })
+        }
+        if environment:
+            entry["environment"] = environment
+        self.requests.append(entry)
 
-    def apns(self, path, headers, body):
+    def apns(self, path, headers, body, environment):
         def answer(status, reason, claims=None, extra=None):
-            self.record("apns", path, headers, body, claims, status, reason)
+            self.record("apns", path, headers, body, claims, status, reason, environment)
             if status == 200:
                 return 200, [("apns-id", str(uuid.uuid4()).upper())], b""
             payload = {"reason": reason}
@@ -194,11 +222,16 @@ class Emulator:
         if len(body) > 5120:
             return answer(413, "PayloadTooLarge", claims)
         if self.script["apns"]:
-            status = self.script["apns"].pop(0)
-            reason = {410: "Unregistered", 429: "TooManyRequests", 500: "InternalServerError",
-                      503: "ServiceUnavailable", 400: "BadDeviceToken", 403: "ExpiredProviderToken"}.get(status, "ScriptedAnswer")
+            entry = self.script["apns"].pop(0)
+            status = entry["status"]
+            reason = entry["reason"] or {410: "Unregistered", 429: "TooManyRequests", 500: "InternalServerError",
+                                         503: "ServiceUnavailable", 400: "BadDeviceToken",
+                                         403: "ExpiredProviderToken"}.get(status, "ScriptedAnswer")
+            extra = [("retry-after", str(entry["retryAfter"]))] if entry["retryAfter"] is not None else []
             if status != 200:
-                return answer(status, reason, claims)
+                return answer(status, reason, claims, extra)
+        if self.apns_tokens is not None and token not in self.apns_tokens[environment]:
+            return answer(400, "BadDeviceToken", claims)
         return answer(200, None, claims)
 
     def token(self, headers, body):
@@ -232,13 +265,14 @@ class Emulator:
             {"access_token": access, "expires_in": 3599, "token_type": "Bearer"}).encode()
 
     def fcm(self, path, headers, body):
-        def error(status, code, message, fcm_code=None, claims=None):
+        def error(status, code, message, fcm_code=None, claims=None, retry_after=None):
             self.record("fcm", path, headers, body, claims, status, fcm_code or code)
             details = [{"@type": "type.googleapis.com/google.firebase.fcm.v1.FcmError", "errorCode": fcm_code}] if fcm_code else []
             payload = {"error": {"code": status, "message": message, "status": code}}
             if details:
                 payload["error"]["details"] = details
-            return status, [("content-type", "application/json; charset=UTF-8")], json.dumps(payload).encode()
+            extra = [("retry-after", str(retry_after))] if retry_after is not None else []
+            return status, [("content-type", "application/json; charset=UTF-8")] + extra, json.dumps(payload).encode()
 
         project = path[len("/v1/projects/"):-len("/messages:send")]
         auth = headers.get("authorization", "")
@@ -259,15 +293,16 @@ class Emulator:
         if len(body) > 4096 + 1024:
             return error(400, "INVALID_ARGUMENT", "Message is too big.", "INVALID_ARGUMENT")
         if self.script["fcm"]:
-            status = self.script["fcm"].pop(0)
+            entry = self.script["fcm"].pop(0)
+            status, retry_after = entry["status"], entry["retryAfter"]
             if status == 404:
                 return error(404, "NOT_FOUND", "Requested entity was not found.", "UNREGISTERED")
             if status == 429:
-                return error(429, "RESOURCE_EXHAUSTED", "Quota exceeded.", "QUOTA_EXCEEDED")
+                return error(429, "RESOURCE_EXHAUSTED", "Quota exceeded.", "QUOTA_EXCEEDED", retry_after=retry_after)
             if status == 503:
-                return error(503, "UNAVAILABLE", "The service is currently unavailable.", "UNAVAILABLE")
+                return error(503, "UNAVAILABLE", "The service is currently unavailable.", "UNAVAILABLE", retry_after=retry_after)
             if status >= 500:
-                return error(status, "INTERNAL", "Internal error.", "INTERNAL")
+                return error(status, "INTERNAL", "Internal error.", "INTERNAL", retry_after=retry_after)
             if status != 200:
                 return error(status, "INVALID_ARGUMENT", "Scripted refusal.", "INVALID_ARGUMENT")
         self.record("fcm", path, headers, body, None, 200, None)
