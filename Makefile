@@ -6,7 +6,7 @@ FUZZ_TARGETS := stun rtp rtcp sdp ws signaling srtp ice wav jwt http
 FUZZ_SECONDS ?= 60
 FUZZ_SMOKE_SECONDS ?= 5
 
-.PHONY: all deps build build-release run test unit-test bench fuzz fuzz-build fuzz-smoke clean
+.PHONY: all deps build build-release run run-build check-run-build test unit-test bench fuzz fuzz-build fuzz-smoke clean
 
 all: build
 
@@ -21,15 +21,26 @@ build-release: deps
 
 # parleyd on 127.0.0.1:8080 with its store in ./.parley; on a new store it prints a
 # development application and the two `parley` commands that call between two users.
-# Two builds: `swift build` honours only the last of several --product flags.
-run: deps
-	$(SWIFT) build -c release --product parleyd
-	$(SWIFT) build -c release --product parley
+# Two builds: `swift build` honours only the last of several --product flags. They use
+# build-release's flags, so after `make test` they find everything built.
+run: run-build
 	exec .build/release/parleyd --data-dir ./.parley --listen 127.0.0.1:8080
+
+run-build: deps
+	$(SWIFT) build -c release $(STRICT) --product parleyd
+	$(SWIFT) build -c release $(STRICT) --product parley
+
+# After build-release, `make run`'s build must compile nothing: with other flags it once
+# rebuilt the whole package (minutes on a fresh machine) after a test run.
+check-run-build: build-release
+	@out=$$($(MAKE) -s run-build 2>&1) || { echo "$$out"; exit 1; }; \
+	if echo "$$out" | grep -q "Compiling"; then echo "$$out" | grep "Compiling" | head -5; \
+		echo "make run would rebuild what make test built"; exit 1; fi; \
+	echo "make run's build is up to date after build-release"
 
 # Debug and release both build with no warnings (release catches data-race errors the
 # debug build accepts), every test runs, then every fuzz target runs for a few seconds.
-test: build build-release unit-test fuzz-smoke
+test: build build-release check-run-build unit-test fuzz-smoke
 
 # Suites that run audio in real time or drive child processes with second-long timeouts
 # (RealTimeMediaTests: loopback legs, aiortc, Chromium, parleyd calls, Python clients, push)
@@ -43,8 +54,8 @@ unit-test: deps
 # The server rows run the release parleyd built next to ParleyBench.
 bench:
 	@./scripts/install-deps.sh bench
-	$(SWIFT) build -c release --product parleyd
-	$(SWIFT) run -c release ParleyBench
+	$(SWIFT) build -c release $(STRICT) --product parleyd
+	$(SWIFT) run -c release $(STRICT) ParleyBench
 
 fuzz-build: deps
 	$(SWIFT) build $(FUZZ_FLAGS) --product ParleyFuzz
