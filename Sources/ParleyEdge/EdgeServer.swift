@@ -30,7 +30,8 @@ public struct EdgeStatistics: Sendable, Hashable, Encodable {
     public var messagesReceived: Int
     /// WebSocket messages sent.
     public var messagesSent: Int
-    /// WebSockets closed with 1008 for the message rate.
+    /// WebSockets over the message rate: closed with `rateLimitCloseCode` by the edge, or
+    /// handed to the route's `onRateLimited` to close.
     public var rateLimited: Int
     /// Connections closed by the handshake or idle timeout.
     public var timeouts: Int

@@ -115,7 +115,10 @@ public final class ParleyServer: Sendable {
             // Above twice the heartbeat, so the edge's idle close never comes before 4004.
             idleTimeout: max(.seconds(120), configuration.heartbeatInterval * 3),
             maxMessageSize: configuration.maxFrameSize,
-            maxMessagesPerSecond: Double(configuration.maxRequestsPerSecond), messageBurst: configuration.requestBurst)
+            // The engine answers requests over maxRequestsPerSecond / requestBurst with
+            // rate_limited; the edge's bucket, twice that, is the hard stop: the engine then
+            // closes with 4005 after its replies (CallEngine.rateLimited).
+            maxMessagesPerSecond: Double(configuration.maxRequestsPerSecond) * 2, messageBurst: configuration.requestBurst * 2)
         edgeConfiguration.rateLimitCloseCode = WebSocketCloseCode(rawValue: 4005)
         if !configuration.tlsListenAddresses.isEmpty {
             guard let certificate = configuration.tlsCertificateFile, let key = configuration.tlsKeyFile else {
