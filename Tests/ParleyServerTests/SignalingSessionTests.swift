@@ -58,6 +58,11 @@ import Testing
             let reply = try device.hello(appKey: item.appKey, token: item.token, deviceID: "d\(index + 1)")
             #expect(reply.errorCode == item.code, "case \(index): \(reply)")
             #expect(reply.replyTo == "r1")
+            if item.code == "token_expired", case .error(let error) = reply {
+                // The message as docs/protocol.md's token_expired example shows it.
+                #expect(error.message.hasPrefix("token refused (expired) in exp: expired at \(now - 4000 + 600), now "), "\(error.message)")
+                #expect(error.message.hasSuffix(" (leeway 60 s)"), "\(error.message)")
+            }
             #expect(try device.expectClose() == 4001, "case \(index)")
         }
         #expect(harness.server.metrics.snapshot.authFailures["token_wrong_application"] == 2)
