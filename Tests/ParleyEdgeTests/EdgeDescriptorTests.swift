@@ -28,6 +28,9 @@ extension SoloTests {
             #expect(warm.readToEnd())
             #expect(warm.responses.first?.status == 200)
             warm.socket.close()
+            // The server closes its end on its loop, after the client's FIN: wait for it, or
+            // the descriptor it frees would let the server accept below.
+            try #require(waitUntil { server.connectionCount == 0 })
             let reserves = devNullDescriptors().subtracting(nullsBefore)
             try #require(reserves.count == 1, "the edge should hold one reserve descriptor, holds \(reserves.count)")
             let reserve = reserves.first!
