@@ -45,7 +45,7 @@ test: build build-release check-run-build unit-test fuzz-smoke
 # Suites that run audio in real time or drive child processes with second-long timeouts
 # (RealTimeMediaTests: loopback legs, aiortc, Chromium, parleyd calls, Python clients, push)
 # run after the others, on their own, so CPU-heavy tests do not starve their 20 ms pacing;
-# so do SoloTests, which count what the whole process holds (descriptors).
+# so do SoloTests, which count what the whole process holds (descriptors) or lower its descriptor limit.
 unit-test: deps
 	$(SWIFT) test $(STRICT) --skip RealTimeMediaTests --skip SoloTests
 	$(SWIFT) test $(STRICT) --skip-build --no-parallel --filter RealTimeMediaTests --filter SoloTests

@@ -25,7 +25,8 @@ enum Serve {
             standardError("parleyd: cannot open the store in \(configuration.dataDirectory): \(error)")
             return 1
         }
-        let api = RESTAPI(store: server.store, callControl: server.callControl, metrics: server.metrics, log: log)
+        let api = RESTAPI(store: server.store, callControl: server.callControl, metrics: server.metrics, log: log,
+                          cursorKey: server.restCursorKey)
         server.installHTTPHandler(api.handler)
 
         // Signals are taken over before start, so one arriving during start-up still

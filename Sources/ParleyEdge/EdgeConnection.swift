@@ -30,6 +30,9 @@ final class EdgeConnection: @unchecked Sendable {
     /// A deferred HTTP handler has not answered yet.
     private var awaitingResponse = false
     private var closingSince: ContinuousClock.Instant?
+    /// Over the message rate with the close left to the route's `onRateLimited`: input is
+    /// dropped until the application closes (or the handshake timeout passes).
+    private var rateLimitedSince: ContinuousClock.Instant?
     // Token bucket for the WebSocket message rate (§10.4 leaves the policy to the server).
     private var tokens: Double
     private var tokensUpdated: ContinuousClock.Instant
@@ -77,6 +80,8 @@ final class EdgeConnection: @unchecked Sendable {
             }
             processHTTP(&parser, wasMidRequest: wasMidRequest)
         case .webSocket(var connection, let handle):
+            // Past the rate limit nothing more is read into the application.
+            guard rateLimitedSince == nil else { return }
             phase = .closed
             let events = connection.receive(bytes)
             phase = .webSocket(connection, handle)
@@ -260,10 +265,19 @@ final class EdgeConnection: @unchecked Sendable {
         return true
     }
 
-    /// RFC 6455 §7.4.1: 1008 when a message violates policy (here: the rate).
+    /// RFC 6455 §7.4.1: 1008 when a message violates policy (here: the rate). With the
+    /// route's `onRateLimited` the application closes instead, after its replies to what
+    /// it was given, which may still be on their way from other threads.
     private func rateExceeded(_ handle: EdgeWebSocket) {
         server.counters.rateLimited.add(1, ordering: .relaxed)
-        fail(with: WebSocketClose(code: configuration.rateLimitCloseCode, reason: "message rate limit exceeded"))
+        guard let onRateLimited = server.handlers.webSocket?.onRateLimited else {
+            fail(with: WebSocketClose(code: configuration.rateLimitCloseCode, reason: "message rate limit exceeded"))
+            return
+        }
+        guard rateLimitedSince == nil else { return }
+        rateLimitedSince = .now
+        setDeadline(ContinuousClock.now.advanced(by: configuration.handshakeTimeout))
+        onRateLimited(handle)
     }
 
     private func fail(with close: WebSocketClose) {
@@ -295,6 +309,12 @@ final class EdgeConnection: @unchecked Sendable {
     }
 
     func closeWebSocket(_ close: WebSocketClose) {
+        if rateLimitedSince != nil {
+            // The peer's input is not read any more, so its close frame would never be
+            // seen: close frame after the queued replies, then FIN, no handshake wait.
+            fail(with: close)
+            return
+        }
         guard case .webSocket(var connection, let handle) = phase else { return }
         guard connection.beginClosing() else { return }
         phase = .webSocket(connection, handle)
@@ -374,6 +394,11 @@ final class EdgeConnection: @unchecked Sendable {
             phase = .closed
             return
         case .webSocket:
+            if rateLimitedSince != nil {
+                // The application never closed the connection it was told about.
+                fail(with: WebSocketClose(code: configuration.rateLimitCloseCode, reason: "message rate limit exceeded"))
+                return
+            }
             if closingSince != nil {
                 // The peer never answered our close frame.
                 reportClose(WebSocketClose(code: .abnormalClosure, reason: "no close frame from peer"))

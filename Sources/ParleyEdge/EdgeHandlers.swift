@@ -39,18 +39,30 @@ public struct WebSocketRoute: Sendable {
     /// side failed it with (1008 rate, 1009 size, 1002 protocol, 1006 lost, 1001 idle or
     /// shutdown). Called exactly once per opened connection.
     public var onClose: @Sendable (EdgeWebSocket, WebSocketClose) -> Void
+    /// Who closes a connection over the message rate (`maxMessagesPerSecond`,
+    /// `messageBurst`). nil: the edge, at once, with `rateLimitCloseCode`; replies the
+    /// application is still preparing on other threads are then lost. Set: the edge stops
+    /// delivering the connection's messages (the message over the rate and everything after
+    /// it is dropped unread), calls this once, and leaves the close to the application,
+    /// which answers what it was given first and then calls `EdgeWebSocket.close`: the
+    /// messages it sent before are written, then the close frame, then the connection
+    /// closes without waiting for the peer's close frame. Without that call within
+    /// `handshakeTimeout` the edge closes with `rateLimitCloseCode`.
+    public var onRateLimited: (@Sendable (EdgeWebSocket) -> Void)?
 
     /// A route; `accept` defaults to accepting without a subprotocol.
     public init(path: String,
                 accept: @escaping @Sendable (WebSocketUpgradeRequest, SocketAddress) -> WebSocketAcceptance = { _, _ in .accept() },
                 onOpen: @escaping @Sendable (EdgeWebSocket) -> Void = { _ in },
                 onMessage: @escaping @Sendable (EdgeWebSocket, WebSocketMessage) -> Void,
-                onClose: @escaping @Sendable (EdgeWebSocket, WebSocketClose) -> Void = { _, _ in }) {
+                onClose: @escaping @Sendable (EdgeWebSocket, WebSocketClose) -> Void = { _, _ in },
+                onRateLimited: (@Sendable (EdgeWebSocket) -> Void)? = nil) {
         self.path = path
         self.accept = accept
         self.onOpen = onOpen
         self.onMessage = onMessage
         self.onClose = onClose
+        self.onRateLimited = onRateLimited
     }
 }
 

@@ -1,5 +1,6 @@
 public import ParleyNet
 import ParleyCrypto
+import ParleyHTTP
 import Glibc
 import Synchronization
 
@@ -7,8 +8,14 @@ import Synchronization
 public struct EdgeStatistics: Sendable, Hashable, Encodable {
     /// Connections accepted.
     public var accepted: Int
-    /// Connections refused (over `maxConnections`, or accept errors).
+    /// Connections refused: answered 503 and closed (over `maxConnections`, or accepted
+    /// into the descriptor reserve while the process had none to spare) or, on a TLS
+    /// listener, closed unanswered.
     public var refused: Int
+    /// `accept` calls that failed, nearly always for want of descriptors (`EMFILE`,
+    /// `ENFILE`). Each failure stops the loop polling its listeners for
+    /// `EdgeServer.acceptBackoff`, so this grows by a few per back-off, never in a spin.
+    public var acceptFailures: Int
     /// Connections open now.
     public var open: Int
     /// HTTP requests parsed (including upgrade requests).
@@ -23,7 +30,8 @@ public struct EdgeStatistics: Sendable, Hashable, Encodable {
     public var messagesReceived: Int
     /// WebSocket messages sent.
     public var messagesSent: Int
-    /// WebSockets closed with 1008 for the message rate.
+    /// WebSockets over the message rate: closed with `rateLimitCloseCode` by the edge, or
+    /// handed to the route's `onRateLimited` to close.
     public var rateLimited: Int
     /// Connections closed by the handshake or idle timeout.
     public var timeouts: Int
@@ -38,6 +46,7 @@ public struct EdgeStatistics: Sendable, Hashable, Encodable {
 final class EdgeCounters: Sendable {
     let accepted = Atomic<Int>(0)
     let refused = Atomic<Int>(0)
+    let acceptFailures = Atomic<Int>(0)
     let open = Atomic<Int>(0)
     let httpRequests = Atomic<Int>(0)
     let httpErrors = Atomic<Int>(0)
@@ -51,7 +60,7 @@ final class EdgeCounters: Sendable {
     let tlsHandshakeFailures = Atomic<Int>(0)
 
     func snapshot() -> EdgeStatistics {
-        EdgeStatistics(accepted: accepted.load(ordering: .relaxed), refused: refused.load(ordering: .relaxed), open: open.load(ordering: .relaxed), httpRequests: httpRequests.load(ordering: .relaxed), httpErrors: httpErrors.load(ordering: .relaxed), webSocketsOpened: webSocketsOpened.load(ordering: .relaxed), webSocketsClosed: webSocketsClosed.load(ordering: .relaxed), messagesReceived: messagesReceived.load(ordering: .relaxed), messagesSent: messagesSent.load(ordering: .relaxed), rateLimited: rateLimited.load(ordering: .relaxed), timeouts: timeouts.load(ordering: .relaxed), tlsAccepted: tlsAccepted.load(ordering: .relaxed), tlsHandshakeFailures: tlsHandshakeFailures.load(ordering: .relaxed))
+        EdgeStatistics(accepted: accepted.load(ordering: .relaxed), refused: refused.load(ordering: .relaxed), acceptFailures: acceptFailures.load(ordering: .relaxed), open: open.load(ordering: .relaxed), httpRequests: httpRequests.load(ordering: .relaxed), httpErrors: httpErrors.load(ordering: .relaxed), webSocketsOpened: webSocketsOpened.load(ordering: .relaxed), webSocketsClosed: webSocketsClosed.load(ordering: .relaxed), messagesReceived: messagesReceived.load(ordering: .relaxed), messagesSent: messagesSent.load(ordering: .relaxed), rateLimited: rateLimited.load(ordering: .relaxed), timeouts: timeouts.load(ordering: .relaxed), tlsAccepted: tlsAccepted.load(ordering: .relaxed), tlsHandshakeFailures: tlsHandshakeFailures.load(ordering: .relaxed))
     }
 }
 
@@ -90,6 +99,12 @@ public final class EdgeServer: Sendable {
     private let stopped = Atomic<Bool>(false)
     private let tlsContext: TLSContext?
 
+    /// How long a loop stops polling its listeners after `accept` failed (out of
+    /// descriptors, or another error that a retry at once would only repeat). The
+    /// listeners are level-triggered: without the pause a pending connection that cannot
+    /// be accepted wakes the loop again at once, forever.
+    public static let acceptBackoff: Duration = .milliseconds(50)
+
     /// Per-loop state, touched only on that loop (`@unchecked Sendable` for that reason).
     final class LoopState: @unchecked Sendable {
         let loop: EventLoop
@@ -97,7 +112,30 @@ public final class EdgeServer: Sendable {
         var listeners: [TCPListener] = []
         var tlsListeners: [TCPListener] = []
         var connections: [UInt64: EdgeConnection] = [:]
+        /// The reserve: `/dev/null` held open so that when the process is out of
+        /// descriptors one can be freed to accept a pending connection and refuse it
+        /// cleanly (503) instead of leaving it in the backlog. -1 while not held.
+        var spareDescriptor: Int32 = -1
+        /// Set while the listeners are not polled (`acceptBackoff`).
+        var listenersPaused = false
         init(loop: EventLoop) { self.loop = loop }
+
+        /// Opens the reserve if it is not held; false if the process has no descriptor for it.
+        @discardableResult
+        func holdSpareDescriptor() -> Bool {
+            if spareDescriptor < 0 { spareDescriptor = open("/dev/null", O_RDONLY | O_CLOEXEC) }
+            return spareDescriptor >= 0
+        }
+
+        /// Closes the reserve; false if none was held.
+        func releaseSpareDescriptor() -> Bool {
+            guard spareDescriptor >= 0 else { return false }
+            Glibc.close(spareDescriptor)
+            spareDescriptor = -1
+            return true
+        }
+
+        deinit { _ = releaseSpareDescriptor() }
     }
 
     /// Starts listening. With `group` nil the server creates (and on shutdown stops) its
@@ -161,6 +199,7 @@ public final class EdgeServer: Sendable {
             state.loop.execute { [self] in
                 state.listeners = listeners
                 state.tlsListeners = tlsListeners
+                state.holdSpareDescriptor()
                 for (listener, isTLS) in listeners.map({ ($0, false) }) + tlsListeners.map({ ($0, true) }) {
                     do {
                         try state.loop.register(listener, closeOnShutdown: true, onReadable: { [self] in
@@ -185,15 +224,19 @@ public final class EdgeServer: Sendable {
                 guard let accepted = try listener.accept() else { return }
                 socket = accepted
             } catch {
-                // EMFILE and friends: the pending connection stays queued; try next wake-up.
-                counters.refused.add(1, ordering: .relaxed)
+                // EMFILE / ENFILE: the process (or system) is out of descriptors and the
+                // connection stays queued. Refuse what is queued through the reserve, then
+                // stop polling for a while rather than retry in a spin. Other accept
+                // errors would repeat just as fast, so they pause the same way.
+                counters.acceptFailures.add(1, ordering: .relaxed)
+                if error.errno == EMFILE || error.errno == ENFILE {
+                    refusePendingThroughReserve(on: listener, state: state, tls: tls)
+                }
+                pauseListeners(state)
                 return
             }
             if stopped.load(ordering: .acquiring) || counters.open.load(ordering: .relaxed) >= configuration.maxConnections {
-                counters.refused.add(1, ordering: .relaxed)
-                let refusal = "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\nRetry-After: 5\r\n\r\n"
-                _ = try? socket.write(Array(refusal.utf8))
-                socket.close()
+                refuse(socket, tls: tls, response: Self.fullRefusal)
                 continue
             }
             let id = nextConnectionID.wrappingAdd(1, ordering: .relaxed).oldValue
@@ -225,6 +268,74 @@ public final class EdgeServer: Sendable {
         }
     }
 
+    /// 503 for a connection over `maxConnections`.
+    static let fullRefusal = refusal("the server has its maximum number of connections; retry later")
+    /// 503 for a connection accepted into the descriptor reserve.
+    static let exhaustedRefusal = refusal("the server is out of file descriptors; retry later")
+
+    private static func refusal(_ message: String) -> [UInt8] {
+        var response = HTTPResponse.jsonError(status: 503, message: message)
+        try? response.headers.set(name: "Retry-After", value: "5")
+        return response.serialized(keepAlive: false)
+    }
+
+    /// Answers `socket` with `response` (a 503) and closes it at once, before reading its
+    /// request, so it costs its descriptor only for these few system calls. The answer
+    /// also serves a WebSocket upgrade (a client sees the 503 instead of a 101). A TLS
+    /// connection is closed unanswered: plain text would be garbage to it.
+    private func refuse(_ socket: TCPSocket, tls: Bool, response: [UInt8]) {
+        counters.refused.add(1, ordering: .relaxed)
+        if !tls {
+            _ = try? socket.write(response)
+            // FIN after the answer, and drop what the request has delivered so far: a
+            // close with unread input would send a reset that can destroy the answer.
+            socket.shutdownWrite()
+            var scratch = [UInt8](repeating: 0, count: 4096)
+            _ = try? socket.read(into: &scratch)
+        }
+        socket.close()
+    }
+
+    /// Out of descriptors: frees the loop's reserve, accepts one pending connection into
+    /// it, refuses it with 503, takes the reserve back; repeats while connections are
+    /// queued (bounded per wake-up). Stops when the reserve is not held (another thread
+    /// took the freed descriptor first) or the queue is empty.
+    private func refusePendingThroughReserve(on listener: TCPListener, state: LoopState, tls: Bool) {
+        for _ in 0..<64 {
+            guard state.releaseSpareDescriptor() else { return }
+            let pending: TCPSocket?
+            do {
+                pending = try listener.accept()
+            } catch {
+                counters.acceptFailures.add(1, ordering: .relaxed)
+                pending = nil
+            }
+            if let pending { refuse(pending, tls: tls, response: Self.exhaustedRefusal) }
+            state.holdSpareDescriptor()
+            guard pending != nil else { return }
+        }
+    }
+
+    /// Stops polling this loop's listeners for `acceptBackoff`; pending connections wait in
+    /// the kernel's backlog meanwhile. On resuming the loop takes its reserve back first.
+    private func pauseListeners(_ state: LoopState) {
+        guard !state.listenersPaused else { return }
+        state.listenersPaused = true
+        for listener in state.listeners + state.tlsListeners {
+            try? state.loop.setInterest(listener, readable: false, writable: false)
+        }
+        state.loop.schedule(after: Self.acceptBackoff) { [self] in
+            state.listenersPaused = false
+            // After shutdown the listeners are closed and gone from the state; a descriptor
+            // number they had may belong to another socket by now, so only these are touched.
+            guard !stopped.load(ordering: .acquiring) else { return }
+            state.holdSpareDescriptor()
+            for listener in state.listeners + state.tlsListeners {
+                try? state.loop.setInterest(listener, readable: true, writable: false)
+            }
+        }
+    }
+
     func connectionClosed(_ connection: EdgeConnection) {
         guard let state = loopStates.first(where: { $0.loop === connection.tcp.loop }) else { return }
         if state.connections.removeValue(forKey: connection.id) != nil {
@@ -245,6 +356,7 @@ public final class EdgeServer: Sendable {
                 }
                 state.listeners = []
                 state.tlsListeners = []
+                _ = state.releaseSpareDescriptor()
                 for connection in Array(state.connections.values) { connection.shutdown() }
             }
         }

@@ -136,6 +136,11 @@ final class CallEngine: @unchecked Sendable {
             },
             onClose: { [self] socket, close in
                 loop.execute { self.closed(socket, close) }
+            },
+            onRateLimited: { [self] socket in
+                // Queued behind the messages the edge handed over before, so those are
+                // answered before the close (docs/protocol.md, Limits).
+                loop.execute { self.rateLimited(socket) }
             })
     }
 
@@ -146,7 +151,8 @@ final class CallEngine: @unchecked Sendable {
             socket.close(code: .goingAway, reason: "server shutting down")
             return
         }
-        let connection = SignalingConnection(socket: socket, now: now)
+        let connection = SignalingConnection(socket: socket, now: now, requests: RequestRateLimiter(
+            perSecond: configuration.maxRequestsPerSecond, burst: configuration.requestBurst))
         connections[socket.id] = connection
         metrics.update {
             $0.connectionsOpen += 1
@@ -191,6 +197,34 @@ final class CallEngine: @unchecked Sendable {
         perform(registry.deviceDisconnected(device, now: ServerClock.now()))
     }
 
+    // MARK: Rate limit (docs/protocol.md, Limits)
+
+    /// The edge's hard limit: close with 4005, but only after every request taken before
+    /// has its reply (some are answered off the loop; see `repliesPending`).
+    private func rateLimited(_ socket: EdgeWebSocket) {
+        guard let connection = connections[socket.id], !connection.closing else { return }
+        connection.closeWhenAnswered = true
+        closeIfAnswered(connection)
+    }
+
+    private func closeIfAnswered(_ connection: SignalingConnection) {
+        guard connection.closeWhenAnswered, !connection.closing, connection.repliesPending == 0,
+              connection.phase != .authenticating else { return }
+        log.info("ws.rate_limited", ["conn": String(connection.socket.id), "device": connection.device?.description ?? "-"])
+        reply(.error(.init(replyTo: nil, code: .rateLimited, message: "message rate limit exceeded; closing")), on: connection)
+        close(connection, code: 4005, reason: "message rate limit exceeded")
+    }
+
+    /// Counts a request answered later; call the returned closure (on the loop) once its
+    /// reply went out.
+    private func replyPending(on connection: SignalingConnection) -> @Sendable () -> Void {
+        connection.repliesPending += 1
+        return { [self] in
+            connection.repliesPending -= 1
+            closeIfAnswered(connection)
+        }
+    }
+
     private func close(_ connection: SignalingConnection, code: UInt16, reason: String) {
         connection.closing = true
         cancelTimers(of: connection)
@@ -209,10 +243,14 @@ final class CallEngine: @unchecked Sendable {
     private func received(_ text: String, on socket: EdgeWebSocket, now: ContinuousClock.Instant) {
         guard let connection = connections[socket.id], !connection.closing, !stopped else { return }
         connection.lastReceived = now
+        // Every frame counts, hello and ping included; one over the soft limit gets
+        // rate_limited instead of being carried out.
+        let withinRate = connection.requests.allow(at: now)
         let message: SignalingMessage
         do throws(SignalingError) {
             message = try SignalingCodec.decode(Array(text.utf8), maxFrameSize: configuration.maxFrameSize, sender: .deviceToServer)
         } catch {
+            guard withinRate else { return refuseOverRate(error.requestID, on: connection) }
             log.info("signal.refused", ["conn": String(socket.id), "code": error.code.rawValue, "reason": error.description])
             reply(SignalingCodec.errorReply(for: error), on: connection)
             if error.code == .unsupportedVersion, connection.phase == .awaitingHello, Self.namesHello(text) {
@@ -221,6 +259,7 @@ final class CallEngine: @unchecked Sendable {
             return
         }
         logMessage("signal.in", message, who: connection.device?.description ?? "conn \(socket.id)")
+        guard withinRate else { return refuseOverRate(message.requestID, on: connection) }
         if case .ping(let ping) = message {
             reply(.pong(.init(replyTo: ping.requestID)), on: connection)
             return
@@ -240,12 +279,18 @@ final class CallEngine: @unchecked Sendable {
             return
         }
         switch message {
-        case .pushRegister(let request): pushRegister(request, from: device)
-        case .pushUnregister(let request): pushUnregister(request, from: device)
-        case .pushRelay(let request): pushRelay(request, from: device)
+        case .pushRegister(let request): pushRegister(request, from: device, answered: replyPending(on: connection))
+        case .pushUnregister(let request): pushUnregister(request, from: device, answered: replyPending(on: connection))
+        case .pushRelay(let request): pushRelay(request, from: device, answered: replyPending(on: connection))
         default:
             perform(registry.handleRequest(message, from: device, now: ServerClock.now()))
         }
+    }
+
+    private func refuseOverRate(_ requestID: String?, on connection: SignalingConnection) {
+        reply(.error(.init(replyTo: requestID, code: .rateLimited,
+                           message: "more than \(configuration.maxRequestsPerSecond) requests per second (burst \(configuration.requestBurst))")),
+              on: connection)
     }
 
     // MARK: Push (docs/push.md)
@@ -254,9 +299,10 @@ final class CallEngine: @unchecked Sendable {
         deliverInOrder(.error(.init(replyTo: requestID, code: .internalError, message: "push is unavailable on this server")), to: device)
     }
 
-    private func pushRegister(_ request: SignalingMessage.PushRegister, from device: Device) {
-        guard let push else { return pushUnavailable(request.requestID, to: device) }
+    private func pushRegister(_ request: SignalingMessage.PushRegister, from device: Device, answered: @escaping @Sendable () -> Void) {
+        guard let push else { pushUnavailable(request.requestID, to: device); return answered() }
         push.register(request, device: device) { [unowned self] key in
+            defer { answered() }
             guard !stopped else { return }
             if let key {
                 deliverInOrder(.result(.init(replyTo: request.requestID, pushKey: key)), to: device)
@@ -266,9 +312,10 @@ final class CallEngine: @unchecked Sendable {
         }
     }
 
-    private func pushUnregister(_ request: SignalingMessage.PushUnregister, from device: Device) {
-        guard let push else { return pushUnavailable(request.requestID, to: device) }
+    private func pushUnregister(_ request: SignalingMessage.PushUnregister, from device: Device, answered: @escaping @Sendable () -> Void) {
+        guard let push else { pushUnavailable(request.requestID, to: device); return answered() }
         push.unregister(device: device, token: request.token) { [unowned self] result in
+            defer { answered() }
             guard !stopped else { return }
             switch result {
             case .success: deliverInOrder(.result(.init(replyTo: request.requestID)), to: device)
@@ -278,9 +325,10 @@ final class CallEngine: @unchecked Sendable {
         }
     }
 
-    private func pushRelay(_ request: SignalingMessage.PushRelay, from device: Device) {
-        guard let push else { return pushUnavailable(request.requestID, to: device) }
+    private func pushRelay(_ request: SignalingMessage.PushRelay, from device: Device, answered: @escaping @Sendable () -> Void) {
+        guard let push else { pushUnavailable(request.requestID, to: device); return answered() }
         push.verifyRelay(request.payload, device: device) { [unowned self] callID in
+            defer { answered() }
             guard !stopped else { return }
             guard let callID else {
                 deliverInOrder(.error(.init(replyTo: request.requestID, code: .pushPayloadInvalid, message: "the push payload is forged, malformed or expired")),
@@ -333,7 +381,11 @@ final class CallEngine: @unchecked Sendable {
             let result = Result { () throws(StoreError) -> Application? in
                 try store.performAndWait { (store) throws(StoreError) -> Application? in try store.application(key: key) }
             }
-            self.loop.execute { self.finishHello(hello, connectionID: connectionID, application: result) }
+            self.loop.execute {
+                self.finishHello(hello, connectionID: connectionID, application: result)
+                // A rate-limit close that waited for this reply.
+                if let connection = self.connections[connectionID] { self.closeIfAnswered(connection) }
+            }
         }
     }
 

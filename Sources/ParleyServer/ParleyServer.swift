@@ -38,6 +38,9 @@ public final class ParleyServer: Sendable {
     public let developmentApplication: Application?
     /// Calls a crash left in progress, closed as `error` `server_restarted` at this start.
     public let recoveredCalls: [StoredCall]
+    /// The key of the REST API's cursors, from `rest-cursor.key` in the data directory
+    /// (made at the first start), for `RESTAPI(cursorKey:)`.
+    public let restCursorKey: RESTCursorKey
 
     private let log: ServerLog
     private let engine: CallEngine
@@ -59,6 +62,7 @@ public final class ParleyServer: Sendable {
         try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
         let path = (configuration.dataDirectory as NSString).appendingPathComponent(SQLiteStore.defaultFileName)
         store = try StoreQueue(path: path)
+        restCursorKey = try RESTCursorKey.loadOrCreate(inDirectory: configuration.dataDirectory)
         let now = ServerClock.unixMillis()
         let generated = configuration.createDevelopmentApplication ? try ApplicationCredentials.generate() : nil
         let (recovered, development, known) = try store.performAndWait {
@@ -117,7 +121,10 @@ public final class ParleyServer: Sendable {
             // Above twice the heartbeat, so the edge's idle close never comes before 4004.
             idleTimeout: max(.seconds(120), configuration.heartbeatInterval * 3),
             maxMessageSize: configuration.maxFrameSize,
-            maxMessagesPerSecond: Double(configuration.maxRequestsPerSecond), messageBurst: configuration.requestBurst)
+            // The engine answers requests over maxRequestsPerSecond / requestBurst with
+            // rate_limited; the edge's bucket, twice that, is the hard stop: the engine then
+            // closes with 4005 after its replies (CallEngine.rateLimited).
+            maxMessagesPerSecond: Double(configuration.maxRequestsPerSecond) * 2, messageBurst: configuration.requestBurst * 2)
         edgeConfiguration.rateLimitCloseCode = WebSocketCloseCode(rawValue: 4005)
         if !configuration.tlsListenAddresses.isEmpty {
             guard let certificate = configuration.tlsCertificateFile, let key = configuration.tlsKeyFile else {

@@ -10,7 +10,8 @@ import Synchronization
 /// hanging up a call, health and Prometheus metrics.
 ///
 /// ```swift
-/// let api = RESTAPI(store: server.store, callControl: server.callControl, metrics: server.metrics)
+/// let api = RESTAPI(store: server.store, callControl: server.callControl, metrics: server.metrics,
+///                   cursorKey: server.restCursorKey)
 /// server.installHTTPHandler(api.handler)
 /// ```
 ///
@@ -36,12 +37,18 @@ public final class RESTAPI: Sendable {
     /// refusals are in `ServerMetrics`).
     private let authFailures = Mutex<[String: Int]>([:])
     private let setupRate = Mutex(RESTSetupRateWindow())
+    private let cursorKey: RESTCursorKey
 
     /// - Parameters:
     ///   - clock: Unix milliseconds now (secret grace periods are checked against it).
     ///   - log: where request failures (500s, refused credentials) are logged; nil for none.
+    ///   - cursorKey: authenticates the `GET /v1/calls` cursors; pass the server's
+    ///     (`ParleyServer.restCursorKey`, kept in its data directory) so cursors outlive a
+    ///     restart. The default is a random key of this instance's own.
     public init(store: StoreQueue, callControl: any CallControl, metrics: ServerMetrics,
-                clock: @escaping @Sendable () -> Int64 = RESTAPI.wallClockMilliseconds, log: ServerLog? = nil) {
+                clock: @escaping @Sendable () -> Int64 = RESTAPI.wallClockMilliseconds, log: ServerLog? = nil,
+                cursorKey: RESTCursorKey = RESTCursorKey()) {
+        self.cursorKey = cursorKey
         self.store = store
         self.callControl = callControl
         self.metrics = metrics
@@ -156,13 +163,23 @@ public final class RESTAPI: Sendable {
     }
 
     private func listCalls(query: String?, applicationKey: String) async -> HTTPResponse {
-        let callQuery: CallQuery
+        var callQuery: CallQuery
         switch RESTQueryParameters.callQuery(from: query, applicationKey: applicationKey) {
         case .success(let parsed): callQuery = parsed
         case .failure(let failure): return Self.error(400, "invalid_parameter", failure.message)
         }
+        // Clients see the store's cursor sealed with this server's key and the query.
+        if let cursor = callQuery.cursor {
+            guard let storeCursor = cursorKey.open(cursor, for: callQuery) else {
+                return Self.error(400, "invalid_parameter",
+                                  "cursor \"\(Self.printable(cursor))\" was not issued by this server for this query (same user and since)")
+            }
+            callQuery.cursor = storeCursor
+        }
         do {
-            let page = try await store.perform { store throws(StoreError) in try store.calls(callQuery) }
+            let query = callQuery
+            var page = try await store.perform { store throws(StoreError) in try store.calls(query) }
+            page.nextCursor = page.nextCursor.map { cursorKey.seal($0, for: callQuery) }
             return Self.json(200, page)
         } catch {
             return storeFailure(error)

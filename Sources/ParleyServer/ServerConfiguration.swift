@@ -59,8 +59,10 @@ public struct ServerConfiguration: Sendable, Hashable {
     public var heartbeatInterval: Duration
     /// Largest WebSocket message; larger closes with 1009.
     public var maxFrameSize: Int
-    /// Requests per second per connection, and the burst allowed above it; a device that
-    /// keeps exceeding them is closed with 4005.
+    /// Frames per second per connection (`hello` and `ping` included), and the burst
+    /// allowed above it; a frame over them is answered `rate_limited`. At twice either the
+    /// edge stops reading and the connection is closed with 4005 after the replies to
+    /// every frame taken before (docs/protocol.md, Limits).
     public var maxRequestsPerSecond: Int
     public var requestBurst: Int
     /// Open TCP connections at most (beyond: HTTP 503).

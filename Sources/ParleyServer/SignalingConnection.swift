@@ -22,10 +22,18 @@ final class SignalingConnection: @unchecked Sendable {
     var heartbeatTimer: TimerID?
     /// Set once this side closed it (replaced, refused, timed out): later frames are ignored.
     var closing = false
+    /// The soft request rate limit (`rate_limited` replies).
+    var requests: RequestRateLimiter
+    /// Requests taken but answered later, off the loop (`hello`'s store read, push
+    /// registration and relay): a rate-limit close waits for their replies.
+    var repliesPending = 0
+    /// The edge's hard rate limit was reached: close with 4005 once `repliesPending` is 0.
+    var closeWhenAnswered = false
 
-    init(socket: EdgeWebSocket, now: ContinuousClock.Instant) {
+    init(socket: EdgeWebSocket, now: ContinuousClock.Instant, requests: RequestRateLimiter) {
         self.socket = socket
         lastReceived = now
+        self.requests = requests
     }
 
     var device: Device? {

@@ -120,6 +120,95 @@ import Testing
     }
 }
 
+/// parleyd when the process is out of descriptors (docs/operations.md, "Descriptors").
+@Suite struct DaemonDescriptorLimitTests {
+    static let limit = 64
+
+    /// Idle keep-alive connections fill the descriptor limit; a new client then gets 503
+    /// (not silence), parleyd stays idle instead of spinning on its listeners, and serves
+    /// again once connections close.
+    @Test func outOfDescriptorsANewClientGets503AndTheServerStaysIdle() throws {
+        let directory = NSTemporaryDirectory() + "parleyd-nofile-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let server = try DaemonProcess.start(["--data-dir", directory, "--listen", "127.0.0.1:0", "--media-ports", "42200-42299"],
+                                             descriptorLimit: Self.limit)
+        defer { server.kill() }
+        let banner = try #require(server.waitForOutput(containing: "parley call bob", timeout: .seconds(20)), "stderr: \(server.stderr)")
+        let addressLine = try #require(banner.split(separator: "\n").first { $0.hasPrefix("parleyd listening on http://") })
+        let address = try SocketAddress(parsing: String(addressLine.dropFirst("parleyd listening on http://".count).prefix { $0 != " " }))
+
+        var idle: [TCPSocket] = []
+        defer { idle.forEach { $0.close() } }
+        var refusal: String?
+        for _ in 0..<(Self.limit + 10) {
+            let socket = try TCPSocket.connect(to: address, timeout: .seconds(5))
+            let response = try keepAliveHealthCheck(socket)
+            if response.hasPrefix("HTTP/1.1 200") {
+                idle.append(socket)
+                continue
+            }
+            refusal = response
+            socket.close()
+            break
+        }
+        let refused = try #require(refusal, "no refusal after \(idle.count) connections")
+        #expect(refused.hasPrefix("HTTP/1.1 503"), "\(refused)")
+        #expect(refused.contains(#"{"code":"unavailable","message":"the server is out of file descriptors; retry later"}"#))
+        // What docs/operations.md promises: the limit minus about 30 fixed descriptors.
+        #expect(idle.count >= Self.limit - 34, "only \(idle.count) connections under a limit of \(Self.limit)")
+
+        // Full: over a window in which more clients come and are refused, parleyd uses
+        // little CPU. A listener retrying accept() in a spin uses a whole core.
+        let window = Duration.seconds(2)
+        let start = ContinuousClock.now
+        let cpuBefore = try #require(server.cpuTime)
+        for _ in 0..<5 {
+            let socket = try TCPSocket.connect(to: address, timeout: .seconds(5))
+            let response = try keepAliveHealthCheck(socket)
+            socket.close()
+            #expect(response.hasPrefix("HTTP/1.1 503"), "\(response)")
+        }
+        let rest = window - start.duration(to: .now)
+        if rest > .zero { Thread.sleep(forTimeInterval: Double(rest.components.seconds) + Double(rest.components.attoseconds) / 1e18) }
+        let used = try #require(server.cpuTime) - cpuBefore
+        let elapsed = start.duration(to: .now)
+        #expect(used < elapsed / 5, "parleyd used \(used) of CPU in \(elapsed) while out of descriptors")
+
+        // Descriptors back: served again.
+        for socket in idle.prefix(4) { socket.close() }
+        idle.removeFirst(min(4, idle.count))
+        let again = try TCPSocket.connect(to: address, timeout: .seconds(5))
+        defer { again.close() }
+        let response = try keepAliveHealthCheck(again)
+        #expect(response.hasPrefix("HTTP/1.1 200"), "\(response)")
+    }
+
+    /// `GET /healthz` on a kept-alive connection; the response head and body once complete
+    /// (or whatever arrived within 5 s).
+    private func keepAliveHealthCheck(_ socket: TCPSocket) throws -> String {
+        _ = try socket.write(Array("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let deadline = ContinuousClock.now.advanced(by: .seconds(5))
+        reading: while ContinuousClock.now < deadline {
+            let text = String(decoding: received, as: UTF8.self)
+            if let head = text.range(of: "\r\n\r\n"), text[..<head.lowerBound].contains("Content-Length: "),
+               let lengthLine = text[..<head.lowerBound].split(separator: "\r\n").first(where: { $0.hasPrefix("Content-Length: ") }),
+               let length = Int(lengthLine.dropFirst("Content-Length: ".count)),
+               text.utf8.count - text[..<head.upperBound].utf8.count >= length {
+                break
+            }
+            guard socket.waitUntilReadable(timeout: .milliseconds(200)) else { continue }
+            switch try? socket.read(into: &buffer) {
+            case .bytes(let count)?: received += buffer[0..<count]
+            case .wouldBlock?: continue
+            case .endOfStream?, nil: break reading
+            }
+        }
+        return String(decoding: received, as: UTF8.self)
+    }
+}
+
 /// One HTTP/1.1 GET with `Connection: close`; the raw response once the server closes
 /// (at most 10 s).
 func httpGet(_ address: SocketAddress, _ target: String, authorization: String) throws -> String {
@@ -163,10 +252,17 @@ final class DaemonProcess: Sendable {
     private let output = DaemonOutput()
     private let errors = DaemonOutput()
 
-    private init(_ arguments: [String]) throws {
+    /// With `descriptorLimit`, the process runs with that `RLIMIT_NOFILE` (set by a shell
+    /// that then execs parleyd, so the process id stays the same).
+    private init(_ arguments: [String], descriptorLimit: Int? = nil) throws {
         process = Process()
-        process.executableURL = Self.executable
-        process.arguments = arguments
+        if let descriptorLimit {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "ulimit -n \(descriptorLimit) && exec \"$0\" \"$@\"", Self.executable.path] + arguments
+        } else {
+            process.executableURL = Self.executable
+            process.arguments = arguments
+        }
         process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PARLEY_") }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
@@ -183,7 +279,23 @@ final class DaemonProcess: Sendable {
         try process.run()
     }
 
-    static func start(_ arguments: [String]) throws -> DaemonProcess { try DaemonProcess(arguments) }
+    static func start(_ arguments: [String], descriptorLimit: Int? = nil) throws -> DaemonProcess {
+        try DaemonProcess(arguments, descriptorLimit: descriptorLimit)
+    }
+
+    var processIdentifier: Int32 { process.processIdentifier }
+
+    /// CPU time the process used so far (user plus system, from `/proc/PID/stat`), nil if
+    /// it cannot be read.
+    var cpuTime: Duration? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8),
+              let end = stat.lastIndex(of: ")") else { return nil }
+        // After "pid (comm)": state is field 3, utime 14 and stime 15 of proc(5).
+        let fields = stat[stat.index(after: end)...].split(separator: " ")
+        guard fields.count > 12, let user = Int64(fields[11]), let system = Int64(fields[12]) else { return nil }
+        let ticksPerSecond = Int64(sysconf(Int32(_SC_CLK_TCK)))
+        return .milliseconds((user + system) * 1000 / max(ticksPerSecond, 1))
+    }
 
     /// Runs to completion (at most `timeout`) and returns status and output.
     static func run(_ arguments: [String], timeout: Duration = .seconds(30)) throws -> Result {

@@ -1,5 +1,6 @@
 import Testing
 import Glibc
+import Dispatch
 import ParleyNet
 import ParleyWebSocket
 import ParleyHTTP
@@ -92,6 +93,53 @@ struct EdgeWebSocketTests {
         #expect(awaitClose(client) == 1008)
         #expect(waitUntil { seen.value.closes == [1008] })
         #expect(server.statistics.rateLimited == 1)
+    }
+
+    @Test("Over the rate with onRateLimited: replies the application sends from another thread come first, then its close")
+    func rateLimitLeftToTheApplication() throws {
+        let configuration = EdgeConfiguration(listenAddresses: [.ipv4Loopback(port: 0)], loopCount: 1,
+                                              maxMessagesPerSecond: 1, messageBurst: 5)
+        // The application answers on a thread of its own, as parleyd's engine does.
+        let worker = DispatchQueue(label: "edge-test.worker")
+        let delivered = Locked(0)
+        let route = WebSocketRoute(path: "/ws", onMessage: { socket, message in
+            delivered.withLock { $0 += 1 }
+            worker.async { socket.send(message) }
+        }, onRateLimited: { socket in
+            worker.async { socket.close(code: WebSocketCloseCode(rawValue: 4005), reason: "slow down") }
+        })
+        let server = try EdgeServer(configuration: configuration, handlers: EdgeHandlers(webSocket: route))
+        defer { server.shutdown() }
+        let client = try WebSocketClient(connectingTo: server.localAddresses[0], path: "/ws")
+        for index in 0..<20 { try? client.send(.text("m\(index)")) }
+        var echoes: [String] = []
+        var closeCode: UInt16?
+        for _ in 0..<100 {
+            guard let event = try? client.receive(timeout: .seconds(10)) else { break }
+            if case .message(.text(let text)) = event { echoes.append(text) }
+            if case .closed(let close) = event { closeCode = close.code?.rawValue; break }
+        }
+        #expect(closeCode == 4005)
+        // The burst of 5 (and at most one more refilled meanwhile) delivered and answered, nothing after.
+        #expect(echoes.count == delivered.value)
+        #expect(echoes == (0..<echoes.count).map { "m\($0)" })
+        #expect((5...7).contains(echoes.count), "\(echoes)")
+        #expect(server.statistics.rateLimited == 1)
+    }
+
+    @Test("Over the rate with onRateLimited that never closes: the edge closes after the handshake timeout")
+    func rateLimitNotClosedByTheApplication() throws {
+        var configuration = EdgeConfiguration(listenAddresses: [.ipv4Loopback(port: 0)], loopCount: 1,
+                                              handshakeTimeout: .milliseconds(300), maxMessagesPerSecond: 1, messageBurst: 2)
+        configuration.rateLimitCloseCode = WebSocketCloseCode(rawValue: 4005)
+        let told = Locked(0)
+        let route = WebSocketRoute(path: "/ws", onMessage: { _, _ in }, onRateLimited: { _ in told.withLock { $0 += 1 } })
+        let server = try EdgeServer(configuration: configuration, handlers: EdgeHandlers(webSocket: route))
+        defer { server.shutdown() }
+        let client = try WebSocketClient(connectingTo: server.localAddresses[0], path: "/ws")
+        for index in 0..<10 { try? client.send(.text("\(index)")) }
+        #expect(awaitClose(client) == 4005)
+        #expect(told.value == 1)
     }
 
     @Test("Idle WebSocket: pinged at half the idle timeout, closed with 1001 at the end when silent")

@@ -180,6 +180,82 @@ import Testing
         #expect(try #require(try decodedUser.json()["calls"] as? [Any]).count == 4)
     }
 
+    /// docs/rest.md: a cursor this server did not write is a 400, however well formed, and
+    /// so is one written for another query or application.
+    @Test func cursorsAreAuthenticated() async throws {
+        let fixture = try RESTFixture()
+        defer { fixture.close() }
+        try fixture.store.performAndWait { store throws(StoreError) in
+            for index in 0..<5 {
+                try store.createCall(id: "call-\(index)", applicationKey: fixture.appA.key, caller: "alice", callee: "bob",
+                                     startedTime: Int64(1_000 + index * 100))
+                try store.createCall(id: "b-\(index)", applicationKey: fixture.appB.key, caller: "alice", callee: "bob",
+                                     startedTime: Int64(1_000 + index * 100))
+            }
+        }
+        let first = try await fixture.request("GET /v1/calls?user=alice&since=500&limit=2", as: fixture.appA)
+        let cursor = try #require(try first.json()["nextCursor"] as? String)
+        // The server's own cursor pages on, also with another limit.
+        let next = try await fixture.request("GET /v1/calls?user=alice&since=500&limit=3&cursor=\(cursor)", as: fixture.appA)
+        #expect(next.status == 200)
+        #expect(try #require(try next.json()["calls"] as? [[String: Any]]).compactMap { $0["callId"] as? String }
+                == ["call-2", "call-3", "call-4"])
+
+        let storePart = String(cursor[..<cursor.lastIndex(of: ".")!])
+        var tampered = Array(cursor)
+        tampered[tampered.count - 1] = tampered.last == "A" ? "B" : "A"
+        let forged = [
+            "1100.2",                                  // the store's own form, unsigned: positions a search if taken
+            "1100.2.AAAAAAAAAAAAAAAAAAAAAA",           // well formed, tag not ours
+            "1200.3" + cursor[cursor.lastIndex(of: ".")!...],   // our tag on another position
+            String(tampered),
+            storePart,
+            cursor + "A",
+        ]
+        for bad in forged {
+            let response = try await fixture.request("GET /v1/calls?user=alice&since=500&limit=2&cursor=\(bad)", as: fixture.appA)
+            #expect(response.status == 400, "cursor \(bad) got \(response.status)")
+            #expect(try response.json()["code"] as? String == "invalid_parameter")
+        }
+        // A real cursor, but for another query or application.
+        for (target, application) in [("user=bob&since=500", fixture.appA), ("user=alice&since=600", fixture.appA),
+                                      ("since=500", fixture.appA), ("user=alice&since=500", fixture.appB)] {
+            let response = try await fixture.request("GET /v1/calls?\(target)&limit=2&cursor=\(cursor)", as: application)
+            #expect(response.status == 400, "\(target) for \(application.name) got \(response.status)")
+        }
+    }
+
+    /// The key lives in the data directory: the same cursors at the next start; a file that
+    /// is not a key is an error naming it.
+    @Test func theCursorKeyIsKeptInTheDataDirectory() throws {
+        let directory = NSTemporaryDirectory() + "parley-cursor-key-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let made = try RESTCursorKey.loadOrCreate(inDirectory: directory)
+        let path = directory + "/" + RESTCursorKey.fileName
+        let mode = try #require(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int)
+        #expect(mode == 0o600)
+        let again = try RESTCursorKey.loadOrCreate(inDirectory: directory)
+        #expect(again == made)
+        let query = CallQuery(applicationKey: "app", user: "alice", since: 5)
+        let sealed = made.seal("1000.7", for: query)
+        #expect(again.open(sealed, for: query) == "1000.7")
+        #expect(RESTCursorKey().open(sealed, for: query) == nil)
+
+        // A server restarted on the directory keeps its key.
+        let first = try ServerHarness(directory: directory, startsServer: false)
+        let key = first.server.restCursorKey
+        #expect(key == made)
+        first.server.shutdown()
+        let second = try ServerHarness(directory: directory, startsServer: false)
+        #expect(second.server.restCursorKey == key)
+        second.server.shutdown()
+
+        try "not a key\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let error = #expect(throws: RESTCursorKeyError.self) { try RESTCursorKey.loadOrCreate(inDirectory: directory) }
+        #expect(error?.message.contains(path) == true)
+    }
+
     @Test(arguments: [
         "limit=0", "limit=1001", "limit=abc", "limit=-1", "limit=+5", "since=-1", "since=1.5", "since=99999999999999999999",
         "user=", "unknown=1", "user=a&user=b", "user=%zz", "user=%ff", "cursor=bogus", "cursor=",

@@ -58,6 +58,11 @@ import Testing
             let reply = try device.hello(appKey: item.appKey, token: item.token, deviceID: "d\(index + 1)")
             #expect(reply.errorCode == item.code, "case \(index): \(reply)")
             #expect(reply.replyTo == "r1")
+            if item.code == "token_expired", case .error(let error) = reply {
+                // The message as docs/protocol.md's token_expired example shows it.
+                #expect(error.message.hasPrefix("token refused (expired) in exp: expired at \(now - 4000 + 600), now "), "\(error.message)")
+                #expect(error.message.hasSuffix(" (leeway 60 s)"), "\(error.message)")
+            }
             #expect(try device.expectClose() == 4001, "case \(index)")
         }
         #expect(harness.server.metrics.snapshot.authFailures["token_wrong_application"] == 2)
@@ -167,6 +172,60 @@ import Testing
         }
         code = try device.expectClose()
         #expect(code == 4005)
+    }
+
+    /// docs/protocol.md, Limits: a hello and 120 pings sent back to back (the default
+    /// limits: 20 requests per second, burst 50; the edge's hard stop at twice that).
+    /// Every frame within the hard limit gets exactly one reply, in order: hello.ok, pongs
+    /// for the 49 pings inside the burst, `rate_limited` for those over it; then one
+    /// `rate_limited` error without `re` and the close 4005, after all of them. Frames
+    /// past the hard limit are not read.
+    @Test func aBurstOverTheRateLimitGetsEveryReplyBeforeThe4005Close() throws {
+        let harness = try ServerHarness()
+        let peer = try RawWebSocketPeer(harness.address)
+        let hello = SignalingMessage.hello(.init(
+            requestID: "h", appKey: harness.application.key, token: try harness.token(for: "alice"), deviceID: "alice-phone",
+            sdk: .init(name: "server-tests", version: "1"), capabilities: ["audio"], resumeSessionID: nil))
+        var bytes = RawWebSocketPeer.frame(opcode: 0x1, Array(SignalingCodec.encodeToString(hello).utf8), fin: true, rsv: 0, masked: true)
+        for index in 0..<120 {
+            bytes += RawWebSocketPeer.frame(opcode: 0x1, Array(#"{"v":1,"type":"ping","id":"p\#(index)"}"#.utf8),
+                                            fin: true, rsv: 0, masked: true)
+        }
+        try peer.writeAll(bytes)
+
+        var replies: [String: [SignalingMessage]] = [:]
+        var unaddressed: [SignalingMessage] = []
+        var order: [String] = []
+        var close: RawWebSocketPeer.Frame?
+        for _ in 0..<500 {
+            guard let frame = peer.nextFrame(timeout: .seconds(10)) else { break }
+            if frame.opcode == 0x8 { close = frame; break }
+            guard frame.opcode == 0x1 else { continue }
+            let message = try SignalingCodec.decode(frame.text)
+            if let id = message.replyTo {
+                replies[id, default: []].append(message)
+                order.append(id)
+            } else {
+                unaddressed.append(message)
+            }
+        }
+        #expect(close?.closeCode == 4005, "closed with \(String(describing: close)); log:\n\(harness.log)")
+        #expect(replies.values.allSatisfy { $0.count == 1 }, "a request answered twice")
+        #expect(replies["h"]?.first?.type == .helloOK)
+        // Inside the burst (the hello is the first of its 50): a pong for each ping.
+        let pongs = (0..<49).filter { replies["p\($0)"]?.first?.type == .pong }.count
+        #expect(pongs == 49, "\(pongs) of the 49 pings inside the burst got their pong")
+        // Answered: a prefix of the frames, at least the edge's hard burst (100 frames).
+        let answered = (0..<120).prefix { replies["p\($0)"] != nil }.count
+        #expect(answered >= 99, "only the first \(answered) pings were answered")
+        #expect((answered..<120).allSatisfy { replies["p\($0)"] == nil }, "replies past a missing one")
+        let overRate = replies.values.compactMap(\.first).filter { $0.errorCode == "rate_limited" }.count
+        #expect(overRate >= 1, "no rate_limited reply to a request over the burst")
+        #expect(replies.values.compactMap(\.first).allSatisfy { [.helloOK, .pong].contains($0.type) || $0.errorCode == "rate_limited" })
+        // Pongs come in request order (rate_limited ones interleave where they were refused).
+        let pingOrder = order.filter { $0 != "h" }.compactMap { Int($0.dropFirst()) }
+        #expect(pingOrder == pingOrder.sorted())
+        #expect(unaddressed.count == 1 && unaddressed.first?.errorCode == "rate_limited", "\(unaddressed)")
     }
 
     @Test func handshakeWithoutTheSubprotocolIs426() throws {

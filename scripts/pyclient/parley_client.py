@@ -283,6 +283,13 @@ class Signaling:
         self.dropping = False
         self.away_seconds = 0.0
 
+    def ice_servers(self) -> list:
+        """The STUN/TURN servers `hello.ok.media.iceServers` names (docs/protocol.md); none: host candidates only."""
+        from aiortc import RTCIceServer
+        media = self.session.get("media") or {}
+        return [RTCIceServer(urls=server["urls"], username=server.get("username"), credential=server.get("credential"))
+                for server in media.get("iceServers") or []]
+
     async def open(self, app_key: str, token_source, device_id: str,
                    resume_session: Optional[str] = None) -> dict[str, Any]:
         """Connects and sends `hello`; `token_source()` gives a fresh token (each nonce works once)."""
@@ -426,13 +433,15 @@ class Signaling:
 class Call:
     """One call's media (an aiortc peer connection) and the order of its events."""
 
-    def __init__(self, args: argparse.Namespace, call_id: str, order: list[str]) -> None:
-        from aiortc import RTCPeerConnection
+    def __init__(self, args: argparse.Namespace, call_id: str, order: list[str], ice_servers: list) -> None:
+        from aiortc import RTCConfiguration, RTCPeerConnection
         self.args = args
         self.call_id = call_id
         self.order = order
         self.seen: list[str] = []
-        self.pc = RTCPeerConnection()
+        # The server's list, even when empty: aiortc given no list at all adds a public
+        # STUN server (stun.l.google.com), which a test on loopback must never reach.
+        self.pc = RTCPeerConnection(RTCConfiguration(iceServers=ice_servers))
         self.recorder = Recorder()
         self.established: Optional[float] = None
         source = None
@@ -534,7 +543,7 @@ async def place_call(args: argparse.Namespace, signaling: Signaling) -> str:
     """Caller: offer, call.start, the server's answer in call.media, then events until call.ended."""
     from aiortc import RTCSessionDescription
     call_id = str(uuid.uuid4())
-    call = Call(args, call_id, CALLER_ORDER)
+    call = Call(args, call_id, CALLER_ORDER, signaling.ice_servers())
     call.add_track()
     await call.pc.setLocalDescription(await call.pc.createOffer())  # aiortc gathers before returning
     headers = dict(pair.split("=", 1) for pair in args.header) if args.header else None
@@ -600,7 +609,7 @@ async def receive_calls(args: argparse.Namespace, signaling: Signaling) -> list[
             if call is not None:
                 emit("ignored", reason="a second call while one is live", frame={"callId": frame.get("callId")})
                 continue
-            call = Call(args, frame["callId"], CALLEE_ORDER)
+            call = Call(args, frame["callId"], CALLEE_ORDER, signaling.ice_servers())
             call.note(type_)
             emit("call.incoming", callId=call.call_id, **{"from": frame.get("from"), "headers": frame.get("headers"),
                                                         "video": frame.get("video"), "time": frame.get("time"),

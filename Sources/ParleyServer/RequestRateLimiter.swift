@@ -1,0 +1,33 @@
+/// The signaling layer's soft limit on one connection's requests (docs/protocol.md,
+/// Limits): a token bucket of `burst` tokens refilled at `perSecond`. A request that
+/// finds it empty is answered `rate_limited` instead of being carried out; the edge's own
+/// bucket, twice as large, is the hard stop that closes with 4005.
+///
+/// Sans-I/O: the caller passes the time each request arrived.
+struct RequestRateLimiter {
+    let perSecond: Double
+    let burst: Double
+    private var tokens: Double
+    private var updated: ContinuousClock.Instant?
+
+    init(perSecond: Int, burst: Int) {
+        self.perSecond = Double(max(perSecond, 1))
+        self.burst = Double(max(burst, 1))
+        tokens = self.burst
+    }
+
+    /// Takes one token for a request that arrived at `now`; false when none was left.
+    mutating func allow(at now: ContinuousClock.Instant) -> Bool {
+        if let updated, updated < now {
+            let elapsed = updated.duration(to: now)
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            tokens = min(burst, tokens + seconds * perSecond)
+            self.updated = now
+        } else if updated == nil {
+            updated = now
+        }
+        guard tokens >= 1 else { return false }
+        tokens -= 1
+        return true
+    }
+}
