@@ -212,7 +212,7 @@ struct ClientSessionCore {
                 out.append(.send(CallRequest.hangup(callID: call.callID).message(id: nextRequestID())))
             }
             let cause: ParleyCallEndCause = call.state >= .answered ? .hungUp : (call.direction == .outgoing ? .canceled : .denied)
-            endCall(call.callID, cause: cause, error: nil, now: now, into: &out)
+            endCall(call.callID, cause: cause, error: nil, byThisDevice: true, now: now, into: &out)
         }
         endRelayedCalls(cause: .canceled, error: nil, now: now, into: &out)
         if let connection = currentConnection { out.append(.close(connection: connection, code: 1000)) }
@@ -376,7 +376,7 @@ struct ClientSessionCore {
         guard var call = calls[callID], !call.hangupRequested else { return [] }
         var out: [ClientSessionOutput] = []
         guard call.serverKnows else {
-            endCall(callID, cause: .canceled, error: nil, now: now, into: &out)
+            endCall(callID, cause: .canceled, error: nil, byThisDevice: true, now: now, into: &out)
             return out
         }
         call.hangupRequested = true
@@ -585,7 +585,16 @@ struct ClientSessionCore {
             let cause = ParleyCallEndCause(rawValue: ended.cause.rawValue) ?? .error
             let error = ended.error.map { ParleyCallError(code: $0.code.rawValue, message: $0.message) }
                 ?? (cause == .error ? ParleyCallError(code: "internal_error", message: "the call failed") : nil)
-            endCall(ended.callID, cause: cause, error: error, endedAt: d.endedTime, now: now, into: &out)
+            // This device's hangup ended it if the cause is the one its hangup gives (a
+            // racing end from elsewhere, e.g. the callee's decline of our cancel, is not).
+            let causeOfOwnHangup = switch cause {
+            case .hungUp: true
+            case .canceled: call.direction == .outgoing
+            case .denied: call.direction == .incoming
+            default: false
+            }
+            let byThisDevice = call.hangupRequested && causeOfOwnHangup
+            endCall(ended.callID, cause: cause, error: error, endedAt: d.endedTime, byThisDevice: byThisDevice, now: now, into: &out)
         default:
             // Replies to nothing we sent, a second hello.ok, device-to-server types: ignored.
             break
@@ -622,9 +631,10 @@ struct ClientSessionCore {
     }
 
     private mutating func endCall(_ callID: String, cause: ParleyCallEndCause, error: ParleyCallError?, endedAt: Int64? = nil,
-                                  now: Time, into out: inout [ClientSessionOutput]) {
+                                  byThisDevice: Bool = false, now: Time, into out: inout [ClientSessionOutput]) {
         guard var call = calls.removeValue(forKey: callID) else { return }
         call.state = .ended
+        call.endedByThisDevice = byThisDevice
         call.details.endCause = cause
         call.details.error = error
         call.details.endedTime = Self.date(endedAt ?? now.wallMilliseconds)

@@ -156,7 +156,8 @@ extension RealTimeMediaTests {
         call.hangup()
         try waitFor("bob's end") { bob.events.contains("ended \(call.callId) canceled") }
         try waitFor("the system's end") { provider.calls.isEmpty }
-        #expect(provider.events.contains { if case .reportedEnded(_, .unanswered) = $0 { true } else { false } })
+        #expect(provider.events.contains { if case .reportedEnded(_, .remoteEnded) = $0 { true } else { false } },
+                "the caller's cancel is the remote party ending the call: \(provider.events)")
         bob.client.logOut()
         alice.client.terminateGracefully()
         try waitFor("the logout to forget the push key") { store.load() == nil }

@@ -78,10 +78,13 @@ final class RecordingCallControl: SystemCallControl, @unchecked Sendable {
         return outcome.current
     }
 
-    func end(_ call: ParleyCall, _ cause: ParleyCallEndCause) {
+    /// Ends `call` as the client would: with `cause`, answered or not, by this device or not.
+    func end(_ call: ParleyCall, _ cause: ParleyCallEndCause, answered: Bool = false, byThisDevice: Bool = false) {
         var record = ClientCallRecord(callID: call.callId, direction: call.direction, remoteUserID: call.remoteUserId, headers: [:])
         record.state = .ended
         record.details.endCause = cause
+        if answered { record.details.answeredTime = Date(timeIntervalSince1970: 1_764_421_205) }
+        record.endedByThisDevice = byThisDevice
         call.update(record)
         service.callDidEnd(call)
         settle()
@@ -167,19 +170,70 @@ final class RecordingCallControl: SystemCallControl, @unchecked Sendable {
         let call = control.incomingCall()
         service.incomingCallArrived(call)
         end(call, .canceled)
-        #expect(provider.events.last == .reportedEnded(uuid, .unanswered))
+        #expect(provider.events.last == .reportedEnded(uuid, .remoteEnded), "the caller explicitly ended it")
         #expect(provider.calls.isEmpty && service.registry.count == 0)
     }
 
-    @Test func endCausesMapToSystemReasons() {
-        let expected: [ParleyCallEndCause: SystemCallEndReason] = [
-            .denied: .remoteEnded, .hungUp: .remoteEnded, .inactive: .remoteEnded,
-            .timeout: .unanswered, .canceled: .unanswered, .noAnswer: .unanswered,
-            .otherDeviceAnswered: .answeredElsewhere, .error: .failed, .none: .failed,
+    @Test func aCallThisDeviceHungUpIsEndedWithAnEndActionNotAsRemoteEnded() throws {
+        _ = push(PushFixtures.valid)
+        let uuid = try #require(service.systemCallUUID(forCallId: c1))
+        let call = control.incomingCall()
+        service.incomingCallArrived(call)
+        provider.answerFromSystemUI(uuid)
+        settle()
+        // The app hangs up with call.hangup(), not through the system's screen.
+        end(call, .hungUp, answered: true, byThisDevice: true)
+        #expect(provider.events.contains(.action(.end, uuid, .fulfilled)), "\(provider.events)")
+        #expect(!provider.events.contains { if case .reportedEnded = $0 { true } else { false } })
+        #expect(provider.calls.isEmpty && !provider.isAudioActive && service.registry.count == 0)
+        // An outgoing call this device canceled ends the same way.
+        let placed = Locked<ParleyCall?>(nil)
+        service.startCall(toUserId: "carol") { result in placed.withLock { $0 = try? result.get() } }
+        settle()
+        let outgoing = try #require(placed.current)
+        let outgoingUUID = try #require(service.systemCallUUID(forCallId: outgoing.callId))
+        end(outgoing, .canceled, byThisDevice: true)
+        #expect(provider.events.contains(.action(.end, outgoingUUID, .fulfilled)))
+        #expect(provider.calls.isEmpty)
+    }
+
+    @Test func endReasonsFollowWhoEndedTheCallAndWhereItWas() {
+        typealias Case = (ParleyCallEndCause, ParleyCallDirection, answered: Bool, here: Bool, SystemCallEndReason?)
+        let table: [Case] = [
+            (.hungUp, .incoming, true, true, nil), (.hungUp, .outgoing, true, true, nil),
+            (.canceled, .outgoing, false, true, nil), (.denied, .incoming, false, true, nil),
+            (.hungUp, .incoming, true, false, .remoteEnded), (.hungUp, .outgoing, true, false, .remoteEnded),
+            (.canceled, .incoming, false, false, .remoteEnded),
+            (.denied, .outgoing, false, false, .remoteEnded), (.denied, .incoming, false, false, .declinedElsewhere),
+            (.otherDeviceAnswered, .incoming, false, false, .answeredElsewhere),
+            (.timeout, .incoming, false, false, .unanswered), (.timeout, .outgoing, false, false, .unanswered),
+            (.timeout, .outgoing, true, false, .failed), (.timeout, .incoming, true, false, .failed),
+            (.noAnswer, .outgoing, false, false, .unanswered), (.noAnswer, .incoming, false, false, .unanswered),
+            (.inactive, .incoming, true, false, .failed), (.inactive, .outgoing, false, false, .failed),
+            (.error, .outgoing, false, false, .failed), (.error, .incoming, true, true, .failed), (.none, .incoming, false, false, .failed),
         ]
-        for cause in ParleyCallEndCause.allCases {
-            #expect(ParleySystemCallService.endReason(for: cause) == expected[cause], "\(cause)")
+        for (cause, direction, answered, here, expected) in table {
+            #expect(ParleySystemCallService.endReason(cause: cause, direction: direction, wasAnswered: answered, endedByThisDevice: here) == expected,
+                    "\(cause) \(direction) answered=\(answered) here=\(here)")
         }
+    }
+
+    @Test func theEndOfAnAnsweredCallAtItsMaximumLengthIsNotUnanswered() throws {
+        _ = push(PushFixtures.valid)
+        let uuid = try #require(service.systemCallUUID(forCallId: c1))
+        let call = control.incomingCall()
+        service.incomingCallArrived(call)
+        end(call, .timeout, answered: true)
+        #expect(provider.events.last == .reportedEnded(uuid, .failed))
+    }
+
+    @Test func aDeclineByAnotherDeviceIsDeclinedElsewhere() throws {
+        _ = push(PushFixtures.valid)
+        let uuid = try #require(service.systemCallUUID(forCallId: c1))
+        let call = control.incomingCall()
+        service.incomingCallArrived(call)
+        end(call, .denied)
+        #expect(provider.events.last == .reportedEnded(uuid, .declinedElsewhere))
     }
 
     @Test func doNotDisturbHangsTheCallUpAndRemovesIt() {
@@ -243,7 +297,7 @@ final class RecordingCallControl: SystemCallControl, @unchecked Sendable {
         settle()
         #expect(provider.events.filter { $0 == .reportedConnecting(uuid) || $0 == .reportedConnected(uuid) }
                 == [.reportedConnecting(uuid), .reportedConnected(uuid)])
-        end(call, .hungUp)
+        end(call, .hungUp, answered: true)
         #expect(provider.events.suffix(2) == [.reportedEnded(uuid, .remoteEnded), .audioDeactivated])
         #expect(control.audioActive.current == false)
     }
