@@ -59,6 +59,10 @@ public final class ParleyClient: @unchecked Sendable {
     private var media: [String: CallMediaSession] = [:]
     private var mediaLoop: EventLoop?
     private let timer: any DispatchSourceTimer
+    /// The client itself while it has work it must finish (a `push.unregister` not yet
+    /// answered): an app that drops its last reference right after `logOut()` must not
+    /// lose the logout. Cleared as soon as the work is done or has failed (workQueue only).
+    private var keepAlive: ParleyClient?
 
     /// A stable random device id for this process, used when none is given.
     static let processDeviceID = "parley-swift-" + UUID().uuidString.lowercased()
@@ -172,8 +176,9 @@ public final class ParleyClient: @unchecked Sendable {
     // MARK: Driving the core
 
     func input(_ step: @escaping @Sendable (inout ClientSessionCore, ClientSessionCore.Time) -> [ClientSessionOutput]) {
-        workQueue.async { [weak self] in
-            guard let self else { return }
+        // Strong: work asked for (a logout, a hangup) runs even if the app dropped the
+        // client right after asking; the block holds it until then.
+        workQueue.async { [self] in
             perform(step(&core, Self.now()))
         }
     }
@@ -217,9 +222,14 @@ public final class ParleyClient: @unchecked Sendable {
                 callbackQueue.async { [self] in pushDelegate?.client(self, didFailToRegisterPushNotificationDeviceTokenWithError: error) }
             case .pushUnregistered:
                 pushRegistrationStore.save(nil)
+            case .pushUnregisterSucceeded:
+                callbackQueue.async { [self] in pushDelegate?.clientDidUnregisterPushNotificationDeviceToken(self) }
+            case .pushUnregisterFailed(let error):
+                callbackQueue.async { [self] in pushDelegate?.client(self, didFailToUnregisterPushNotificationDeviceTokenWithError: error) }
             }
         }
         started.withLock { $0 = core.isStarted }
+        keepAlive = core.hasWorkToFinish ? self : nil
         if let deadline = core.nextDeadline {
             let delay = max(ContinuousClock.now.duration(to: deadline), .zero)
             let (seconds, attoseconds) = delay.components

@@ -39,14 +39,18 @@ extension ParleyClient {
     }
 
     /// Stops the server waking this device (on logout): forgets the token and push key
-    /// here at once and sends `push.unregister` (once connected). Call it before
-    /// `terminateGracefully()`, while the client is started, so the request goes out
-    /// before the connection closes.
+    /// here at once and sends `push.unregister` once a session is open (within 30 s).
+    /// `pushDelegate` hears the outcome. The client needs to be started (or starting):
+    /// otherwise the request fails at once with `not_started`. The request is carried out
+    /// even if the app drops the client right after this call, and a
+    /// `terminateGracefully()` that follows waits for its answer before closing.
     public func unregisterPushNotificationDeviceToken() {
         input { core, now in core.unregisterPush(now: now) }
     }
 
-    /// Logs out: unregisters the push token, then hangs up every call and closes.
+    /// Logs out: unregisters the push token, then hangs up every call and closes, once
+    /// the server has answered the unregister (or it failed, which `pushDelegate` hears).
+    /// Safe to drop the client right after: it stays alive until then.
     public func logOut() {
         input { core, now in core.unregisterPush(now: now) + core.terminate(now: now) }
     }
