@@ -128,6 +128,9 @@ struct ClientSessionCore {
     /// Calls announced by a relayed push whose `call.incoming` has not come yet, as the
     /// push described them: ended at once if the server says the call is over.
     private(set) var relayedCalls: [String: ClientCallRecord] = [:]
+    /// Calls announced by a push the system refused to show: relayed, then declined as
+    /// soon as their `call.incoming` arrives, never delivered. Oldest first, bounded.
+    private(set) var decliningCalls: [String] = []
     /// Set while a `push.unregister` is queued or in flight: when it must have been sent.
     /// The shell keeps the client alive until it is cleared (answered, refused, timed out
     /// or failed, each reported), so dropping the client cannot lose a logout.
@@ -248,6 +251,7 @@ struct ClientSessionCore {
             endCall(call.callID, cause: cause, error: nil, byThisDevice: true, now: now, into: &out)
         }
         endRelayedCalls(cause: .canceled, error: nil, now: now, into: &out)
+        decliningCalls = []
         if unregisterDeadline != nil {
             // A logout: the server must hear push.unregister, or the user keeps getting
             // call pushes. Stay (quietly, no calls) until it is answered or fails.
@@ -560,6 +564,7 @@ struct ClientSessionCore {
         queuedPush = []
         nextPing = nil
         heartbeat = nil
+        decliningCalls = []
         unregisterDeadline = nil
         terminatingAfterUnregister = false
     }
@@ -608,6 +613,11 @@ struct ClientSessionCore {
         case .callIncoming(let incoming):
             relayedCalls[incoming.callID] = nil
             guard calls[incoming.callID] == nil, !endedCallSet.contains(incoming.callID) else { return }
+            if let index = decliningCalls.firstIndex(of: incoming.callID) {
+                decliningCalls.remove(at: index)
+                declineUnshown(incoming.callID, now: now, into: &out)
+                return
+            }
             if terminatingAfterUnregister {
                 // Logging out: this user takes no more calls here.
                 declineUnshown(incoming.callID, now: now, into: &out)
@@ -634,6 +644,8 @@ struct ClientSessionCore {
         case .callEstablished(let event):
             progress(event, kind: .established, now: now, into: &out)
         case .callEnded(let ended):
+            // Over before it arrived: nothing left to decline.
+            decliningCalls.removeAll { $0 == ended.callID }
             if calls[ended.callID] == nil, relayedCalls[ended.callID] != nil {
                 // A relayed push for a call that is already over (canceled while the
                 // push was out): the app reported it to the system, so it must end.
@@ -765,6 +777,25 @@ struct ClientSessionCore {
         stop()
     }
 
+    /// `declinePushNotification`: the system refused to show the call a verified push
+    /// announced (Do Not Disturb, a call in progress). Relay the push so the server knows
+    /// this device has it, then decline the call the moment its `call.incoming` arrives,
+    /// so the caller hears `denied` at once instead of ringing until the ring timeout.
+    /// The call is never delivered. A call already here is hung up (declined) instead.
+    mutating func declinePush(_ call: ParleyCallNotificationResult, payload: String, now: Time) -> [ClientSessionOutput] {
+        let callID = call.callId
+        if calls[callID] != nil { return hangup(callID, now: now) }
+        guard !endedCallSet.contains(callID), !decliningCalls.contains(callID) else { return [] }
+        decliningCalls.append(callID)
+        // Bounded like the relayed calls: a flood of refused pushes must not grow it.
+        if decliningCalls.count > 64 { decliningCalls.removeFirst() }
+        // Relayed already (the app relayed, then the system refused): the relay is out.
+        guard relayedCalls.removeValue(forKey: callID) == nil else { return [] }
+        var out: [ClientSessionOutput] = []
+        sendOrQueue(.relay(callID: callID, payload: payload), now: now, into: &out)
+        return out
+    }
+
     /// `relayPushNotification`: a verified push announced `call`; hand its payload to the
     /// server once connected. A call this client already knows (its `call.incoming` came
     /// over a live connection) or already relayed is not relayed again.
@@ -812,6 +843,8 @@ struct ClientSessionCore {
             out.append(.pushUnregisterFailed(ParleyClientError(code: code, message: message)))
             unregisterFinished(into: &out)
         case .relay(let callID, _):
+            // A refused relay of a call being declined: the server has no such live call.
+            decliningCalls.removeAll { $0 == callID }
             if relayedCalls[callID] != nil, calls[callID] == nil {
                 endRelayedCall(callID, cause: .error, error: ParleyCallError(code: code, message: message), endedAt: nil, now: now, into: &out)
             }

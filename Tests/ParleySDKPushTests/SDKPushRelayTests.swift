@@ -57,6 +57,16 @@ final class SDKUser: ParleyClientDelegate, ParleyPushDelegate, ParleyCallObserve
     func callDidEnd(_ call: ParleyCall) { note("ended \(call.callId) \(call.details.endCause.rawValue)") }
 }
 
+/// A value set on one thread and read on another.
+final class Recorded<Value>: @unchecked Sendable {
+    // @unchecked: `stored` is behind `lock`.
+    private let lock = NSLock()
+    private var stored: Value
+    init(_ value: Value) { stored = value }
+    var value: Value { lock.withLock { stored } }
+    func set(_ value: Value) { lock.withLock { stored = value } }
+}
+
 /// A push delegate that outlives the client it listens to.
 final class PushOutcomes: ParleyPushDelegate, @unchecked Sendable {
     // @unchecked: `heard` is behind `lock`.
@@ -230,6 +240,39 @@ extension RealTimeMediaTests {
         bob.client.start()
         try waitFor("the late call's end (bob heard \(bob.events))") { bob.events.contains("ended \(call.callId) canceled") }
         #expect(bob.events.filter { $0.hasPrefix("incoming") || $0.hasPrefix("ended") } == ["incoming \(call.callId)", "ended \(call.callId) canceled"])
+        bob.client.terminateGracefully()
+        alice.client.terminateGracefully()
+    }
+
+    /// Do Not Disturb on bob's phone: the system refuses the pushed call, and the
+    /// integration relays and declines it at once, so alice's call ends `denied` within
+    /// moments instead of `noAnswer` at the ring timeout (6 s here), and bob's app never
+    /// hears of it.
+    @Test func doNotDisturbDeclinesThePushedCallAtOnce() throws {
+        defer { cleanUp() }
+        let store = InMemoryPushRegistrationStore()
+        try registerOfflineBob(store: store)
+        let alice = try SDKUser("alice", deviceId: "alice-phone", application: application, server: server.localAddresses[0],
+                                store: InMemoryPushRegistrationStore())
+        alice.client.start()
+        try waitFor("alice's start") { alice.events.contains("started") }
+        let call = try alice.mediator.callUser(withId: "bob").get()
+        let payload = try firstPushPayload()
+        let placed = Date()
+
+        let bob = try SDKUser("bob", deviceId: "bob-phone", application: application, server: server.localAddresses[0], store: store)
+        let provider = HeadlessSystemCallProvider()
+        provider.doNotDisturb = true
+        let service = ParleySystemCallService(client: bob.client, mediator: bob.mediator, provider: provider)
+        let refusal = Recorded<(any Error)?>(nil)
+        service.reportIncomingPush(payload) { error in refusal.set(error) }
+        bob.client.start()
+        try waitFor("alice's end (alice heard \(alice.events))", seconds: 5) { alice.events.contains { $0.hasPrefix("ended \(call.callId)") } }
+        #expect(alice.events.contains("ended \(call.callId) denied"), "\(alice.events)")
+        #expect(Date().timeIntervalSince(placed) < 5, "declined at once, not at the ring timeout")
+        #expect((refusal.value as? SystemCallError)?.code == .filteredByDoNotDisturb)
+        #expect(!bob.events.contains { $0.hasPrefix("incoming") }, "the declined call is not delivered: \(bob.events)")
+        #expect(provider.calls.isEmpty && service.registry.count == 0)
         bob.client.terminateGracefully()
         alice.client.terminateGracefully()
     }

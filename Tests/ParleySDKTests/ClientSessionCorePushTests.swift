@@ -177,6 +177,38 @@ private extension CoreHarness {
         #expect(h.core.phase == .open(connection: 1) && h.core.isStarted)
     }
 
+    @Test func aPushTheSystemRefusedIsRelayedThenDeclinedOnArrival() {
+        var h = H()
+        #expect(h.apply { $0.declinePush(H.relayed(c1), payload: PushFixtures.valid, now: $1) } == [])
+        _ = h.run(H.opening.dropLast())
+        #expect(h.step(.frame(H.helloOK(re: "1", session: "s-1"))) == ["started", "send push.relay id=2"])
+        #expect(h.step(.frame(H.result("2"))) == [])
+        // No ack, no incoming event: declined at once.
+        #expect(h.step(.frame(H.incoming(c1))) == ["send call.decline id=3 callId=\(c1)"])
+        #expect(h.step(.frame(H.result("3"))) == [])
+        #expect(h.step(.frame(H.ended(c1, "denied"))) == [])
+        #expect(h.core.decliningCalls.isEmpty && h.core.calls.isEmpty)
+        // A second push for it changes nothing.
+        #expect(h.apply { $0.declinePush(H.relayed(c1), payload: PushFixtures.valid, now: $1) } == [])
+    }
+
+    @Test func decliningACallAlreadyHereHangsItUpAndALateOneEndsSilently() {
+        var h = H()
+        _ = h.run(H.opening)
+        _ = h.step(.frame(H.incoming(c1)))
+        #expect(h.apply { $0.declinePush(H.relayed(c1), payload: PushFixtures.valid, now: $1) } == ["send call.hangup id=3 callId=\(c1)"])
+        // Over before it arrived (canceled while the push was out): nothing to decline or show.
+        #expect(h.apply { $0.declinePush(H.relayed(c2), payload: PushFixtures.secondCall, now: $1) } == ["send push.relay id=4"])
+        #expect(h.step(.frame(H.result("4"))) == [])
+        #expect(h.step(.frame(H.ended(c2, "canceled"))) == [])
+        #expect(h.core.decliningCalls.isEmpty)
+        // A relay already out (the app relayed, then the system refused): declined on arrival.
+        let c3 = "1a2b3c4d-0000-4000-8000-000000000003"
+        _ = h.apply { $0.relayPush(H.relayed(c3), payload: "x.y.z", now: $1) }
+        #expect(h.apply { $0.declinePush(H.relayed(c3), payload: "x.y.z", now: $1) } == [])
+        #expect(h.step(.frame(H.incoming(c3))).first?.hasPrefix("send call.decline") == true)
+    }
+
     @Test func relayedCallArrivesThroughCallIncoming() {
         var h = H()
         #expect(h.apply { $0.relayPush(H.relayed(c1), payload: PushFixtures.valid, now: $1) } == [])

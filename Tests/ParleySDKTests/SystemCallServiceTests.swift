@@ -44,6 +44,11 @@ final class RecordingCallControl: SystemCallControl, @unchecked Sendable {
         log.withLock { $0.append("relay \(verdict.result.callResult?.callId ?? "?")") }
         return verdict.result.isValid ? .success(verdict.result) : .failure(ParleyClientError(code: "push_payload_invalid", message: "bad"))
     }
+    func declinePush(_ payload: [AnyHashable: Any]) -> Result<ParleyNotificationResult, any Error> {
+        let verdict = verifier.verify(payload, registration: registration, nowMilliseconds: now)
+        log.withLock { $0.append("decline \(verdict.result.callResult?.callId ?? "?")") }
+        return verdict.result.isValid ? .success(verdict.result) : .failure(ParleyClientError(code: "push_payload_invalid", message: "bad"))
+    }
     func setAudioSessionActive(_ active: Bool) { audioActive.withLock { $0 = active } }
 
     func incomingCall(_ callID: String = c1) -> ParleyCall {
@@ -236,22 +241,51 @@ final class RecordingCallControl: SystemCallControl, @unchecked Sendable {
         #expect(provider.events.last == .reportedEnded(uuid, .declinedElsewhere))
     }
 
-    @Test func doNotDisturbHangsTheCallUpAndRemovesIt() {
+    @Test func doNotDisturbDeclinesThePushedCallAtOnce() {
         provider.doNotDisturb = true
         let completion = push(PushFixtures.valid)
         let refusal: (any Error)? = completion ?? nil
         #expect((refusal as? SystemCallError)?.code == .filteredByDoNotDisturb)
         #expect(service.registry.count == 0 && provider.calls.isEmpty)
-        #expect(control.log.current.isEmpty, "a refused call is not relayed")
-        // Should the call arrive over a live connection after all, it is hung up.
+        #expect(control.log.current == ["decline \(c1)"], "relayed and declined, so the caller is not left ringing")
+        // Should the call arrive over a live connection after all, the system refuses it
+        // again and it is hung up.
         service.incomingCallArrived(control.incomingCall())
         settle()
-        #expect(control.log.current == ["hangup \(c1)"])
+        #expect(control.log.current == ["decline \(c1)", "hangup \(c1)"])
         // A call over a live connection that the system refuses is hung up too.
         service.incomingCallArrived(control.incomingCall(c2))
         settle()
-        #expect(control.log.current == ["hangup \(c1)", "hangup \(c2)"])
+        #expect(control.log.current == ["decline \(c1)", "hangup \(c1)", "hangup \(c2)"])
         #expect(service.registry.count == 0)
+    }
+
+    @Test func aPushAlreadyHereWhenTheSystemRefusesItIsHungUp() throws {
+        // The report is in flight when the call arrives over the live connection.
+        provider.doNotDisturb = true
+        provider.queue.suspend()
+        service.reportIncomingPush(["parley": PushFixtures.valid]) { _ in }
+        service.incomingCallArrived(control.incomingCall())
+        provider.queue.resume()
+        settle()
+        #expect(control.log.current == ["hangup \(c1)"], "declined as a known call, not relayed")
+        #expect(service.registry.count == 0 && provider.calls.isEmpty)
+    }
+
+    @Test func aCallRelayedAfterARefusedReportIsDeclinedNotLeftRinging() {
+        // The guide's hand-written flow gone wrong: the app reports the push itself, the
+        // system refuses, the app relays anyway. The call arrives through the mediator;
+        // the service reports it, is refused again, and declines it.
+        provider.doNotDisturb = true
+        let refused = Locked<(any Error)?>(nil)
+        provider.reportNewIncomingCall(with: UUID(), update: SystemCallUpdate(remoteHandle: "bob")) { error in refused.withLock { $0 = error } }
+        settle()
+        #expect(refused.current != nil)
+        _ = control.relayPush(["parley": PushFixtures.valid])
+        service.incomingCallArrived(control.incomingCall())
+        settle()
+        #expect(control.log.current == ["relay \(c1)", "hangup \(c1)"])
+        #expect(provider.calls.isEmpty && service.registry.count == 0)
     }
 
     @Test func providerResetHangsUpEveryCall() throws {

@@ -105,7 +105,7 @@ public final class ParleySystemCallService: SystemCallProviderDelegate, ParleyCa
         state.withLock { $0.entries[uuid] = Entry(callID: call.callId) }
         provider.reportNewIncomingCall(with: uuid, update: update) { [self] error in
             if let error {
-                incomingReportFailed(uuid: uuid, callID: call.callId)
+                pushReportRefused(uuid: uuid, callID: call.callId, payload: relayed)
                 completion(error)
                 return
             }
@@ -365,6 +365,25 @@ public final class ParleySystemCallService: SystemCallProviderDelegate, ParleyCa
         }
         if connecting { provider.reportOutgoingCall(with: uuid, startedConnectingAt: call.details.progressedTime ?? Date()) }
         if connect { provider.reportOutgoingCall(with: uuid, connectedAt: call.details.answeredTime ?? Date()) }
+    }
+
+    /// The system refused to show a pushed call (Do Not Disturb, blocked, a call in
+    /// progress): the caller must not be left ringing. A call already here is hung up
+    /// (declined); one not here yet is relayed and declined the moment it arrives, never
+    /// delivered (`declinePushNotification`), so the caller's call ends `denied` at once.
+    private func pushReportRefused(uuid: UUID, callID: String, payload: [String: String]) {
+        let call: ParleyCall? = state.withLock { state in
+            let entry = state.entries.removeValue(forKey: uuid)
+            entry?.pendingAnswer?.fail()
+            return entry?.call
+        }
+        registry.remove(callId: callID)
+        if let call {
+            control.hangupCall(call.callId)
+        } else {
+            // A failure means the push expired meanwhile: the call is over on the server.
+            _ = control.declinePush(payload)
+        }
     }
 
     /// The system refused to show the call (Do Not Disturb, blocked): hang it up now or

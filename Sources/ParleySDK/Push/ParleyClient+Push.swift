@@ -77,4 +77,23 @@ extension ParleyClient {
         input { core, now in core.relayPush(call, payload: token, now: now) }
         return .success(verdict.result)
     }
+
+    /// Declines the call a push announced, for when the system refused to show it (Do Not
+    /// Disturb, a blocked caller, another call in progress): verifies the push, relays it
+    /// (`push.relay`, once connected; call `start()` if the client is not) and declines
+    /// the call (`call.decline`) the moment the server hands it over, so the caller's call
+    /// ends `denied` at once instead of ringing until the ring timeout. The call is not
+    /// delivered to `client(_:didReceiveIncomingCall:)`; one already delivered is hung up
+    /// (declined) and ends as usual. The protocol's decline ends the call on every device
+    /// of this user.
+    /// - Returns: the payload's result, or `ParleyClientError` `push_payload_invalid`
+    ///   (not a Parley push, forged, foreign or expired: nothing to decline).
+    public func declinePushNotification(withUserInfo userInfo: [AnyHashable: Any]) -> Result<ParleyNotificationResult, any Error> {
+        let verdict = pushVerifier.verify(userInfo, registration: pushRegistrationStore.load(), nowMilliseconds: Self.now().wallMilliseconds)
+        guard verdict.result.isValid, let call = verdict.result.callResult, let token = verdict.token else {
+            return .failure(ParleyClientError(code: "push_payload_invalid", message: verdict.problem ?? "not a valid Parley call push"))
+        }
+        input { core, now in core.declinePush(call, payload: token, now: now) }
+        return .success(verdict.result)
+    }
 }
