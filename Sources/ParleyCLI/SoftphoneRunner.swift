@@ -94,6 +94,13 @@ final class SoftphoneShell: ParleyClientDelegate, ParleyCallObserver, @unchecked
     private var tokenUsed = false
     private var timer: (any DispatchSourceTimer)?
     private var signalSources: [any DispatchSourceSignal] = []
+    /// The exit status, once the controller has asked to exit.
+    private var exitCode: SoftphoneExitCode?
+    /// The client asked to terminate has stopped: every call's media closed and its
+    /// recording written, the close frame sent.
+    private var clientStopped = false
+    /// The longest the process waits for that before it exits anyway.
+    static let stopWait: DispatchTimeInterval = .seconds(20)
 
     init(options: SoftphoneOptions) {
         self.options = options
@@ -184,14 +191,31 @@ final class SoftphoneShell: ParleyClientDelegate, ParleyCallObserver, @unchecked
                     // Not (or no longer) known to the system: the service hangs up directly.
                     callService?.endCall(call)
                 }
-            case .terminateClient: client?.terminateGracefully()
+            case .terminateClient:
+                guard let client else {
+                    clientStopped = true
+                    continue
+                }
+                // The completion runs once the recording is on disk and the close frame
+                // is out: exiting before that lost recordings.
+                client.terminateGracefully { [weak self] in
+                    dispatchPrecondition(condition: .onQueue(.main))
+                    self?.clientHasStopped()
+                }
             case .exit(let code):
                 output.finish()
                 timer?.cancel()
-                // A moment for the WebSocket close frame to leave before the process does.
-                DispatchQueue.main.asyncAfter(deadline: .now() + .milliseconds(300)) { exit(code.rawValue) }
+                exitCode = code
+                if clientStopped || client == nil { exit(code.rawValue) }
+                // Bounded: should the SDK never finish, leave anyway.
+                DispatchQueue.main.asyncAfter(deadline: .now() + Self.stopWait) { exit(code.rawValue) }
             }
         }
+    }
+
+    private func clientHasStopped() {
+        clientStopped = true
+        if let exitCode { exit(exitCode.rawValue) }
     }
 
     private func outgoingCallStarted(_ result: Result<ParleyCall, any Error>) {
