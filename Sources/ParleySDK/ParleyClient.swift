@@ -234,6 +234,7 @@ public final class ParleyClient: @unchecked Sendable {
             case .close(let connection, let code):
                 if let current = transport, current.connection == connection {
                     current.transport.close(code: code)
+                    closingTransports.removeAll { $0.wait(timeout: .now()) == .success }
                     closingTransports.append(current.transport.finished)
                     transport = nil
                 }
@@ -393,9 +394,13 @@ public final class ParleyClient: @unchecked Sendable {
             let closed = DispatchGroup()
             closed.enter()
             mediaClosing[callID] = closed
-            session.enqueue { session in
+            // Holds the client until the close is done: its media loop must outlive the
+            // leg's close, and the recording is written after it (an app may drop the
+            // client right after terminateGracefully()).
+            session.enqueue { [self] session in
                 if let statistics = await session.close() { call?.update(statistics) }
                 closed.leave()
+                withExtendedLifetime(self) {}
             }
         }
     }

@@ -112,3 +112,31 @@ final class EndInspector: ParleyCallDelegate, @unchecked Sendable {
         samplesAtEnd.withLock { $0 = (try? WAVFile.read(path: path).samples.count) ?? -1 }
     }
 }
+
+extension SDKRealTimeMediaTests {
+    /// `terminateGracefully()` and the app lets go of the client at once: the call's
+    /// media still closes and its recording is written (the close holds the client and
+    /// its media loop until then), and the client is freed afterwards.
+    @Test func aRecordingIsWrittenEvenWhenTheClientIsDroppedAfterTerminate() async throws {
+        let peer = try ScriptedPeer()
+        defer { peer.shutdown() }
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("parley-sdk-\(UUID().uuidString).wav").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let delegate = RecordingDelegate()
+        var client: ParleyClient? = try ParleyClientTransportTests.makeClient(peer, delegate)
+        weak let dropped = client
+        client?.audioController.sink = .wavFile(path: path)
+        client?.start()
+        #expect(await delegate.wait(for: "started"))
+        try await peer.ring(callID: UUID().uuidString.lowercased(), from: "alice", frequency: 1000)
+        #expect(await delegate.wait(for: "establish"))
+        try await Task.sleep(for: .seconds(1))
+        client?.terminateGracefully()
+        client = nil
+        #expect(await delegate.wait(for: "end hungUp"))
+        let samples = (try? WAVFile.read(path: path).samples.count) ?? -1
+        #expect(samples > 24_000, "the recording was written: \(samples) samples")
+        for _ in 0..<500 where dropped != nil { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(dropped == nil, "the client is freed once its media closed")
+    }
+}
