@@ -4,6 +4,7 @@ public import ParleyHTTP
 public import ParleyNet
 public import ParleyStore
 import ParleyAuth
+import ParleyCallModel
 import ParleyCalling
 import ParleyCrypto
 import ParleyWebSocket

@@ -1,5 +1,4 @@
-public import ParleyCalling
-public import ParleySignaling
+public import ParleyCallModel
 import ParleySQLite
 
 /// Parley's data on SQLite: applications, the users each application has seen, and call
@@ -254,7 +253,7 @@ public final class SQLiteStore {
     ///   for another cause.
     @discardableResult
     public func finishCall(
-        id: String, cause: SignalingMessage.EndCause, error callError: CallError? = nil, at time: Int64, legs: [CallLeg] = []
+        id: String, cause: CallEndCause, error callError: CallError? = nil, at time: Int64, legs: [CallLeg] = []
     ) throws(StoreError) -> StoredCall {
         try Self.checkCause(cause, callError, id)
         return try write(durable: true) {
@@ -275,7 +274,7 @@ public final class SQLiteStore {
     /// - Returns: the calls closed, so their parties can be told.
     @discardableResult
     public func closeCallsInProgress(
-        cause: SignalingMessage.EndCause = .error, error callError: CallError? = .serverRestarted, at time: Int64
+        cause: CallEndCause = .error, error callError: CallError? = .serverRestarted, at time: Int64
     ) throws(StoreError) -> [StoredCall] {
         try Self.checkCause(cause, callError, "in progress")
         return try write(durable: true) {
@@ -393,7 +392,7 @@ public final class SQLiteStore {
         }
     }
 
-    private static func checkCause(_ cause: SignalingMessage.EndCause, _ error: CallError?, _ what: String) throws(StoreError) {
+    private static func checkCause(_ cause: CallEndCause, _ error: CallError?, _ what: String) throws(StoreError) {
         if cause == .error, error == nil {
             throw StoreError(.invalidArgument, "call \(what): cause error needs an error code and message")
         }
@@ -467,7 +466,7 @@ public final class SQLiteStore {
         var record = row.record
         record.direction = try value(row.direction, "direction")
         record.state = try value(row.state, "state")
-        if let cause = row.endCause { record.endCause = try value(cause, "end_cause") as SignalingMessage.EndCause }
+        if let cause = row.endCause { record.endCause = try value(cause, "end_cause") as CallEndCause }
         return record
     }
 
@@ -524,7 +523,7 @@ public final class SQLiteStore {
         throw StoreError(.callEnded, "call \(id) has ended")
     }
 
-    private func endCall(seq: Int64, cause: SignalingMessage.EndCause, error: CallError?, at time: Int64) throws {
+    private func endCall(seq: Int64, cause: CallEndCause, error: CallError?, at time: Int64) throws {
         try db.execute(
             """
             UPDATE calls SET state = 'ended', ended_at = ?2, end_cause = ?3, error_code = ?4, error_message = ?5,

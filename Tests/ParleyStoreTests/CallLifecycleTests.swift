@@ -1,6 +1,5 @@
-import ParleyCalling
-import ParleySignaling
 import Foundation
+import ParleyCallModel
 import ParleyStore
 import Testing
 
@@ -116,7 +115,7 @@ import Testing
 
     @Test func everyEndCauseRoundTrips() throws {
         let store = try SQLiteStore.withApplication()
-        for (index, cause) in SignalingMessage.EndCause.allCases.enumerated() {
+        for (index, cause) in CallEndCause.allCases.enumerated() {
             let id = callID(100 + index)
             try store.createCall(id: id, applicationKey: "app", caller: "alice", callee: "bob", startedTime: T.base)
             let error = cause == .error ? CallError(code: "media_failed", message: "no media") : nil
@@ -126,7 +125,7 @@ import Testing
             #expect(record.error == error)
         }
         let counts = try store.callCountsByState()
-        #expect(counts == [.ended: SignalingMessage.EndCause.allCases.count])
+        #expect(counts == [.ended: CallEndCause.allCases.count])
     }
 
     @Test func nonFiniteStatisticsAreStoredAsZeroOrAbsent() throws {

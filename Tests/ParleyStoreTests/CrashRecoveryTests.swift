@@ -1,6 +1,5 @@
-import ParleyCalling
-import ParleySignaling
 import Foundation
+import ParleyCallModel
 import ParleySQLite
 import ParleyStore
 import Testing

@@ -1,3 +1,4 @@
+import ParleyCallModel
 import ParleyStore
 import ParleyTestSupport
 import Testing

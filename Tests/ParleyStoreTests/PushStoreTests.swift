@@ -1,11 +1,11 @@
+import ParleyCallModel
 import ParleySQLite
-import ParleySignaling
 import ParleyStore
 import Testing
 
 /// Push tokens per device and push credentials per application (migration 2).
 @Suite struct PushStoreTests {
-    private func registration(_ device: String, user: String = "bob", type: SignalingMessage.PushType = .apnsVoip,
+    private func registration(_ device: String, user: String = "bob", type: PushType = .apnsVoip,
                               token: String = "aa11", key: UInt8 = 1) -> PushRegistration {
         PushRegistration(applicationKey: "app", userId: user, deviceId: device, pushType: type, token: token,
                          environment: type == .fcm ? .production : .sandbox, appId: "com.example.chat",

@@ -1,6 +1,5 @@
-import ParleyCalling
-import ParleySignaling
 import Foundation
+import ParleyCallModel
 import ParleyStore
 
 /// A fresh directory under the system temporary directory, removed by `remove()`.

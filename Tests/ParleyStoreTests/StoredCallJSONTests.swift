@@ -1,4 +1,5 @@
 import Foundation
+import ParleyCallModel
 import ParleyStore
 import Testing
 
