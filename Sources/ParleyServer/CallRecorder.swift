@@ -32,7 +32,7 @@ final class CallRecorder: @unchecked Sendable {
         let relay = CommitRelay()
         self.relay = relay
         writer = try StoreWriter(
-            path: path, label: "parley.recorder",
+            opening: .sqlite(path: path), label: "parley.recorder",
             onCommitted: { ticket in
                 relay.handler.withLock { $0 }?(ticket)
             },

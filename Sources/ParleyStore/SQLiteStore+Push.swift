@@ -34,7 +34,7 @@ extension SQLiteStore {
     /// Removes a device's push tokens (all types, or the one with `token`).
     /// - Returns: how many were removed.
     @discardableResult
-    public func unregisterPushTokens(applicationKey: String, deviceId: String, token: String? = nil) throws(StoreError) -> Int {
+    public func unregisterPushTokens(applicationKey: String, deviceId: String, token: String?) throws(StoreError) -> Int {
         try write(durable: true) {
             if let token {
                 try db.execute("DELETE FROM push_tokens WHERE application_key = ?1 AND device_id = ?2 AND token = ?3",

@@ -74,11 +74,11 @@ final class ServerHarness: Sendable {
         try query { (store) throws(StoreError) in try store.call(id: id) }
     }
 
-    func query<T>(_ body: (SQLiteStore) throws(StoreError) -> T) throws -> T {
+    func query<T>(_ body: (any CallStore) throws(StoreError) -> T) throws -> T {
         try Self.query(server, body)
     }
 
-    static func query<T>(_ server: ParleyServer, _ body: (SQLiteStore) throws(StoreError) -> T) throws -> T {
+    static func query<T>(_ server: ParleyServer, _ body: (any CallStore) throws(StoreError) -> T) throws -> T {
         try server.store.performAndWait(body)
     }
 
