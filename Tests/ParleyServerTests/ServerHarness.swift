@@ -40,7 +40,8 @@ final class ServerHarness: Sendable {
         self.directory = directory
         let lines = self.lines
         let log = ServerLog(level: .debug) { line in lines.append(line) }
-        server = try ParleyServer(configuration: Self.configuration(directory: directory, adjust), log: log)
+        let configuration = Self.configuration(directory: directory, adjust)
+        server = try ParleyServer(configuration: configuration, stores: .sqlite(dataDirectory: configuration.dataDirectory), log: log)
         if let development = server.developmentApplication {
             application = development
         } else {
