@@ -29,7 +29,7 @@ public import ParleyCallModel
 ///   answered. NaN or infinite statistics are stored as 0 (required members) or absent.
 /// - Strings are stored and matched exactly as given (quotes, NULs, any Unicode).
 /// - A value the store wrote but this build does not know (a newer state or cause) reads
-///   as `corruptRecord`.
+///   as `corruptRecord` (checked on SQLite only, where a raw edit can plant one).
 ///
 /// The convenience forms in the extension below (`createCall` without a direction,
 /// `finishCall` without legs, ...) fill in the usual arguments.
