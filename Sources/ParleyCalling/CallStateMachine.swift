@@ -1,3 +1,4 @@
+public import ParleyCallModel
 public import ParleySignaling
 
 /// One call on the server, sans-I/O: inputs with the time they happened in, actions

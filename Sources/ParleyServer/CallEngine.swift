@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import ParleyAuth
+import ParleyCallModel
 import ParleyCalling
 import ParleyCrypto
 import ParleyEdge

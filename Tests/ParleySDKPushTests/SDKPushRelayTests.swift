@@ -105,7 +105,7 @@ extension RealTimeMediaTests {
         configuration.pushEndpoints = emulator.endpoints
         configuration.pushCAFile = emulator.caFile
         configuration.ringTimeout = .seconds(6)
-        server = try ParleyServer(configuration: configuration, log: ServerLog(level: .debug) { line in if ProcessInfo.processInfo.environment["PARLEY_SDK_PUSH_LOG"] != nil { print(line) } })
+        server = try ParleyServer(configuration: configuration, stores: .sqlite(dataDirectory: configuration.dataDirectory), log: ServerLog(level: .debug) { line in if ProcessInfo.processInfo.environment["PARLEY_SDK_PUSH_LOG"] != nil { print(line) } })
         application = try #require(server.developmentApplication)
         try server.start()
         let key = application.key
