@@ -64,8 +64,6 @@ public final class ParleyServer: Sendable {
         metrics = ServerMetrics()
         store = try StoreQueue(opening: stores)
         // The REST cursor key stays in the data directory whatever the store is.
-        try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
         restCursorKey = try RESTCursorKey.loadOrCreate(inDirectory: configuration.dataDirectory)
         let now = ServerClock.unixMillis()
         let generated = configuration.createDevelopmentApplication ? try ApplicationCredentials.generate() : nil
