@@ -133,8 +133,9 @@ public struct CallRegistry: Sendable {
         if let kind = decision?.unbuiltKind {
             throw CallingError(.notImplemented, callID: start.callID, field: "to.kind", "calls to \(kind.rawValue) addresses are not implemented yet")
         }
-        // The record names an app user: the one other destinations would have is the
-        // shared record model's (docs/calls.md, "Records").
+        // Records still name the callee as an app user of the caller's application; a
+        // destination of another kind (routed late) keeps its address text there until
+        // records name both ends as addresses (docs/calls.md, "Not done here").
         let callee = AppUser(applicationKey: device.user.applicationKey, userID: start.to.address)
         let (machine, actions) = CallStateMachine.start(start, from: device, to: callee, decision: decision, now: now, configuration: configuration)
         callerOfCall[start.callID] = device.user
