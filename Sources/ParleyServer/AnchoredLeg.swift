@@ -9,7 +9,7 @@ import ParleyNet
 final class AnchoredLeg: @unchecked Sendable {
     // @unchecked: owned by the MediaAnchor and touched on its loop's thread only.
     let callID: String
-    let leg: ParleyCalling.MediaLeg
+    let leg: CallLegID
     var core: MediaLegCore
     let socket: UDPSocket
     /// Our host candidate as the core announces it (the announced address, the socket's port).
@@ -25,7 +25,7 @@ final class AnchoredLeg: @unchecked Sendable {
     var reportedConnected = false
     var reportedEnd = false
 
-    init(callID: String, leg: ParleyCalling.MediaLeg, core: consuming MediaLegCore, socket: UDPSocket,
+    init(callID: String, leg: CallLegID, core: consuming MediaLegCore, socket: UDPSocket,
          localICE: ICETransportAddress, now: ContinuousClock.Instant) {
         self.callID = callID
         self.leg = leg

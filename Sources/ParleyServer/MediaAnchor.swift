@@ -26,9 +26,9 @@ final class MediaAnchor: @unchecked Sendable {
     private let log: ServerLog
     private let metrics: ServerMetrics
     private let report: (MediaEvent, String) -> Void
-    private var legs: [String: [ParleyCalling.MediaLeg: AnchoredLeg]] = [:]
+    private var legs: [String: [CallLegID: AnchoredLeg]] = [:]
     /// The callee device whose leg each call's caller leg is forwarding to.
-    private var bridges: [String: Device] = [:]
+    private var bridges: [String: Party] = [:]
     private let batch = UDPReceiveBatch(capacity: 16, slotSize: 2048)
     private var inactivityTimer: TimerID?
     private var closed = false
@@ -73,32 +73,32 @@ final class MediaAnchor: @unchecked Sendable {
                 log.warning("media.leg.failed", ["call": callID, "leg": "caller", "reason": error.description])
                 report(.legFailed(.caller, reason: error.description), callID)
             }
-        case .offerCallee(let callID, let device):
+        case .offerCallee(let callID, let party):
             do throws(MediaLegError) {
-                let leg = try openLeg(callID: callID, leg: .callee(device), applicationKey: applicationKey, now: now)
+                let leg = try openLeg(callID: callID, leg: .callee(party), applicationKey: applicationKey, now: now)
                 let offer = try leg.core.makeOffer()
-                log.info("media.leg.offered", ["call": callID, "leg": device.deviceID, "port": String(leg.socket.localAddress.port)])
-                report(.calleeLegReady(device, sdp: offer), callID)
+                log.info("media.leg.offered", ["call": callID, "leg": party.logName, "port": String(leg.socket.localAddress.port)])
+                report(.calleeLegReady(party, sdp: offer), callID)
             } catch {
-                closeLeg(callID: callID, leg: .callee(device), now: now.instant)
-                log.warning("media.leg.failed", ["call": callID, "leg": device.deviceID, "reason": error.description])
-                report(.legFailed(.callee(device), reason: error.description), callID)
+                closeLeg(callID: callID, leg: .callee(party), now: now.instant)
+                log.warning("media.leg.failed", ["call": callID, "leg": party.logName, "reason": error.description])
+                report(.legFailed(.callee(party), reason: error.description), callID)
             }
-        case .acceptAnswer(let callID, let device, let answer):
-            guard let leg = legs[callID]?[.callee(device)] else {
-                report(.legFailed(.callee(device), reason: "no media leg for this device"), callID)
+        case .acceptAnswer(let callID, let party, let answer):
+            guard let leg = legs[callID]?[.callee(party)] else {
+                report(.legFailed(.callee(party), reason: "no media leg for this device"), callID)
                 return
             }
             do throws(MediaLegError) {
                 try leg.core.acceptAnswer(answer)
                 try start(leg, now: now.instant)
             } catch {
-                log.warning("media.leg.failed", ["call": callID, "leg": device.deviceID, "reason": error.description])
-                report(.legFailed(.callee(device), reason: error.description), callID)
+                log.warning("media.leg.failed", ["call": callID, "leg": party.logName, "reason": error.description])
+                report(.legFailed(.callee(party), reason: error.description), callID)
             }
-        case .bridge(let callID, let device):
-            bridges[callID] = device
-            log.info("media.bridge", ["call": callID, "callee": device.deviceID])
+        case .bridge(let callID, let party):
+            bridges[callID] = party
+            log.info("media.bridge", ["call": callID, "callee": party.logName])
             // A leg connected before the bridge existed was reported then; nothing to redo.
         case .sendDTMF(let callID, let leg, let digits):
             // MediaLegCore has no RFC 4733 sender yet: the request is accepted by the engine
@@ -112,10 +112,10 @@ final class MediaAnchor: @unchecked Sendable {
     }
 
     /// Closes every leg of a call and returns their final statistics (for the record).
-    func closeAll(callID: String, now: ContinuousClock.Instant) -> [ParleyCalling.MediaLeg: MediaLegStatistics] {
+    func closeAll(callID: String, now: ContinuousClock.Instant) -> [CallLegID: MediaLegStatistics] {
         bridges[callID] = nil
         guard let callLegs = legs.removeValue(forKey: callID) else { return [:] }
-        var statistics: [ParleyCalling.MediaLeg: MediaLegStatistics] = [:]
+        var statistics: [CallLegID: MediaLegStatistics] = [:]
         for (id, leg) in callLegs {
             statistics[id] = shut(leg, now: now)
         }
@@ -123,7 +123,7 @@ final class MediaAnchor: @unchecked Sendable {
     }
 
     /// The statistics of a call's open legs now.
-    func statistics(callID: String) -> [ParleyCalling.MediaLeg: MediaLegStatistics] {
+    func statistics(callID: String) -> [CallLegID: MediaLegStatistics] {
         (legs[callID] ?? [:]).mapValues { $0.core.statistics }
     }
 
@@ -138,7 +138,7 @@ final class MediaAnchor: @unchecked Sendable {
 
     // MARK: Legs
 
-    private func openLeg(callID: String, leg id: ParleyCalling.MediaLeg, applicationKey: String,
+    private func openLeg(callID: String, leg id: CallLegID, applicationKey: String,
                          now: CallTime) throws(MediaLegError) -> AnchoredLeg {
         guard !closed else { throw MediaLegError(.state, "the media anchor is shut down") }
         if let existing = legs[callID]?[id] { _ = shut(existing, now: now.instant) }
@@ -185,10 +185,10 @@ final class MediaAnchor: @unchecked Sendable {
         reschedule(leg)
     }
 
-    private func closeLeg(callID: String, leg id: ParleyCalling.MediaLeg, now: ContinuousClock.Instant) {
+    private func closeLeg(callID: String, leg id: CallLegID, now: ContinuousClock.Instant) {
         guard let leg = legs[callID]?.removeValue(forKey: id) else { return }
         if legs[callID]?.isEmpty == true { legs[callID] = nil }
-        if case .callee(let device) = id, bridges[callID] == device { bridges[callID] = nil }
+        if case .callee(let party) = id, bridges[callID] == party { bridges[callID] = nil }
         _ = shut(leg, now: now)
     }
 
@@ -270,10 +270,10 @@ final class MediaAnchor: @unchecked Sendable {
     }
 
     private func bridgedPeer(of leg: AnchoredLeg) -> AnchoredLeg? {
-        guard let device = bridges[leg.callID], let callLegs = legs[leg.callID] else { return nil }
+        guard let party = bridges[leg.callID], let callLegs = legs[leg.callID] else { return nil }
         switch leg.leg {
-        case .caller: return callLegs[.callee(device)]
-        case .callee(let other): return other == device ? callLegs[.caller] : nil
+        case .caller: return callLegs[.callee(party)]
+        case .callee(let other): return other == party ? callLegs[.caller] : nil
         }
     }
 
@@ -358,5 +358,14 @@ extension CallLegStatistics {
             inboundJitterMilliseconds: rtp.inboundJitterMilliseconds, outboundFractionLost: rtp.outboundFractionLost,
             outboundCumulativeLost: rtp.outboundCumulativeLost, outboundJitterMilliseconds: rtp.outboundJitterMilliseconds,
             roundTripTimeMilliseconds: rtp.roundTripTimeMilliseconds)
+    }
+}
+
+extension Party {
+    /// How logs name the party's leg: a device by its device id.
+    fileprivate var logName: String {
+        switch self {
+        case .device(let device): device.deviceID
+        }
     }
 }
