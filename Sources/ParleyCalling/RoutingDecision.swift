@@ -1,4 +1,5 @@
 public import ParleySignaling
+public import ParleyCallModel
 
 /// Where a call goes: a router's answer to a `RouteRequest`.
 ///
