@@ -6,7 +6,7 @@ FUZZ_TARGETS := stun rtp rtcp sdp ws signaling srtp ice wav jwt http
 FUZZ_SECONDS ?= 60
 FUZZ_SMOKE_SECONDS ?= 5
 
-.PHONY: all deps build build-release run test unit-test bench fuzz fuzz-build fuzz-smoke clean
+.PHONY: all deps build build-release run test layer-check unit-test bench fuzz fuzz-build fuzz-smoke clean
 
 all: build
 
@@ -27,9 +27,16 @@ run: deps
 	$(SWIFT) build -c release --product parley
 	exec .build/release/parleyd --data-dir ./.parley --listen 127.0.0.1:8080
 
-# Debug and release both build with no warnings (release catches data-race errors the
-# debug build accepts), every test runs, then every fuzz target runs for a few seconds.
-test: build build-release unit-test fuzz-smoke
+# The layer check first (seconds), then debug and release both build with no warnings
+# (release catches data-race errors the debug build accepts), every test runs, then every
+# fuzz target runs for a few seconds.
+test: layer-check build build-release unit-test fuzz-smoke
+
+# The package graph and every import against the layer table in docs/architecture.md,
+# after the check's own self-test (made-up packages that must pass or fail).
+layer-check:
+	python3 scripts/layer-check/test_layer_check.py
+	python3 scripts/layer-check/layer_check.py
 
 # Suites that run audio in real time or drive child processes with second-long timeouts
 # (RealTimeMediaTests: loopback legs, aiortc, Chromium, parleyd calls, Python clients, push)
