@@ -45,6 +45,8 @@ let package = Package(
         .target(name: "ParleyWebSocket", dependencies: ["ParleyWireCore", "ParleyCrypto", "ParleyHTTP"], swiftSettings: upcoming),
         .target(name: "ParleySignaling", dependencies: ["ParleyWireCore"], swiftSettings: upcoming),
         .target(name: "ParleyAuth", dependencies: ["ParleyWireCore", "ParleyCrypto"], swiftSettings: upcoming),
+        // Socket addresses, RFC 7983 demultiplexing, port bookkeeping: no sockets
+        .target(name: "ParleyNetCore", swiftSettings: upcoming),
 
         // MARK: Layer 4: protocol and call cores (sans-I/O)
         .target(name: "ParleyICE", dependencies: ["ParleySTUN"], swiftSettings: upcoming),
@@ -52,13 +54,13 @@ let package = Package(
         .target(name: "ParleyCalling", dependencies: ["ParleySignaling"], swiftSettings: upcoming),
 
         // MARK: Layer 5: I/O runtime (epoll loops, sockets, threads; Linux)
-        .target(name: "ParleyNet", dependencies: ["CLinux"], swiftSettings: upcoming),
+        .target(name: "ParleyNetLinux", dependencies: ["CLinux", "ParleyNetCore"], swiftSettings: upcoming),
 
         // MARK: Layer 6: I/O engines
-        .target(name: "ParleyEdge", dependencies: ["ParleyNet", "ParleyHTTP", "ParleyWebSocket", "ParleyCrypto"], swiftSettings: upcoming),
+        .target(name: "ParleyEdge", dependencies: ["ParleyNetCore", "ParleyNetLinux", "ParleyHTTP", "ParleyWebSocket", "ParleyCrypto"], swiftSettings: upcoming),
         .target(
             name: "ParleyMediaLeg",
-            dependencies: ["ParleySTUN", "ParleyRTP", "ParleySDP", "ParleyICE", "ParleyCrypto", "ParleySRTP", "ParleyOpus", "ParleyMedia", "ParleyNet"],
+            dependencies: ["ParleySTUN", "ParleyRTP", "ParleySDP", "ParleyICE", "ParleyCrypto", "ParleySRTP", "ParleyOpus", "ParleyMedia", "ParleyNetCore", "ParleyNetLinux"],
             swiftSettings: upcoming
         ),
         .target(name: "ParleyStore", dependencies: ["ParleySQLite", "ParleySignaling", "ParleyCalling"], swiftSettings: upcoming),
@@ -68,19 +70,19 @@ let package = Package(
         // MARK: Layer 7: products: parleyd's core and the client SDK (docs/sdk.md)
         .target(
             name: "ParleyServer",
-            dependencies: ["ParleyWireCore", "ParleyNet", "ParleyHTTP", "ParleyEdge", "ParleyAuth", "ParleySignaling", "ParleyCalling", "ParleyStore", "ParleyMediaLeg", "ParleyCrypto", "ParleyICE", "ParleySTUN", "ParleyMedia", "ParleyWebSocket", "ParleyPush"],
+            dependencies: ["ParleyWireCore", "ParleyNetCore", "ParleyNetLinux", "ParleyHTTP", "ParleyEdge", "ParleyAuth", "ParleySignaling", "ParleyCalling", "ParleyStore", "ParleyMediaLeg", "ParleyCrypto", "ParleyICE", "ParleySTUN", "ParleyMedia", "ParleyWebSocket", "ParleyPush"],
             swiftSettings: upcoming
         ),
         .target(
             name: "ParleySDK",
-            dependencies: ["ParleyWireCore", "ParleyNet", "ParleyWebSocket", "ParleyEdge", "ParleySignaling", "ParleyCrypto", "ParleyMedia", "ParleyMediaLeg"],
+            dependencies: ["ParleyWireCore", "ParleyNetCore", "ParleyNetLinux", "ParleyWebSocket", "ParleyEdge", "ParleySignaling", "ParleyCrypto", "ParleyMedia", "ParleyMediaLeg"],
             swiftSettings: upcoming
         ),
 
         // MARK: Layer 8: executables: parleyd (docs/operations.md) and the parley softphone
         .executableTarget(
             name: "ParleyDaemon",
-            dependencies: ["ParleyServer", "ParleyStore", "ParleyAuth", "ParleyNet", "ParleyPush"],
+            dependencies: ["ParleyServer", "ParleyStore", "ParleyAuth", "ParleyNetCore", "ParleyPush"],
             swiftSettings: upcoming
         ),
         .executableTarget(
@@ -97,7 +99,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "ParleyBench",
-            dependencies: ["ParleyWireCore", "ParleySTUN", "ParleyRTP", "ParleySDP", "ParleyWebSocket", "ParleySignaling", "ParleyCrypto", "ParleySRTP", "ParleyICE", "ParleyOpus", "ParleyMedia", "ParleyNet", "ParleyMediaLeg", "ParleyAuth", "ParleyEdge", "ParleyStore", "ParleyCalling", "ParleyPush"],
+            dependencies: ["ParleyWireCore", "ParleySTUN", "ParleyRTP", "ParleySDP", "ParleyWebSocket", "ParleySignaling", "ParleyCrypto", "ParleySRTP", "ParleyICE", "ParleyOpus", "ParleyMedia", "ParleyNetCore", "ParleyNetLinux", "ParleyMediaLeg", "ParleyAuth", "ParleyEdge", "ParleyStore", "ParleyCalling", "ParleyPush"],
             swiftSettings: upcoming
         ),
 
@@ -122,24 +124,25 @@ let package = Package(
         .testTarget(name: "ParleyICETests", dependencies: ["ParleyICE", "ParleySTUN", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleyMediaTests", dependencies: ["ParleyMedia", "ParleyRTP", "ParleyOpus", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleyCallingTests", dependencies: ["ParleyCalling", "ParleySignaling", "ParleyTestSupport"], swiftSettings: upcoming),
-        .testTarget(name: "ParleyNetTests", dependencies: ["ParleyNet", "ParleyTestSupport"], swiftSettings: upcoming),
-        .testTarget(name: "ParleyEdgeTests", dependencies: ["ParleyEdge", "ParleyNet", "ParleyHTTP", "ParleyWebSocket", "ParleyCrypto", "ParleyTestSupport"], swiftSettings: upcoming),
+        .testTarget(name: "ParleyNetCoreTests", dependencies: ["ParleyNetCore", "ParleyTestSupport"], swiftSettings: upcoming),
+        .testTarget(name: "ParleyNetLinuxTests", dependencies: ["ParleyNetLinux", "ParleyNetCore"], swiftSettings: upcoming),
+        .testTarget(name: "ParleyEdgeTests", dependencies: ["ParleyEdge", "ParleyNetCore", "ParleyNetLinux", "ParleyHTTP", "ParleyWebSocket", "ParleyCrypto", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(
             name: "ParleyMediaLegTests",
-            dependencies: ["ParleyMediaLeg", "ParleyMedia", "ParleySDP", "ParleyICE", "ParleyCrypto", "ParleySTUN", "ParleyRTP", "ParleySRTP", "ParleyNet", "ParleyTestSupport"],
+            dependencies: ["ParleyMediaLeg", "ParleyMedia", "ParleySDP", "ParleyICE", "ParleyCrypto", "ParleySTUN", "ParleyRTP", "ParleySRTP", "ParleyNetCore", "ParleyNetLinux", "ParleyTestSupport"],
             swiftSettings: upcoming
         ),
         .testTarget(name: "ParleyStoreTests", dependencies: ["ParleyStore", "ParleySQLite", "ParleySignaling", "ParleyCalling", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleyPushTests", dependencies: ["ParleyPush", "ParleyPushTestSupport", "ParleyCrypto", "ParleyWireCore", "ParleySignaling"], swiftSettings: upcoming),
         .testTarget(
             name: "ParleyServerTests",
-            dependencies: ["ParleyServer", "ParleyTestSupport", "ParleyPush", "ParleyPushTestSupport", "ParleyWireCore", "ParleyHTTP", "ParleyEdge", "ParleyAuth", "ParleySignaling", "ParleyStore", "ParleyCalling", "ParleyMediaLeg", "ParleyMedia", "ParleyCrypto", "ParleyNet", "ParleyICE", "ParleySTUN", "ParleySQLite"],
+            dependencies: ["ParleyServer", "ParleyTestSupport", "ParleyPush", "ParleyPushTestSupport", "ParleyWireCore", "ParleyHTTP", "ParleyEdge", "ParleyAuth", "ParleySignaling", "ParleyStore", "ParleyCalling", "ParleyMediaLeg", "ParleyMedia", "ParleyCrypto", "ParleyNetCore", "ParleyNetLinux", "ParleyICE", "ParleySTUN", "ParleySQLite"],
             swiftSettings: upcoming
         ),
-        .testTarget(name: "ParleySDKTests", dependencies: ["ParleySDK", "ParleyEdge", "ParleyWebSocket", "ParleyMediaLeg", "ParleySignaling", "ParleyMedia", "ParleyNet", "ParleyCrypto", "ParleyTestSupport"], swiftSettings: upcoming),
+        .testTarget(name: "ParleySDKTests", dependencies: ["ParleySDK", "ParleyEdge", "ParleyWebSocket", "ParleyMediaLeg", "ParleySignaling", "ParleyMedia", "ParleyNetCore", "ParleyNetLinux", "ParleyCrypto", "ParleyTestSupport"], swiftSettings: upcoming),
         // Issue 5, SDK side: the SDK's push relay against a real server (docs/push-and-callkit.md)
-        .testTarget(name: "ParleySDKPushTests", dependencies: ["ParleySDK", "ParleyServer", "ParleyPushTestSupport", "ParleyPush", "ParleyStore", "ParleyAuth", "ParleyNet", "ParleyTestSupport"], swiftSettings: upcoming),
-        .testTarget(name: "ParleyDaemonTests", dependencies: ["ParleyDaemon", "ParleyServer", "ParleyStore", "ParleyNet", "ParleyCrypto", "ParleyPush"], swiftSettings: upcoming),
+        .testTarget(name: "ParleySDKPushTests", dependencies: ["ParleySDK", "ParleyServer", "ParleyPushTestSupport", "ParleyPush", "ParleyStore", "ParleyAuth", "ParleyNetCore", "ParleyTestSupport"], swiftSettings: upcoming),
+        .testTarget(name: "ParleyDaemonTests", dependencies: ["ParleyDaemon", "ParleyServer", "ParleyStore", "ParleyNetCore", "ParleyNetLinux", "ParleyCrypto", "ParleyPush"], swiftSettings: upcoming),
         .testTarget(name: "ParleyCLITests", dependencies: ["ParleyCLI", "ParleyAuth", "ParleyTestSupport"], swiftSettings: upcoming),
         // Runs the built `parleyd` and `parley` executables: `swift build` must run first.
         .testTarget(name: "ParleyEndToEndTests", dependencies: ["ParleyMedia", "ParleyPushTestSupport"], swiftSettings: upcoming),

@@ -1,6 +1,7 @@
 import Glibc
 import Synchronization
-import ParleyNet
+import ParleyNetCore
+import ParleyNetLinux
 import ParleyEdge
 
 /// WebSocket echo through a real `EdgeServer` over loopback: client threads keep a window

@@ -2,7 +2,7 @@ import Glibc
 import ParleyAuth
 import ParleyCalling
 import ParleyEdge
-import ParleyNet
+import ParleyNetCore
 import ParleySignaling
 
 /// One raw protocol client of the server benchmarks: a blocking `WebSocketClient` on

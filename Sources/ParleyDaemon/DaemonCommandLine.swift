@@ -1,5 +1,5 @@
 import Foundation
-import ParleyNet
+import ParleyNetCore
 import ParleyServer
 
 /// What `parleyd` was asked to do.

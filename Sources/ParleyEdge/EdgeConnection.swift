@@ -1,4 +1,5 @@
-import ParleyNet
+import ParleyNetCore
+import ParleyNetLinux
 import ParleyHTTP
 import ParleyWebSocket
 

@@ -1,4 +1,4 @@
-public import ParleyNet
+public import ParleyNetCore
 public import ParleyWebSocket
 public import ParleyCrypto
 

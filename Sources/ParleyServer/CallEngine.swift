@@ -5,7 +5,8 @@ import ParleyCalling
 import ParleyCrypto
 import ParleyEdge
 import ParleyMediaLeg
-import ParleyNet
+import ParleyNetCore
+import ParleyNetLinux
 import ParleyPush
 import ParleySignaling
 import ParleyStore

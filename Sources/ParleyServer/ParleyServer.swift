@@ -1,7 +1,8 @@
 import Foundation
 public import ParleyEdge
 public import ParleyHTTP
-public import ParleyNet
+public import ParleyNetCore
+import ParleyNetLinux
 public import ParleyStore
 import ParleyAuth
 import ParleyCalling

@@ -1,6 +1,7 @@
 import Glibc
 import Synchronization
-import ParleyNet
+import ParleyNetCore
+import ParleyNetLinux
 import ParleyHTTP
 import ParleyWebSocket
 @testable import ParleyEdge

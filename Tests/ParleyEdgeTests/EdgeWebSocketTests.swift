@@ -1,6 +1,7 @@
 import Testing
 import Glibc
-import ParleyNet
+import ParleyNetCore
+import ParleyNetLinux
 import ParleyWebSocket
 import ParleyHTTP
 @testable import ParleyEdge

@@ -3,7 +3,7 @@ import ParleyAuth
 import ParleyCalling
 import ParleyEdge
 import ParleyHTTP
-import ParleyNet
+import ParleyNetLinux
 import ParleySQLite
 import ParleyStore
 import Synchronization

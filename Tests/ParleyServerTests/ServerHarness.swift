@@ -2,7 +2,7 @@ import Foundation
 import ParleyAuth
 import ParleyCrypto
 import ParleyEdge
-import ParleyNet
+import ParleyNetCore
 import ParleyServer
 import ParleySignaling
 import ParleyStore

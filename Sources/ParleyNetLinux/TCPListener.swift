@@ -1,3 +1,4 @@
+public import ParleyNetCore
 import Glibc
 import CLinux
 import Synchronization

@@ -1,6 +1,6 @@
 import Testing
 import ParleyTestSupport
-@testable import ParleyNet
+@testable import ParleyNetCore
 
 @Suite struct DemultiplexerTests {
     let alice = SocketAddress(ipv4: 198, 51, 100, 7, port: 50000)

@@ -1,3 +1,5 @@
+public import ParleyNetCore
+
 /// A buffer the connections of one ``EventLoop`` share for reads: each read is delivered
 /// before the next begins, so one buffer per loop suffices and an idle connection costs no
 /// read buffer at all. Use it only on its loop.

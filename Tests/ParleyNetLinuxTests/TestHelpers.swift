@@ -1,6 +1,7 @@
 import Glibc
 import Synchronization
-@testable import ParleyNet
+@testable import ParleyNetCore
+@testable import ParleyNetLinux
 
 /// Polls `condition` every millisecond until it holds or `timeout` passes (a safety net,
 /// never an assertion about speed). Returns the final value of `condition`.

@@ -1,6 +1,11 @@
+// errno names and strerror, which both C libraries have.
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
-/// Every failure ParleyNet reports: a system call that failed (with its errno and the
+/// Every failure ParleyNetCore and ParleyNetLinux report: a system call that failed (with its errno and the
 /// errno's symbolic name), an address that does not parse, or a port range that is full.
 ///
 /// `EAGAIN`/`EWOULDBLOCK` never surfaces as an error from the socket calls: they report
@@ -22,29 +27,26 @@ public struct NetError: Error, Sendable, Hashable, CustomStringConvertible {
 
     private init(_ code: Code) { self.code = code }
 
+    // Package-visible: the sockets and loops of ParleyNetLinux make these errors.
+
     /// A system call failed; `operation` names it (e.g. `"bind"`).
-    static func system(_ operation: String, errno: Int32) -> NetError {
+    package static func system(_ operation: String, errno: Int32) -> NetError {
         NetError(.system(operation: operation, errno: errno))
     }
 
-    /// A system call failed with the calling thread's current errno.
-    static func lastSystemError(_ operation: String) -> NetError {
-        system(operation, errno: Glibc.errno)
-    }
-
-    static func invalidAddress(_ text: String) -> NetError { NetError(.invalidAddress(text)) }
-    static func portsExhausted(_ range: ClosedRange<UInt16>) -> NetError {
+    package static func invalidAddress(_ text: String) -> NetError { NetError(.invalidAddress(text)) }
+    package static func portsExhausted(_ range: ClosedRange<UInt16>) -> NetError {
         NetError(.portsExhausted(lower: range.lowerBound, upper: range.upperBound))
     }
-    static func invalidPortRange(_ lower: UInt16, _ upper: UInt16) -> NetError {
+    package static func invalidPortRange(_ lower: UInt16, _ upper: UInt16) -> NetError {
         NetError(.invalidPortRange(lower: lower, upper: upper))
     }
-    static func datagramTooLarge(size: Int, limit: Int) -> NetError {
+    package static func datagramTooLarge(size: Int, limit: Int) -> NetError {
         NetError(.datagramTooLarge(size: size, limit: limit))
     }
-    static var shutDown: NetError { NetError(.shutDown) }
-    static func timedOut(_ operation: String) -> NetError { NetError(.timedOut(operation: operation)) }
-    static func writeQueueFull(limit: Int) -> NetError { NetError(.writeQueueFull(limit: limit)) }
+    package static var shutDown: NetError { NetError(.shutDown) }
+    package static func timedOut(_ operation: String) -> NetError { NetError(.timedOut(operation: operation)) }
+    package static func writeQueueFull(limit: Int) -> NetError { NetError(.writeQueueFull(limit: limit)) }
 
     /// True when a connect or wait gave up after its timeout.
     public var isTimedOut: Bool {

@@ -1,6 +1,7 @@
 import Testing
 import Glibc
-@testable import ParleyNet
+@testable import ParleyNetCore
+@testable import ParleyNetLinux
 
 /// Every test that opens descriptors runs serialized, so descriptor counts mean something.
 @Suite(.serialized) struct LoopbackTests {}

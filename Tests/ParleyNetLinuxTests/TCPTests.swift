@@ -1,6 +1,7 @@
 import Testing
 import Glibc
-@testable import ParleyNet
+@testable import ParleyNetCore
+@testable import ParleyNetLinux
 
 @Suite("TCP: listener, connection, back-pressure")
 struct TCPTests {

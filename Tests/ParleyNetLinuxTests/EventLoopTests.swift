@@ -1,7 +1,7 @@
 import Testing
 import Glibc
 import Dispatch
-@testable import ParleyNet
+@testable import ParleyNetLinux
 
 /// An actor whose methods run on an event loop.
 actor LoopBoundCounter {

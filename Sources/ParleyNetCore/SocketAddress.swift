@@ -1,4 +1,9 @@
+// inet_pton and inet_ntop, which both C libraries have.
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// An IPv4 or IPv6 address with a UDP port, as a plain value: no allocation, so it can be
 /// produced for every received datagram and used as a dictionary key for demultiplexing.
@@ -10,8 +15,9 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
     public enum Family: Hashable, Sendable { case ipv4, ipv6 }
 
     // IPv4 in host order in `high` (low 32 bits), or IPv6 as two big-endian halves.
-    private let high: UInt64
-    private let low: UInt64
+    // Package-visible for the sockaddr conversion in ParleyNetLinux.
+    package let high: UInt64
+    package let low: UInt64
     /// The address family.
     public let family: Family
     /// The UDP port, host order.
@@ -112,7 +118,7 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
         SocketAddress(high: high, low: low, family: family, port: port)
     }
 
-    private init(high: UInt64, low: UInt64, family: Family, port: UInt16) {
+    package init(high: UInt64, low: UInt64, family: Family, port: UInt16) {
         self.high = high
         self.low = low
         self.family = family
@@ -122,21 +128,19 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
     /// The host alone: `1.2.3.4` or `::1`.
     public var hostDescription: String {
         var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
-        let ok: Bool = withStorage { pointer, _ in
-            switch family {
-            case .ipv4:
-                return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { sin in
-                    withUnsafePointer(to: sin.pointee.sin_addr) {
-                        inet_ntop(AF_INET, $0, &buffer, socklen_t(buffer.count)) != nil
-                    }
-                }
-            case .ipv6:
-                return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { sin6 in
-                    withUnsafePointer(to: sin6.pointee.sin6_addr) {
-                        inet_ntop(AF_INET6, $0, &buffer, socklen_t(buffer.count)) != nil
-                    }
-                }
+        let ok: Bool
+        switch family {
+        case .ipv4:
+            var raw = in_addr()
+            raw.s_addr = UInt32(truncatingIfNeeded: high).bigEndian
+            ok = inet_ntop(AF_INET, &raw, &buffer, socklen_t(buffer.count)) != nil
+        case .ipv6:
+            var raw = in6_addr()
+            withUnsafeMutableBytes(of: &raw) {
+                $0.storeBytes(of: high.bigEndian, as: UInt64.self)
+                $0.storeBytes(of: low.bigEndian, toByteOffset: 8, as: UInt64.self)
             }
+            ok = inet_ntop(AF_INET6, &raw, &buffer, socklen_t(buffer.count)) != nil
         }
         guard ok else { return "?" }
         let length = buffer.firstIndex(of: 0) ?? buffer.count
@@ -148,60 +152,6 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
         switch family {
         case .ipv4: return "\(hostDescription):\(port)"
         case .ipv6: return "[\(hostDescription)]:\(port)"
-        }
-    }
-
-    // MARK: sockaddr conversion (internal: keeps Glibc types out of the public API)
-
-    /// Reads a `sockaddr_in` or `sockaddr_in6`; nil for other families.
-    init?(_ pointer: UnsafeRawPointer) {
-        let family = pointer.load(as: sa_family_t.self)
-        switch Int32(family) {
-        case AF_INET:
-            let sin = pointer.loadUnaligned(as: sockaddr_in.self)
-            let host = UInt32(bigEndian: sin.sin_addr.s_addr)
-            self.init(high: UInt64(host), low: 0, family: .ipv4, port: UInt16(bigEndian: sin.sin_port))
-        case AF_INET6:
-            let sin6 = pointer.loadUnaligned(as: sockaddr_in6.self)
-            let (h, l) = withUnsafeBytes(of: sin6.sin6_addr) {
-                (UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)),
-                 UInt64(bigEndian: $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
-            }
-            self.init(high: h, low: l, family: .ipv6, port: UInt16(bigEndian: sin6.sin6_port))
-        default:
-            return nil
-        }
-    }
-
-    /// Writes this address into `storage` (room for a `sockaddr_storage`); returns its length.
-    func write(to storage: UnsafeMutableRawPointer) -> socklen_t {
-        switch family {
-        case .ipv4:
-            var sin = sockaddr_in()
-            sin.sin_family = sa_family_t(AF_INET)
-            sin.sin_port = port.bigEndian
-            sin.sin_addr.s_addr = UInt32(truncatingIfNeeded: high).bigEndian
-            storage.storeBytes(of: sin, as: sockaddr_in.self)
-            return socklen_t(MemoryLayout<sockaddr_in>.size)
-        case .ipv6:
-            var sin6 = sockaddr_in6()
-            sin6.sin6_family = sa_family_t(AF_INET6)
-            sin6.sin6_port = port.bigEndian
-            withUnsafeMutableBytes(of: &sin6.sin6_addr) {
-                $0.storeBytes(of: high.bigEndian, as: UInt64.self)
-                $0.storeBytes(of: low.bigEndian, toByteOffset: 8, as: UInt64.self)
-            }
-            storage.storeBytes(of: sin6, as: sockaddr_in6.self)
-            return socklen_t(MemoryLayout<sockaddr_in6>.size)
-        }
-    }
-
-    /// Calls `body` with this address as a `sockaddr` and its length.
-    func withStorage<R>(_ body: (UnsafeMutablePointer<sockaddr>, socklen_t) -> R) -> R {
-        var storage = sockaddr_storage()
-        return withUnsafeMutableBytes(of: &storage) { raw in
-            let length = write(to: raw.baseAddress!)
-            return body(raw.baseAddress!.assumingMemoryBound(to: sockaddr.self), length)
         }
     }
 }
