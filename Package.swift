@@ -58,6 +58,8 @@ let package = Package(
 
         // MARK: Layer 6: I/O engines
         .target(name: "ParleyEdge", dependencies: ["ParleyNetCore", "ParleyNetLinux", "ParleyHTTP", "ParleyWebSocket", "ParleyCrypto"], swiftSettings: upcoming),
+        // The ws:// and wss:// client: a client must not link the server's listener
+        .target(name: "ParleyWebSocketClient", dependencies: ["ParleyNetCore", "ParleyNetLinux", "ParleyWebSocket", "ParleyCrypto"], swiftSettings: upcoming),
         .target(
             name: "ParleyMediaLeg",
             dependencies: ["ParleySTUN", "ParleyRTP", "ParleySDP", "ParleyICE", "ParleyCrypto", "ParleySRTP", "ParleyOpus", "ParleyMedia", "ParleyNetCore", "ParleyNetLinux"],
@@ -75,7 +77,7 @@ let package = Package(
         ),
         .target(
             name: "ParleySDK",
-            dependencies: ["ParleyWireCore", "ParleyNetCore", "ParleyNetLinux", "ParleyWebSocket", "ParleyEdge", "ParleySignaling", "ParleyCrypto", "ParleyMedia", "ParleyMediaLeg"],
+            dependencies: ["ParleyWireCore", "ParleyNetCore", "ParleyNetLinux", "ParleyWebSocket", "ParleyWebSocketClient", "ParleySignaling", "ParleyCrypto", "ParleyMedia", "ParleyMediaLeg"],
             swiftSettings: upcoming
         ),
 
@@ -99,7 +101,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "ParleyBench",
-            dependencies: ["ParleyWireCore", "ParleySTUN", "ParleyRTP", "ParleySDP", "ParleyWebSocket", "ParleySignaling", "ParleyCrypto", "ParleySRTP", "ParleyICE", "ParleyOpus", "ParleyMedia", "ParleyNetCore", "ParleyNetLinux", "ParleyMediaLeg", "ParleyAuth", "ParleyEdge", "ParleyStore", "ParleyCalling", "ParleyPush"],
+            dependencies: ["ParleyWireCore", "ParleySTUN", "ParleyRTP", "ParleySDP", "ParleyWebSocket", "ParleySignaling", "ParleyCrypto", "ParleySRTP", "ParleyICE", "ParleyOpus", "ParleyMedia", "ParleyNetCore", "ParleyNetLinux", "ParleyMediaLeg", "ParleyAuth", "ParleyEdge", "ParleyWebSocketClient", "ParleyStore", "ParleyCalling", "ParleyPush"],
             swiftSettings: upcoming
         ),
 
@@ -126,7 +128,7 @@ let package = Package(
         .testTarget(name: "ParleyCallingTests", dependencies: ["ParleyCalling", "ParleySignaling", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleyNetCoreTests", dependencies: ["ParleyNetCore", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleyNetLinuxTests", dependencies: ["ParleyNetLinux", "ParleyNetCore"], swiftSettings: upcoming),
-        .testTarget(name: "ParleyEdgeTests", dependencies: ["ParleyEdge", "ParleyNetCore", "ParleyNetLinux", "ParleyHTTP", "ParleyWebSocket", "ParleyCrypto", "ParleyTestSupport"], swiftSettings: upcoming),
+        .testTarget(name: "ParleyEdgeTests", dependencies: ["ParleyEdge", "ParleyWebSocketClient", "ParleyNetCore", "ParleyNetLinux", "ParleyHTTP", "ParleyWebSocket", "ParleyCrypto", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(
             name: "ParleyMediaLegTests",
             dependencies: ["ParleyMediaLeg", "ParleyMedia", "ParleySDP", "ParleyICE", "ParleyCrypto", "ParleySTUN", "ParleyRTP", "ParleySRTP", "ParleyNetCore", "ParleyNetLinux", "ParleyTestSupport"],
@@ -136,7 +138,7 @@ let package = Package(
         .testTarget(name: "ParleyPushTests", dependencies: ["ParleyPush", "ParleyPushTestSupport", "ParleyCrypto", "ParleyWireCore", "ParleySignaling"], swiftSettings: upcoming),
         .testTarget(
             name: "ParleyServerTests",
-            dependencies: ["ParleyServer", "ParleyTestSupport", "ParleyPush", "ParleyPushTestSupport", "ParleyWireCore", "ParleyHTTP", "ParleyEdge", "ParleyAuth", "ParleySignaling", "ParleyStore", "ParleyCalling", "ParleyMediaLeg", "ParleyMedia", "ParleyCrypto", "ParleyNetCore", "ParleyNetLinux", "ParleyICE", "ParleySTUN", "ParleySQLite"],
+            dependencies: ["ParleyServer", "ParleyTestSupport", "ParleyPush", "ParleyPushTestSupport", "ParleyWireCore", "ParleyHTTP", "ParleyEdge", "ParleyWebSocketClient", "ParleyAuth", "ParleySignaling", "ParleyStore", "ParleyCalling", "ParleyMediaLeg", "ParleyMedia", "ParleyCrypto", "ParleyNetCore", "ParleyNetLinux", "ParleyICE", "ParleySTUN", "ParleySQLite"],
             swiftSettings: upcoming
         ),
         .testTarget(name: "ParleySDKTests", dependencies: ["ParleySDK", "ParleyEdge", "ParleyWebSocket", "ParleyMediaLeg", "ParleySignaling", "ParleyMedia", "ParleyNetCore", "ParleyNetLinux", "ParleyCrypto", "ParleyTestSupport"], swiftSettings: upcoming),

@@ -1,7 +1,7 @@
 import Glibc
 import ParleyAuth
 import ParleyCalling
-import ParleyEdge
+import ParleyWebSocketClient
 import ParleyNetCore
 import ParleySignaling
 

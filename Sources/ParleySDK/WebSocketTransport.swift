@@ -1,5 +1,5 @@
 import Foundation
-import ParleyEdge
+import ParleyWebSocketClient
 import ParleyNetCore
 import ParleySignaling
 import ParleyWebSocket

@@ -5,6 +5,7 @@ import ParleyNetLinux
 import ParleyHTTP
 import ParleyWebSocket
 @testable import ParleyEdge
+import ParleyWebSocketClient
 
 /// A lock-protected value shared with handlers that run on loop threads.
 final class Locked<Value: Sendable>: Sendable {

@@ -5,6 +5,7 @@ import ParleyNetLinux
 import ParleyWebSocket
 import ParleyHTTP
 @testable import ParleyEdge
+import ParleyWebSocketClient
 
 @Suite("Edge server: WebSockets over real sockets")
 struct EdgeWebSocketTests {

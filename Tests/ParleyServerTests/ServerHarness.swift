@@ -1,7 +1,7 @@
 import Foundation
 import ParleyAuth
 import ParleyCrypto
-import ParleyEdge
+import ParleyWebSocketClient
 import ParleyNetCore
 import ParleyServer
 import ParleySignaling

@@ -11,7 +11,7 @@ final class WebSocketClientStream {
     private var buffer = [UInt8](repeating: 0, count: 65536)
 
     /// Connects and, with `tls`, completes the TLS handshake verifying `serverName`.
-    init(connectingTo address: SocketAddress, tls context: TLSContext?, serverName: String, deadline: ContinuousClock.Instant) throws(EdgeError) {
+    init(connectingTo address: SocketAddress, tls context: TLSContext?, serverName: String, deadline: ContinuousClock.Instant) throws(WebSocketClientError) {
         do {
             socket = try TCPSocket.connect(to: address, timeout: ContinuousClock.now.duration(to: deadline))
         } catch {
@@ -21,18 +21,18 @@ final class WebSocketClientStream {
             tls = nil
             return
         }
-        do throws(EdgeError) {
+        do throws(WebSocketClientError) {
             let session: TLSConnection
-            do { session = try TLSConnection(context: context, serverName: serverName) } catch { throw EdgeError.tls(error) }
+            do { session = try TLSConnection(context: context, serverName: serverName) } catch { throw WebSocketClientError.tls(error) }
             tls = session
             var output = session.start()
             // Bounded by the deadline: each turn waits for the server's next bytes.
             while true {
                 if !output.send.isEmpty { try Self.writeRaw(output.send, to: socket, deadline: deadline) }
-                if let error = output.error { throw EdgeError.tls(error) }
-                if output.didClose { throw EdgeError.closed }
+                if let error = output.error { throw WebSocketClientError.tls(error) }
+                if output.didClose { throw WebSocketClientError.closed }
                 if session.state == .connected { break }
-                guard let chunk = try Self.readRaw(socket, into: &buffer, deadline: deadline) else { throw EdgeError.timedOut("TLS handshake") }
+                guard let chunk = try Self.readRaw(socket, into: &buffer, deadline: deadline) else { throw WebSocketClientError.timedOut("TLS handshake") }
                 output = chunk.isEmpty ? session.receiveEndOfStream() : session.receive(chunk)
             }
         } catch {
@@ -46,7 +46,7 @@ final class WebSocketClientStream {
     func close() { socket.close() }
 
     /// Application bytes read, [] at end of stream, nil on timeout.
-    func readSome(deadline: ContinuousClock.Instant) throws(EdgeError) -> [UInt8]? {
+    func readSome(deadline: ContinuousClock.Instant) throws(WebSocketClientError) -> [UInt8]? {
         guard let tls else { return try Self.readRaw(socket, into: &buffer, deadline: deadline) }
         // Bounded by the deadline; records that carry no application data (TLS 1.3
         // session tickets) are consumed and the wait goes on.
@@ -71,7 +71,7 @@ final class WebSocketClientStream {
     }
 
     /// Writes all of `bytes` (encrypted under TLS) before `deadline`.
-    func writeAll(_ bytes: [UInt8], deadline: ContinuousClock.Instant) throws(EdgeError) {
+    func writeAll(_ bytes: [UInt8], deadline: ContinuousClock.Instant) throws(WebSocketClientError) {
         guard let tls else { return try Self.writeRaw(bytes, to: socket, deadline: deadline) }
         let output = tls.write(bytes)
         if let error = output.error { throw error.kind == .invalidState ? .closed : .tls(error) }
@@ -85,7 +85,7 @@ final class WebSocketClientStream {
         if !output.send.isEmpty { try? Self.writeRaw(output.send, to: socket, deadline: deadline) }
     }
 
-    private static func readRaw(_ socket: TCPSocket, into buffer: inout [UInt8], deadline: ContinuousClock.Instant) throws(EdgeError) -> [UInt8]? {
+    private static func readRaw(_ socket: TCPSocket, into buffer: inout [UInt8], deadline: ContinuousClock.Instant) throws(WebSocketClientError) -> [UInt8]? {
         while true {
             let result: TCPSocket.ReadResult
             do {
@@ -104,7 +104,7 @@ final class WebSocketClientStream {
         }
     }
 
-    private static func writeRaw(_ bytes: [UInt8], to socket: TCPSocket, deadline: ContinuousClock.Instant) throws(EdgeError) {
+    private static func writeRaw(_ bytes: [UInt8], to socket: TCPSocket, deadline: ContinuousClock.Instant) throws(WebSocketClientError) {
         var offset = 0
         while offset < bytes.count {
             let written: Int

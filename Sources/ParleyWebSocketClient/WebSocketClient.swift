@@ -42,29 +42,29 @@ public final class WebSocketClient {
     /// Connects (with `tls`, completes a TLS handshake that verifies `serverName`, by
     /// default the address's host), sends the opening handshake for `path` (with query)
     /// and checks the 101. `host` is the `Host` header (default: the address).
-    /// Throws `EdgeError`: network failures, `tlsError` when TLS failed (a server
+    /// Throws `WebSocketClientError`: network failures, `tlsError` when TLS failed (a server
     /// certificate that did not verify has kind `certificateRejected`), `rejectedStatus`
     /// when the server answered another status, a handshake error, or a timeout.
     public init(connectingTo address: SocketAddress, host: String? = nil, path: String = "/",
                 subprotocols: [String] = [], headers: [(name: String, value: String)] = [],
                 timeout: Duration = .seconds(10), maxMessageSize: Int = 1 << 20,
-                tls: TLSContext? = nil, serverName: String? = nil) throws(EdgeError) {
+                tls: TLSContext? = nil, serverName: String? = nil) throws(WebSocketClientError) {
         let deadline = ContinuousClock.now.advanced(by: timeout)
         if let tls, tls.role != .client { throw .invalidArgument("a WebSocketClient needs a client TLSContext") }
         let stream = try WebSocketClientStream(connectingTo: address, tls: tls, serverName: serverName ?? address.hostDescription,
                                                deadline: deadline)
         self.stream = stream
         isTLS = tls != nil
-        do throws(EdgeError) {
+        do throws(WebSocketClientError) {
             let nonce: [UInt8]
-            do { nonce = try SecureRandom.bytes(16) } catch { throw EdgeError.invalidArgument("no random bytes: \(error)") }
-            guard let key = WebSocketKey(nonce: nonce) else { throw EdgeError.invalidArgument("bad nonce") }
+            do { nonce = try SecureRandom.bytes(16) } catch { throw WebSocketClientError.invalidArgument("no random bytes: \(error)") }
+            guard let key = WebSocketKey(nonce: nonce) else { throw WebSocketClientError.invalidArgument("bad nonce") }
             let request: WebSocketUpgradeRequest
             do {
                 request = try WebSocketUpgradeRequest(target: path, host: host ?? address.description, key: key,
                                                       subprotocols: subprotocols, additionalHeaders: headers)
             } catch {
-                throw EdgeError.handshake(error)
+                throw WebSocketClientError.handshake(error)
             }
             try stream.writeAll(request.serialized(), deadline: deadline)
             var reader = WebSocketHandshakeReader()
@@ -72,8 +72,8 @@ public final class WebSocketClient {
             var remainder: [UInt8] = []
             readLoop: while true {
                 let chunk = try stream.readSome(deadline: deadline)
-                guard let chunk else { throw EdgeError.timedOut("handshake") }
-                guard !chunk.isEmpty else { throw EdgeError.closed }
+                guard let chunk else { throw WebSocketClientError.timedOut("handshake") }
+                guard !chunk.isEmpty else { throw WebSocketClientError.closed }
                 do {
                     switch try reader.append(chunk) {
                     case .needMoreBytes: continue
@@ -83,13 +83,13 @@ public final class WebSocketClient {
                         break readLoop
                     }
                 } catch {
-                    throw EdgeError.handshake(error)
+                    throw WebSocketClientError.handshake(error)
                 }
             }
             let response: WebSocketUpgradeResponse
-            do { response = try WebSocketUpgradeResponse.parse(head) } catch { throw EdgeError.handshake(error) }
-            guard response.status == 101 else { throw EdgeError.rejected(status: response.status, reason: response.reason) }
-            do { subprotocol = try response.validate(for: request) } catch { throw EdgeError.handshake(error) }
+            do { response = try WebSocketUpgradeResponse.parse(head) } catch { throw WebSocketClientError.handshake(error) }
+            guard response.status == 101 else { throw WebSocketClientError.rejected(status: response.status, reason: response.reason) }
+            do { subprotocol = try response.validate(for: request) } catch { throw WebSocketClientError.handshake(error) }
             connection = WebSocketConnection(configuration: .init(role: .client, maxFrameSize: maxMessageSize, maxMessageSize: maxMessageSize))
             if !remainder.isEmpty { absorb(connection.receive(remainder)) }
         } catch {
@@ -104,7 +104,7 @@ public final class WebSocketClient {
     public var isOpen: Bool { closed == nil && connection.canSendMessages }
 
     /// Sends one message (masked, §5.3), waiting at most `timeout` for the socket to take it.
-    public func send(_ message: WebSocketMessage, timeout: Duration = .seconds(10)) throws(EdgeError) {
+    public func send(_ message: WebSocketMessage, timeout: Duration = .seconds(10)) throws(WebSocketClientError) {
         guard isOpen else { throw .closed }
         let mask = try Self.maskingKey()
         let frame: WebSocketFrame
@@ -116,12 +116,12 @@ public final class WebSocketClient {
     }
 
     /// Sends raw bytes as they are (tests use it for malformed or oversized frames).
-    public func sendRaw(_ bytes: [UInt8], timeout: Duration = .seconds(10)) throws(EdgeError) {
+    public func sendRaw(_ bytes: [UInt8], timeout: Duration = .seconds(10)) throws(WebSocketClientError) {
         try stream.writeAll(bytes, deadline: ContinuousClock.now.advanced(by: timeout))
     }
 
     /// Sends a ping.
-    public func ping(_ payload: [UInt8] = [], timeout: Duration = .seconds(10)) throws(EdgeError) {
+    public func ping(_ payload: [UInt8] = [], timeout: Duration = .seconds(10)) throws(WebSocketClientError) {
         guard isOpen else { throw .closed }
         try stream.writeAll(WebSocketFrame.ping(payload, maskingKey: try Self.maskingKey()).serialized(),
                           deadline: ContinuousClock.now.advanced(by: timeout))
@@ -129,7 +129,7 @@ public final class WebSocketClient {
 
     /// The next message or the close, waiting at most `timeout`; nil on timeout. Pings are
     /// answered on the way. After `.closed` was returned, throws `closed`.
-    public func receive(timeout: Duration) throws(EdgeError) -> Event? {
+    public func receive(timeout: Duration) throws(WebSocketClientError) -> Event? {
         let deadline = ContinuousClock.now.advanced(by: timeout)
         while pending.isEmpty {
             if closed != nil { throw .closed }
@@ -198,7 +198,7 @@ public final class WebSocketClient {
         }
     }
 
-    private static func maskingKey() throws(EdgeError) -> WebSocketMaskingKey {
+    private static func maskingKey() throws(WebSocketClientError) -> WebSocketMaskingKey {
         do {
             let bytes = try SecureRandom.bytes(4)
             return WebSocketMaskingKey(bytes[0], bytes[1], bytes[2], bytes[3])
