@@ -120,7 +120,7 @@ let package = Package(
         .testTarget(name: "ParleyRTPTests", dependencies: ["ParleyRTP", "ParleyWireCore", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleySDPTests", dependencies: ["ParleySDP", "ParleyTestSupport"], resources: [.copy("Fixtures")], swiftSettings: upcoming),
         .testTarget(name: "ParleyHTTPTests", dependencies: ["ParleyHTTP", "ParleyTestSupport"], swiftSettings: upcoming),
-        .testTarget(name: "ParleyWebSocketTests", dependencies: ["ParleyWebSocket", "ParleyWireCore", "ParleyTestSupport"], swiftSettings: upcoming),
+        .testTarget(name: "ParleyWebSocketTests", dependencies: ["ParleyWebSocket", "ParleyHTTP", "ParleyWireCore", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleySignalingTests", dependencies: ["ParleySignaling", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleyAuthTests", dependencies: ["ParleyAuth", "ParleyWireCore", "ParleyTestSupport"], exclude: ["reference"], swiftSettings: upcoming),
         .testTarget(name: "ParleyICETests", dependencies: ["ParleyICE", "ParleySTUN", "ParleyTestSupport"], swiftSettings: upcoming),
