@@ -38,13 +38,14 @@ public struct FCMAccessToken: Sendable {
     /// Reads a token endpoint answer (`{"access_token":...,"expires_in":...}`) and caches
     /// the token; returns it. A non-200 answer or a body without a token throws.
     public mutating func accept(_ response: HTTPResponse, now: Int64) throws(PushError) -> String {
-        let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]
+        // The token endpoint's body is input from the network: read strictly.
+        let object = try? StrictJSONParser.parse(response.body, maxDepth: 16)
         guard response.status == 200 else {
-            let reason = (object?["error"] as? String) ?? "status \(response.status)"
+            let reason = object?["error"]?.stringValue ?? "status \(response.status)"
             throw PushError(.credentialsInvalid, "the token endpoint refused the service account: \(reason)")
         }
-        guard let token = object?["access_token"] as? String, !token.isEmpty,
-              let expiresIn = (object?["expires_in"] as? NSNumber)?.int64Value, expiresIn > 0
+        guard let token = object?["access_token"]?.stringValue, !token.isEmpty,
+              let expiresIn = object?["expires_in"]?.integerValue, expiresIn > 0
         else { throw PushError(.badResponse, "the token endpoint's answer has no access_token or expires_in") }
         current = (token, now + expiresIn)
         return token

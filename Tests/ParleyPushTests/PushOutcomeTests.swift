@@ -25,4 +25,14 @@ private func answer(_ status: Int, _ body: String, headers: [String: String] = [
         #expect(PushOutcome(provider: .fcm, response: answer(503, #"{"error":{"code":503,"status":"UNAVAILABLE"}}"#)) == .retryable(reason: "UNAVAILABLE", retryAfter: nil))
         #expect(PushOutcome(provider: .fcm, response: answer(400, #"{"error":{"code":400,"status":"INVALID_ARGUMENT"}}"#)) == .rejected(reason: "INVALID_ARGUMENT"))
     }
+
+    @Test func anAmbiguousBodyIsReadAsNoBody() {
+        // Two readers could take either "reason"; a strict one takes neither, so such a
+        // body cannot make parleyd delete a device's token.
+        #expect(PushOutcome(provider: .apns, response: answer(400, #"{"reason":"BadTopic","reason":"BadDeviceToken"}"#))
+            == .rejected(reason: "status 400"))
+        let twice = #"{"error":{"status":"NOT_FOUND","details":[{"errorCode":"INVALID_ARGUMENT","errorCode":"UNREGISTERED"}]}}"#
+        #expect(PushOutcome(provider: .fcm, response: answer(404, twice)) == .rejected(reason: "status 404"))
+        #expect(PushOutcome(provider: .apns, response: answer(410, #"{"reason":"Unregistered",}"#)) == .tokenGone(reason: "status 410"))
+    }
 }
