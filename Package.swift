@@ -51,10 +51,10 @@ let package = Package(
         // MARK: Layer 4: protocol and call cores (sans-I/O)
         .target(name: "ParleyICE", dependencies: ["ParleySTUN"], swiftSettings: upcoming),
         .target(name: "ParleyMedia", dependencies: ["ParleyRTP"], swiftSettings: upcoming),
-        .target(name: "ParleyCalling", dependencies: ["ParleySignaling"], swiftSettings: upcoming),
+        .target(name: "ParleyCalling", dependencies: ["ParleyWireCore", "ParleySignaling"], swiftSettings: upcoming),
 
         // MARK: Layer 5: I/O runtime (epoll loops, sockets, threads; Linux)
-        .target(name: "ParleyNetLinux", dependencies: ["CLinux", "ParleyNetCore"], swiftSettings: upcoming),
+        .target(name: "ParleyNetLinux", dependencies: ["CLinux", "ParleyWireCore", "ParleyNetCore"], swiftSettings: upcoming),
 
         // MARK: Layer 6: I/O engines
         .target(name: "ParleyEdge", dependencies: ["ParleyNetCore", "ParleyNetLinux", "ParleyHTTP", "ParleyWebSocket", "ParleyCrypto"], swiftSettings: upcoming),
@@ -84,7 +84,7 @@ let package = Package(
         // MARK: Layer 8: executables: parleyd (docs/operations.md) and the parley softphone
         .executableTarget(
             name: "ParleyDaemon",
-            dependencies: ["ParleyServer", "ParleyStore", "ParleyAuth", "ParleyNetCore", "ParleyPush"],
+            dependencies: ["ParleyServer", "ParleyStore", "ParleyAuth", "ParleyWireCore", "ParleyNetCore", "ParleyPush"],
             swiftSettings: upcoming
         ),
         .executableTarget(

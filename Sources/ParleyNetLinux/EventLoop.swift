@@ -1,3 +1,4 @@
+import ParleyWireCore
 public import ParleyNetCore
 import Glibc
 import CLinux
@@ -366,9 +367,8 @@ public final class EventLoop: @unchecked Sendable {
         guard let deadline else { return nil }
         let remaining = ContinuousClock.now.duration(to: deadline)
         if remaining <= .zero { return 0 }
-        let (seconds, attoseconds) = remaining.components
-        let milliseconds = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
-        return Int32(clamping: milliseconds)
+        // Rounded up: epoll_wait must not return before the earliest deadline.
+        return Int32(clamping: remaining.wholeMillisecondsRoundedUp)
     }
 
     private func runDueTimers() {

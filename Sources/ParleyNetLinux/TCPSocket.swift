@@ -1,3 +1,4 @@
+import ParleyWireCore
 public import ParleyNetCore
 import Glibc
 import CLinux
@@ -167,8 +168,7 @@ public final class TCPSocket: EventLoopDescriptor {
         let deadline = ContinuousClock.now.advanced(by: timeout)
         while true {
             let remaining = ContinuousClock.now.duration(to: deadline)
-            let (seconds, attoseconds) = remaining.components
-            let milliseconds = max(0, seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+            let milliseconds = max(0, remaining.wholeMilliseconds)
             var entry = pollfd(fd: fd, events: events, revents: 0)
             let n = Glibc.poll(&entry, 1, Int32(clamping: milliseconds))
             if n > 0 { return true }
