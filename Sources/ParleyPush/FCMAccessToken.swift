@@ -54,17 +54,17 @@ public struct FCMAccessToken: Sendable {
     /// The signed assertion: header `{"alg":"RS256","typ":"JWT","kid":...}`, claims
     /// `iss`, `scope`, `aud` (the token URI), `iat`, `exp` (one hour, Google's maximum).
     func assertion(issuedAt: Int64) throws(PushError) -> String {
-        var header = CompactJSON()
-        header.string("alg", "RS256")
-        header.string("typ", "JWT")
-        if let kid = credentials.privateKeyID { header.string("kid", kid) }
-        var claims = CompactJSON()
-        claims.string("iss", credentials.clientEmail)
-        claims.string("scope", Self.scope)
-        claims.string("aud", credentials.tokenURI)
-        claims.integer("iat", issuedAt)
-        claims.integer("exp", issuedAt + 3600)
-        let input = Base64.encodeURL(Array(header.object.utf8)) + "." + Base64.encodeURL(Array(claims.object.utf8))
+        var header = JSONObject()
+        header.append("alg", "RS256")
+        header.append("typ", "JWT")
+        header.append("kid", ifPresent: credentials.privateKeyID)
+        var claims = JSONObject()
+        claims.append("iss", credentials.clientEmail)
+        claims.append("scope", Self.scope)
+        claims.append("aud", credentials.tokenURI)
+        claims.append("iat", issuedAt)
+        claims.append("exp", issuedAt + 3600)
+        let input = Base64.encodeURL(JSONWriter.serialize(.object(header))) + "." + Base64.encodeURL(JSONWriter.serialize(.object(claims)))
         do {
             return input + "." + Base64.encodeURL(try credentials.key.sign(Array(input.utf8)))
         } catch {
