@@ -18,7 +18,10 @@ skipped), and reports, each with its file and line:
 - a declared dependency that no file of the target imports;
 - in a target the table marks portable: an import of a target that is not portable, or
   of a platform module (Glibc, Darwin, CallKit...) outside an `#if canImport(...)` or
-  `#if os(...)` block.
+  `#if os(...)` block;
+- a target that links, directly or through its dependencies, a target the never-links
+  table (between `<!-- never-links -->` and `<!-- /never-links -->`, on the same page)
+  says it must not link: a client linking the server's listener.
 
 Exit status 0 when the package keeps to the table, 1 when it does not (every problem is
 printed), 2 when the check itself cannot run (no table, no package description).
@@ -38,6 +41,8 @@ from pathlib import Path
 
 TABLE_BEGIN = "<!-- layer-table -->"
 TABLE_END = "<!-- /layer-table -->"
+NEVER_LINKS_BEGIN = "<!-- never-links -->"
+NEVER_LINKS_END = "<!-- /never-links -->"
 
 # Modules every Swift toolchain ships on every platform the package targets. Any other
 # module that is not a target of the package counts as platform-specific: a portable
@@ -98,6 +103,8 @@ class LayerTable:
     rows: list[LayerRow]
     same_layer: set[tuple[str, str]] = field(default_factory=set)
     same_layer_lines: dict[tuple[str, str], int] = field(default_factory=dict)
+    # Target -> the targets it must never link, each with its table line.
+    never_links: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
 
     def row_for(self, target: str) -> LayerRow | None:
         """The row naming `target`; explicit names win over patterns such as `*Tests`."""
@@ -259,19 +266,27 @@ def _names(cell: str) -> list[str]:
     return [name for name in re.split(r"[\s,`]+", cell) if name]
 
 
-def parse_layer_table(text: str, path: str) -> LayerTable:
-    """Reads the table between the layer-table markers of `text` (a Markdown page)."""
-    lines = text.split("\n")
+def _marked_table(lines: list[str], path: str, begin_marker: str, end_marker: str,
+                  what: str) -> tuple[list[tuple[int, str]], list[str]]:
+    """The rows (with their 1-based lines) and lower-cased header of the Markdown table
+    between two marker lines."""
     try:
-        begin = next(i for i, line in enumerate(lines) if line.strip() == TABLE_BEGIN)
-        end = next(i for i, line in enumerate(lines) if i > begin and line.strip() == TABLE_END)
+        begin = next(i for i, line in enumerate(lines) if line.strip() == begin_marker)
+        end = next(i for i, line in enumerate(lines) if i > begin and line.strip() == end_marker)
     except StopIteration:
-        raise CheckError(f"{path}: no layer table between {TABLE_BEGIN} and {TABLE_END}") from None
+        raise CheckError(f"{path}: no {what} between {begin_marker} and {end_marker}") from None
     table_lines = [(i + 1, line) for i, line in enumerate(lines[begin + 1:end], start=begin + 1)
                    if line.strip().startswith("|")]
     if len(table_lines) < 3:
-        raise CheckError(f"{path}:{begin + 1}: the layer table needs a header, a separator and rows")
-    header = [cell.lower() for cell in _cells(table_lines[0][1])]
+        raise CheckError(f"{path}:{begin + 1}: the {what} needs a header, a separator and rows")
+    return table_lines, [cell.lower() for cell in _cells(table_lines[0][1])]
+
+
+def parse_layer_table(text: str, path: str) -> LayerTable:
+    """Reads the layer table and the never-links table between their markers in `text`
+    (a Markdown page)."""
+    lines = text.split("\n")
+    table_lines, header = _marked_table(lines, path, TABLE_BEGIN, TABLE_END, "layer table")
 
     def column(prefix: str) -> int:
         for index, title in enumerate(header):
@@ -319,6 +334,20 @@ def parse_layer_table(text: str, path: str) -> LayerTable:
             raise CheckError(f"{path}:{number}: {importer} → {imported} joins two layers; only imports within one layer are listed")
         table.same_layer.add((importer, imported))
         table.same_layer_lines[(importer, imported)] = number
+    never_lines, never_header = _marked_table(lines, path, NEVER_LINKS_BEGIN, NEVER_LINKS_END, "never-links table")
+    if len(never_header) != 2:
+        raise CheckError(f"{path}:{never_lines[0][0]}: the never-links table has two columns: a target and what it never links")
+    for number, line in never_lines[2:]:
+        cells = _cells(line)
+        if len(cells) != 2:
+            raise CheckError(f"{path}:{number}: {len(cells)} cells where the never-links header has 2")
+        owners, forbidden = _names(cells[0]), _names(cells[1])
+        if len(owners) != 1 or not forbidden:
+            raise CheckError(f"{path}:{number}: a never-links row names one target and at least one it never links")
+        for name in owners + forbidden:
+            if table.row_for(name) is None:
+                raise CheckError(f"{path}:{number}: never-links names {name}, which the layer table does not list")
+        table.never_links.setdefault(owners[0], []).extend((name, number) for name in forbidden)
     return table
 
 
@@ -493,7 +522,36 @@ def check(package: dict, root: Path, table: LayerTable, manifest: str | None = N
             if dependency in by_name and dependency not in imported:
                 at_manifest(target.name, f"{target.name} declares the dependency {dependency} but no file of it "
                                          f"imports {dependency}; remove it")
+    problems += _never_linked(targets, by_name, table, at_manifest)
     return problems, import_count
+
+
+def _never_linked(targets: list[Target], by_name: dict[str, Target], table: LayerTable, at_manifest) -> list[Problem]:
+    """A target that links, through any chain of declared dependencies, one it must not."""
+    problems: list[Problem] = []
+    for owner, forbidden in sorted(table.never_links.items()):
+        if owner not in by_name:
+            problems.append(Problem(table.path, forbidden[0][1], f"never-links names {owner}, which is no target of the package"))
+            continue
+        # Breadth first, remembering how each target was reached, for the message.
+        reached_from: dict[str, str | None] = {owner: None}
+        queue = [owner]
+        while queue:
+            current = queue.pop(0)
+            for dependency in by_name[current].dependencies if current in by_name else []:
+                if dependency not in reached_from:
+                    reached_from[dependency] = current
+                    queue.append(dependency)
+        for name, line in forbidden:
+            if name not in by_name:
+                problems.append(Problem(table.path, line, f"never-links names {name}, which is no target of the package"))
+            elif name in reached_from:
+                chain = [name]
+                while reached_from[chain[-1]] is not None:
+                    chain.append(reached_from[chain[-1]])
+                at_manifest(owner, f"{owner} links {name} ({' → '.join(reversed(chain))}), which the never-links "
+                                   f"table in {table.path} (line {line}) says it must not")
+    return problems
 
 
 # MARK: Command line

@@ -30,6 +30,12 @@ TABLE = """\
 | 4 product | `App` | no | |
 | 5 tests | `*Tests` | no | |
 <!-- /layer-table -->
+
+<!-- never-links -->
+| Target | Never links |
+|---|---|
+| `Frames` | `Loop` `CPlatform` |
+<!-- /never-links -->
 """
 
 
@@ -190,6 +196,30 @@ class PortabilityRuleTests(LayerCheckCase):
         problems = self.run_check(good_targets(), self.with_file("Sources/App/App.swift",
                                                                  "import Loop\nimport Frames\nimport Glibc\nimport CallKit\n"))
         self.assertEqual(problems, [])
+
+
+class NeverLinksRuleTests(LayerCheckCase):
+    def test_a_forbidden_target_reached_through_a_dependency_fails_with_the_chain(self) -> None:
+        targets = good_targets()
+        # Frames -> Wire -> Loop would be an upward import too; make Loop a layer-2 peer
+        # reached legally, to see the never-links rule alone.
+        table = TABLE.replace("| 2 formats | `Wire` `Frames` | yes | `Frames` → `Wire` |",
+                              "| 2 formats | `Wire` `Frames` `Helper` | yes | `Frames` → `Wire`, `Wire` → `Helper` |")
+        table = table.replace("| `Frames` | `Loop` `CPlatform` |", "| `Frames` | `Helper` |")
+        targets[2] = target("Wire", ("Base", "Helper"))
+        targets.insert(2, target("Helper"))
+        files = self.with_file("Sources/Wire/Codec.swift", "import Base\nimport Helper\n")
+        files["Sources/Helper/Helper.swift"] = "struct Helper {}\n"
+        problems = self.run_check(targets, files, table=table, manifest=MANIFEST + '        .target(name: "Helper"),\n')
+        self.assert_problem(problems, "Package.swift", 4, "Frames links Helper (Frames → Wire → Helper)", "must not")
+        self.assertEqual(len(problems), 1, "\n".join(map(str, problems)))
+
+    def test_a_never_links_row_naming_no_target_stops_the_check(self) -> None:
+        with self.assertRaises(layer_check.CheckError):
+            layer_check.parse_layer_table(TABLE.replace("| `Frames` | `Loop` `CPlatform` |", "| `Frames` | `Nowhere` |"),
+                                          "docs/architecture.md")
+        with self.assertRaises(layer_check.CheckError):
+            layer_check.parse_layer_table(TABLE.replace("<!-- never-links -->", ""), "docs/architecture.md")
 
 
 class TableRuleTests(LayerCheckCase):
