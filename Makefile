@@ -6,7 +6,7 @@ FUZZ_TARGETS := stun rtp rtcp sdp ws signaling srtp ice wav jwt http
 FUZZ_SECONDS ?= 60
 FUZZ_SMOKE_SECONDS ?= 5
 
-.PHONY: all deps build build-release run run-build check-run-build test unit-test bench fuzz fuzz-build fuzz-smoke clean
+.PHONY: all deps build build-release run run-build check-run-build test layer-check unit-test bench fuzz fuzz-build fuzz-smoke clean
 
 all: build
 
@@ -38,9 +38,16 @@ check-run-build: build-release
 		echo "make run would rebuild what make test built"; exit 1; fi; \
 	echo "make run's build is up to date after build-release"
 
-# Debug and release both build with no warnings (release catches data-race errors the
-# debug build accepts), every test runs, then every fuzz target runs for a few seconds.
-test: build build-release check-run-build unit-test fuzz-smoke
+# The layer check first (seconds), then debug and release both build with no warnings
+# (release catches data-race errors the debug build accepts), every test runs, then every
+# fuzz target runs for a few seconds.
+test: layer-check build build-release check-run-build unit-test fuzz-smoke
+
+# The package graph and every import against the layer table in docs/architecture.md,
+# after the check's own self-test (made-up packages that must pass or fail).
+layer-check:
+	python3 scripts/layer-check/test_layer_check.py
+	python3 scripts/layer-check/layer_check.py
 
 # Suites that run audio in real time or drive child processes with second-long timeouts
 # (RealTimeMediaTests: loopback legs, aiortc, Chromium, parleyd calls, Python clients, push)

@@ -1,7 +1,7 @@
 // swift-tools-version: 6.0
-// Parley: self-hosted in-app calling. One package, layered bottom to top:
-// C shims -> C wrappers -> sans-I/O wire formats -> engines -> products.
-// See docs/architecture.md.
+// Parley: self-hosted in-app calling. One package; targets are listed by layer, lowest
+// first, as the layer table in docs/architecture.md orders them (`make layer-check`
+// enforces the table, this order, and that every dependency is imported).
 import PackageDescription
 
 let upcoming: [SwiftSetting] = [
@@ -20,118 +20,136 @@ let package = Package(
         ]),
     ],
     targets: [
+        // MARK: Layer 0: base (bytes, text, JSON; sans-I/O)
+        .target(name: "ParleyWireCore", swiftSettings: upcoming),
+        // The call model: pure values below the call core, the store and the protocol
+        .target(name: "ParleyCallModel", swiftSettings: upcoming),
+
         // MARK: Layer 1: C shims (one per Debian library)
         .systemLibrary(name: "COpus", pkgConfig: "opus", providers: [.apt(["libopus-dev"])]),
         .systemLibrary(name: "CSRTP", pkgConfig: "libsrtp2", providers: [.apt(["libsrtp2-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CLinux"),
 
-        // MARK: Layer 1b: thin Swift wrappers over the shims
+        // MARK: Layer 2: thin Swift wrappers over the shims
         .target(name: "ParleyCrypto", dependencies: ["COpenSSL", "ParleyWireCore"], swiftSettings: upcoming),
         .target(name: "ParleySRTP", dependencies: ["CSRTP"], swiftSettings: upcoming),
         .target(name: "ParleyOpus", dependencies: ["COpus"], swiftSettings: upcoming),
         .target(name: "ParleySQLite", dependencies: ["CSQLite"], swiftSettings: upcoming),
 
-        // MARK: Layer 2: the call model (pure values below the call core, the store and the protocol)
-        .target(name: "ParleyCallModel", swiftSettings: upcoming),
-
-        // MARK: Layer 2: sans-I/O wire formats
-        .target(name: "ParleyWireCore", swiftSettings: upcoming),
+        // MARK: Layer 3: wire formats (sans-I/O)
         .target(name: "ParleySTUN", dependencies: ["ParleyWireCore", "ParleyCrypto"], swiftSettings: upcoming),
         .target(name: "ParleyRTP", dependencies: ["ParleyWireCore"], swiftSettings: upcoming),
         .target(name: "ParleySDP", dependencies: ["ParleyWireCore"], swiftSettings: upcoming),
+        .target(name: "ParleyHTTP", dependencies: ["ParleyWireCore"], swiftSettings: upcoming),
         .target(name: "ParleyWebSocket", dependencies: ["ParleyWireCore", "ParleyCrypto", "ParleyHTTP"], swiftSettings: upcoming),
         .target(name: "ParleySignaling", dependencies: ["ParleyWireCore", "ParleyCallModel"], swiftSettings: upcoming),
-        .target(name: "ParleyICE", dependencies: ["ParleyWireCore", "ParleySTUN", "ParleyCrypto"], swiftSettings: upcoming),
-        .target(name: "ParleyHTTP", dependencies: ["ParleyWireCore"], swiftSettings: upcoming),
         .target(name: "ParleyAuth", dependencies: ["ParleyWireCore", "ParleyCrypto"], swiftSettings: upcoming),
+        // Socket addresses, RFC 7983 demultiplexing, port bookkeeping: no sockets
+        .target(name: "ParleyNetCore", swiftSettings: upcoming),
 
-        // MARK: Layer 3: engines
-        .target(name: "ParleyMedia", dependencies: ["ParleyWireCore", "ParleyRTP", "ParleyOpus"], swiftSettings: upcoming),
-        .target(name: "ParleyNet", dependencies: ["CLinux", "ParleyWireCore"], swiftSettings: upcoming),
-        .target(name: "ParleyEdge", dependencies: ["ParleyWireCore", "ParleyNet", "ParleyHTTP", "ParleyWebSocket", "ParleyCrypto"], swiftSettings: upcoming),
-        .target(name: "ParleyStore", dependencies: ["ParleySQLite", "ParleyCallModel"], swiftSettings: upcoming),
+        // MARK: Layer 4: protocol and call cores (sans-I/O)
+        .target(name: "ParleyICE", dependencies: ["ParleySTUN"], swiftSettings: upcoming),
+        .target(name: "ParleyMedia", dependencies: ["ParleyRTP"], swiftSettings: upcoming),
         .target(name: "ParleyCalling", dependencies: ["ParleyWireCore", "ParleySignaling", "ParleyCallModel"], swiftSettings: upcoming),
+
+        // MARK: Layer 5: I/O runtime (epoll loops, sockets, threads; Linux)
+        .target(name: "ParleyNetLinux", dependencies: ["CLinux", "ParleyWireCore", "ParleyNetCore"], swiftSettings: upcoming),
+
+        // MARK: Layer 6: I/O engines
+        .target(name: "ParleyEdge", dependencies: ["ParleyNetCore", "ParleyNetLinux", "ParleyHTTP", "ParleyWebSocket", "ParleyCrypto"], swiftSettings: upcoming),
+        // The ws:// and wss:// client: a client must not link the server's listener
+        .target(name: "ParleyWebSocketClient", dependencies: ["ParleyNetCore", "ParleyNetLinux", "ParleyWebSocket", "ParleyCrypto"], swiftSettings: upcoming),
         .target(
             name: "ParleyMediaLeg",
-            dependencies: ["ParleyWireCore", "ParleySTUN", "ParleyRTP", "ParleySDP", "ParleyICE", "ParleyCrypto", "ParleySRTP", "ParleyOpus", "ParleyMedia", "ParleyNet"],
+            dependencies: ["ParleySTUN", "ParleyRTP", "ParleySDP", "ParleyICE", "ParleyCrypto", "ParleySRTP", "ParleyOpus", "ParleyMedia", "ParleyNetCore", "ParleyNetLinux"],
+            swiftSettings: upcoming
+        ),
+        .target(name: "ParleyStore", dependencies: ["ParleySQLite", "ParleyCallModel"], swiftSettings: upcoming),
+        // Issue 5, server side: VoIP push (docs/push.md)
+        .target(name: "ParleyPush", dependencies: ["CCurl", "ParleyWireCore", "ParleyCrypto", "ParleySignaling"], swiftSettings: upcoming),
+
+        // MARK: Layer 7: products: parleyd's core and the client SDK (docs/sdk.md)
+        .target(
+            name: "ParleyServer",
+            dependencies: ["ParleyWireCore", "ParleyNetCore", "ParleyNetLinux", "ParleyHTTP", "ParleyEdge", "ParleyAuth", "ParleySignaling", "ParleyCallModel", "ParleyCalling", "ParleyStore", "ParleyMediaLeg", "ParleyCrypto", "ParleyICE", "ParleySTUN", "ParleyMedia", "ParleyWebSocket", "ParleyPush"],
+            swiftSettings: upcoming
+        ),
+        .target(
+            name: "ParleySDK",
+            dependencies: ["ParleyWireCore", "ParleyNetCore", "ParleyNetLinux", "ParleyWebSocket", "ParleyWebSocketClient", "ParleySignaling", "ParleyCrypto", "ParleyMedia", "ParleyMediaLeg"],
             swiftSettings: upcoming
         ),
 
-        // MARK: Layer 4: products
-        .target(
-            name: "ParleyServer",
-            dependencies: ["ParleyWireCore", "ParleyNet", "ParleyHTTP", "ParleyEdge", "ParleyAuth", "ParleySignaling", "ParleyCallModel", "ParleyCalling", "ParleyStore", "ParleyMediaLeg", "ParleyCrypto", "ParleySDP", "ParleyICE", "ParleySTUN", "ParleyRTP", "ParleyMedia", "ParleyWebSocket", "ParleyPush"],
+        // MARK: Layer 8: executables: parleyd (docs/operations.md) and the parley softphone
+        .executableTarget(
+            name: "ParleyDaemon",
+            dependencies: ["ParleyServer", "ParleyStore", "ParleyAuth", "ParleyWireCore", "ParleyNetCore", "ParleyPush"],
             swiftSettings: upcoming
         ),
-        // MARK: Layer 4: the client SDK (docs/sdk.md)
-        .target(
-            name: "ParleySDK",
-            dependencies: ["ParleyWireCore", "ParleyNet", "ParleyWebSocket", "ParleyEdge", "ParleySignaling", "ParleyCrypto", "ParleyMedia", "ParleyMediaLeg"],
-            swiftSettings: upcoming
-        ),
-        .testTarget(name: "ParleySDKTests", dependencies: ["ParleySDK", "ParleyEdge", "ParleyWebSocket", "ParleyMediaLeg", "ParleyTestSupport"], swiftSettings: upcoming),
         .executableTarget(
             name: "ParleyCLI",
             dependencies: ["ParleyWireCore", "ParleySTUN", "ParleyRTP", "ParleySDP", "ParleyWebSocket", "ParleySignaling", "ParleyAuth", "ParleyMedia", "ParleySDK"],
             swiftSettings: upcoming
         ),
 
-        // MARK: parleyd: configuration, admin commands, serve (docs/operations.md)
-        .executableTarget(
-            name: "ParleyDaemon",
-            dependencies: ["ParleyServer", "ParleyStore", "ParleyAuth", "ParleyNet", "ParleyCalling", "ParleyPush"],
-            swiftSettings: upcoming
-        ),
-        .testTarget(name: "ParleyDaemonTests", dependencies: ["ParleyDaemon", "ParleyServer", "ParleyStore", "ParleyNet", "ParleyTestSupport", "ParleyCrypto", "ParleyPush"], swiftSettings: upcoming),
-
-        // MARK: Tools: fuzz harness (real only under `make fuzz`) and benchmarks
+        // MARK: Layer 9: tools: fuzz harness (real only under `make fuzz`) and benchmarks
         .executableTarget(
             name: "ParleyFuzz",
-            dependencies: ["ParleySTUN", "ParleyRTP", "ParleySDP", "ParleyWebSocket", "ParleySignaling", "ParleyCrypto", "ParleySRTP", "ParleyICE", "ParleyOpus", "ParleyMedia", "ParleyNet", "ParleyHTTP", "ParleyAuth"],
+            dependencies: ["ParleyWireCore", "ParleySTUN", "ParleyRTP", "ParleySDP", "ParleyWebSocket", "ParleySignaling", "ParleySRTP", "ParleyICE", "ParleyMedia", "ParleyHTTP", "ParleyAuth"],
             swiftSettings: upcoming
         ),
         .executableTarget(
             name: "ParleyBench",
-            dependencies: ["ParleySTUN", "ParleyRTP", "ParleySDP", "ParleyWebSocket", "ParleySignaling", "ParleyCrypto", "ParleySRTP", "ParleyICE", "ParleyOpus", "ParleyMedia", "ParleyNet", "ParleyMediaLeg", "ParleyHTTP", "ParleyAuth", "ParleyEdge", "ParleySQLite", "ParleyStore", "ParleyCallModel", "ParleyCalling", "ParleyPush"],
+            dependencies: ["ParleyWireCore", "ParleySTUN", "ParleyRTP", "ParleySDP", "ParleyWebSocket", "ParleySignaling", "ParleyCrypto", "ParleySRTP", "ParleyICE", "ParleyOpus", "ParleyMedia", "ParleyNetCore", "ParleyNetLinux", "ParleyMediaLeg", "ParleyAuth", "ParleyEdge", "ParleyWebSocketClient", "ParleyStore", "ParleyCallModel", "ParleyCalling", "ParleyPush"],
             swiftSettings: upcoming
         ),
 
-        // MARK: Tests mirror targets
+        // MARK: Layer 10: test support
         .target(name: "ParleyTestSupport", path: "Tests/ParleyTestSupport", swiftSettings: upcoming),
+        .target(name: "ParleyPushTestSupport", dependencies: ["ParleyPush", "ParleyCrypto"], path: "Tests/ParleyPushTestSupport", swiftSettings: upcoming),
+
+        // MARK: Layer 11: tests, one suite per target
         .testTarget(name: "ShimTests", dependencies: ["COpus", "CSRTP", "COpenSSL", "CSQLite", "CLinux"], swiftSettings: upcoming),
-        .testTarget(name: "ParleyCryptoTests", dependencies: ["ParleyCrypto", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleyWireCoreTests", dependencies: ["ParleyWireCore", "ParleyTestSupport"], swiftSettings: upcoming),
-        .testTarget(name: "ParleySTUNTests", dependencies: ["ParleySTUN", "ParleyTestSupport"], swiftSettings: upcoming),
-        .testTarget(name: "ParleyRTPTests", dependencies: ["ParleyRTP", "ParleyTestSupport"], swiftSettings: upcoming),
-        .testTarget(name: "ParleySDPTests", dependencies: ["ParleySDP", "ParleyTestSupport"], resources: [.copy("Fixtures")], swiftSettings: upcoming),
-        .testTarget(name: "ParleyWebSocketTests", dependencies: ["ParleyWebSocket", "ParleyTestSupport"], swiftSettings: upcoming),
-        .testTarget(name: "ParleySignalingTests", dependencies: ["ParleySignaling", "ParleyTestSupport"], swiftSettings: upcoming),
-        .testTarget(name: "ParleyCLITests", dependencies: ["ParleyCLI", "ParleyAuth", "ParleyTestSupport"], swiftSettings: upcoming),
+        .testTarget(name: "ParleyCryptoTests", dependencies: ["ParleyCrypto", "ParleyWireCore", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleySRTPTests", dependencies: ["ParleySRTP", "ParleyTestSupport"], exclude: ["vectors"], swiftSettings: upcoming),
         .testTarget(name: "ParleyOpusTests", dependencies: ["ParleyOpus", "ParleyTestSupport"], swiftSettings: upcoming),
-        .testTarget(name: "ParleyICETests", dependencies: ["ParleyICE", "ParleyTestSupport"], swiftSettings: upcoming),
-        .testTarget(name: "ParleyMediaTests", dependencies: ["ParleyMedia", "ParleyTestSupport"], swiftSettings: upcoming),
-        .testTarget(name: "ParleyNetTests", dependencies: ["ParleyNet", "ParleyTestSupport"], swiftSettings: upcoming),
-        .testTarget(name: "ParleyMediaLegTests", dependencies: ["ParleyMediaLeg", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleySQLiteTests", dependencies: ["ParleySQLite", "ParleyTestSupport"], swiftSettings: upcoming),
+        .testTarget(name: "ParleySTUNTests", dependencies: ["ParleySTUN", "ParleyWireCore", "ParleyTestSupport"], swiftSettings: upcoming),
+        .testTarget(name: "ParleyRTPTests", dependencies: ["ParleyRTP", "ParleyWireCore", "ParleyTestSupport"], swiftSettings: upcoming),
+        .testTarget(name: "ParleySDPTests", dependencies: ["ParleySDP", "ParleyTestSupport"], resources: [.copy("Fixtures")], swiftSettings: upcoming),
         .testTarget(name: "ParleyHTTPTests", dependencies: ["ParleyHTTP", "ParleyTestSupport"], swiftSettings: upcoming),
-        .testTarget(name: "ParleyAuthTests", dependencies: ["ParleyAuth", "ParleyTestSupport"], exclude: ["reference"], swiftSettings: upcoming),
-        .testTarget(name: "ParleyEdgeTests", dependencies: ["ParleyEdge", "ParleyTestSupport", "ParleyCrypto"], swiftSettings: upcoming),
+        .testTarget(name: "ParleyWebSocketTests", dependencies: ["ParleyWebSocket", "ParleyHTTP", "ParleyWireCore", "ParleyTestSupport"], swiftSettings: upcoming),
+        .testTarget(name: "ParleySignalingTests", dependencies: ["ParleySignaling", "ParleyTestSupport"], swiftSettings: upcoming),
+        .testTarget(name: "ParleyAuthTests", dependencies: ["ParleyAuth", "ParleyWireCore", "ParleyTestSupport"], exclude: ["reference"], swiftSettings: upcoming),
+        .testTarget(name: "ParleyICETests", dependencies: ["ParleyICE", "ParleySTUN", "ParleyTestSupport"], swiftSettings: upcoming),
+        .testTarget(name: "ParleyMediaTests", dependencies: ["ParleyMedia", "ParleyRTP", "ParleyOpus", "ParleyTestSupport"], swiftSettings: upcoming),
+        .testTarget(name: "ParleyCallingTests", dependencies: ["ParleyCalling", "ParleyCallModel", "ParleySignaling", "ParleyTestSupport"], swiftSettings: upcoming),
+        .testTarget(name: "ParleyNetCoreTests", dependencies: ["ParleyNetCore", "ParleyTestSupport"], swiftSettings: upcoming),
+        .testTarget(name: "ParleyNetLinuxTests", dependencies: ["ParleyNetLinux", "ParleyNetCore"], swiftSettings: upcoming),
+        .testTarget(name: "ParleyEdgeTests", dependencies: ["ParleyEdge", "ParleyWebSocketClient", "ParleyNetCore", "ParleyNetLinux", "ParleyHTTP", "ParleyWebSocket", "ParleyCrypto", "ParleyTestSupport"], swiftSettings: upcoming),
+        .testTarget(
+            name: "ParleyMediaLegTests",
+            dependencies: ["ParleyMediaLeg", "ParleyMedia", "ParleySDP", "ParleyICE", "ParleyCrypto", "ParleySTUN", "ParleyRTP", "ParleySRTP", "ParleyNetCore", "ParleyNetLinux", "ParleyTestSupport"],
+            swiftSettings: upcoming
+        ),
         .testTarget(name: "ParleyStoreTests", dependencies: ["ParleyStore", "ParleyCallModel", "ParleySQLite", "ParleyTestSupport"], swiftSettings: upcoming),
-        .testTarget(name: "ParleyCallingTests", dependencies: ["ParleyCalling", "ParleyCallModel", "ParleyTestSupport"], swiftSettings: upcoming),
-        // MARK: Issue 5, server side: VoIP push (docs/push.md)
-        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
-        .target(name: "ParleyPush", dependencies: ["CCurl", "ParleyWireCore", "ParleyCrypto", "ParleySignaling"], swiftSettings: upcoming),
-        .target(name: "ParleyPushTestSupport", dependencies: ["ParleyPush", "ParleyCrypto"], path: "Tests/ParleyPushTestSupport", swiftSettings: upcoming),
         .testTarget(name: "ParleyPushTests", dependencies: ["ParleyPush", "ParleyPushTestSupport", "ParleyCrypto", "ParleyWireCore", "ParleySignaling", "ParleyTestSupport"], swiftSettings: upcoming),
-
-        .testTarget(name: "ParleyServerTests", dependencies: ["ParleyServer", "ParleyTestSupport", "ParleyPush", "ParleyPushTestSupport", "ParleyWireCore", "ParleyEdge", "ParleyAuth", "ParleySignaling", "ParleyStore", "ParleyCallModel", "ParleyCalling", "ParleyMediaLeg", "ParleyMedia", "ParleyCrypto", "ParleyNet", "ParleyWebSocket", "ParleyICE", "ParleySTUN", "ParleySQLite"], swiftSettings: upcoming),
-        // MARK: Issue 5, SDK side: the SDK's push relay against a real server (docs/push-and-callkit.md)
-        .testTarget(name: "ParleySDKPushTests", dependencies: ["ParleySDK", "ParleyServer", "ParleyPushTestSupport", "ParleyPush", "ParleyStore", "ParleyAuth", "ParleyNet", "ParleyTestSupport"], swiftSettings: upcoming),
+        .testTarget(
+            name: "ParleyServerTests",
+            dependencies: ["ParleyServer", "ParleyTestSupport", "ParleyPush", "ParleyPushTestSupport", "ParleyWireCore", "ParleyHTTP", "ParleyEdge", "ParleyWebSocketClient", "ParleyAuth", "ParleySignaling", "ParleyStore", "ParleyCallModel", "ParleyCalling", "ParleyMediaLeg", "ParleyMedia", "ParleyCrypto", "ParleyNetCore", "ParleyNetLinux", "ParleyICE", "ParleySTUN", "ParleySQLite"],
+            swiftSettings: upcoming
+        ),
+        .testTarget(name: "ParleySDKTests", dependencies: ["ParleySDK", "ParleyEdge", "ParleyWebSocket", "ParleyMediaLeg", "ParleySignaling", "ParleyMedia", "ParleyNetCore", "ParleyNetLinux", "ParleyCrypto", "ParleyTestSupport"], swiftSettings: upcoming),
+        // Issue 5, SDK side: the SDK's push relay against a real server (docs/push-and-callkit.md)
+        .testTarget(name: "ParleySDKPushTests", dependencies: ["ParleySDK", "ParleyServer", "ParleyPushTestSupport", "ParleyPush", "ParleyStore", "ParleyAuth", "ParleyNetCore", "ParleyTestSupport"], swiftSettings: upcoming),
+        .testTarget(name: "ParleyDaemonTests", dependencies: ["ParleyDaemon", "ParleyServer", "ParleyStore", "ParleyNetCore", "ParleyNetLinux", "ParleyCrypto", "ParleyPush"], swiftSettings: upcoming),
+        .testTarget(name: "ParleyCLITests", dependencies: ["ParleyCLI", "ParleyAuth", "ParleyTestSupport"], swiftSettings: upcoming),
         // Runs the built `parleyd` and `parley` executables: `swift build` must run first.
-        .testTarget(name: "ParleyEndToEndTests", dependencies: ["ParleyMedia", "ParleyTestSupport", "ParleyPushTestSupport"], swiftSettings: upcoming),
+        .testTarget(name: "ParleyEndToEndTests", dependencies: ["ParleyMedia", "ParleyPushTestSupport"], swiftSettings: upcoming),
     ],
     swiftLanguageModes: [.v6]
 )

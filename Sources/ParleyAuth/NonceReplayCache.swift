@@ -1,3 +1,5 @@
+import ParleyWireCore
+
 /// The nonces of accepted user tokens, per application, each kept until the token could
 /// no longer be accepted anyway (its `exp` plus the clock-skew leeway). Sans-I/O: the
 /// caller passes the time and owns the value (one per server, behind its own lock).
@@ -22,50 +24,29 @@ public struct NonceReplayCache: Sendable {
         let low: UInt64
     }
 
-    private struct Entry: Sendable {
+    /// Ordered by expiry (then digest, so the order is total).
+    private struct Entry: Sendable, Comparable {
         let expiresAt: Int64
         let digest: NonceDigest
+
+        static func < (a: Entry, b: Entry) -> Bool {
+            (a.expiresAt, a.digest.high, a.digest.low) < (b.expiresAt, b.digest.high, b.digest.low)
+        }
     }
 
     /// One application's nonces: a set for lookups and a min-heap by expiry for pruning.
     private struct Bucket: Sendable {
         var live: [NonceDigest: Int64] = [:]
-        var heap: [Entry] = []
+        var heap = MinHeap<Entry>()
 
         mutating func removeExpired(now: Int64) {
-            while let first = heap.first, first.expiresAt <= now {
-                popMin()
+            while let first = heap.min, first.expiresAt <= now {
+                heap.popMin()
                 if let expiry = live[first.digest], expiry <= now { live[first.digest] = nil }
             }
         }
 
-        mutating func push(_ entry: Entry) {
-            heap.append(entry)
-            var child = heap.count - 1
-            while child > 0 {
-                let parent = (child - 1) / 2
-                guard heap[child].expiresAt < heap[parent].expiresAt else { break }
-                heap.swapAt(child, parent)
-                child = parent
-            }
-        }
-
-        mutating func popMin() {
-            let last = heap.removeLast()
-            guard !heap.isEmpty else { return }
-            heap[0] = last
-            var parent = 0
-            while true {
-                let left = 2 * parent + 1
-                let right = left + 1
-                var smallest = parent
-                if left < heap.count, heap[left].expiresAt < heap[smallest].expiresAt { smallest = left }
-                if right < heap.count, heap[right].expiresAt < heap[smallest].expiresAt { smallest = right }
-                guard smallest != parent else { return }
-                heap.swapAt(parent, smallest)
-                parent = smallest
-            }
-        }
+        mutating func push(_ entry: Entry) { heap.push(entry) }
     }
 
     private var buckets: [String: Bucket] = [:]

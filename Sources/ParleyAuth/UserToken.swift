@@ -217,20 +217,17 @@ public struct UserToken: Sendable, Hashable, Encodable {
             throw AuthError(.invalidValue, field: "lifetime", "issuedAt must lie in 1970-9999 and lifetime be positive, ending by 9999")
         }
         let issuer = issuerForm.prefix + applicationKey
-        let header = "{\"alg\":\"HS256\",\"kid\":\"\(keyIDPrefix)\(keyDate)\",\"typ\":\"JWT\"}"
-        let payload = "{\"iss\":\"\(issuer)\",\"sub\":\"\(issuer)/users/\(userID)\",\"iat\":\(issuedAt),"
-            + "\"exp\":\(issuedAt + lifetime),\"nonce\":\"\(jsonEscaped(nonce))\"}"
-        return try JSONWebToken.signHS256(headerJSON: Array(header.utf8), payloadJSON: Array(payload.utf8),
+        var header = JSONObject()
+        header.append("alg", "HS256")
+        header.append("kid", "\(keyIDPrefix)\(keyDate)")
+        header.append("typ", "JWT")
+        var payload = JSONObject()
+        payload.append("iss", issuer)
+        payload.append("sub", "\(issuer)/users/\(userID)")
+        payload.append("iat", issuedAt)
+        payload.append("exp", issuedAt + lifetime)
+        payload.append("nonce", nonce)
+        return try JSONWebToken.signHS256(headerJSON: JSONWriter.serialize(.object(header)), payloadJSON: JSONWriter.serialize(.object(payload)),
                                           key: signingKey(secret: applicationSecret, keyDate: keyDate))
-    }
-
-    /// Escapes `"` and `\`, the only characters of a valid nonce JSON needs escaped.
-    private static func jsonEscaped(_ text: String) -> String {
-        var out = ""
-        for character in text {
-            if character == "\"" || character == "\\" { out.append("\\") }
-            out.append(character)
-        }
-        return out
     }
 }

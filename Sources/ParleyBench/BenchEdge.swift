@@ -1,7 +1,9 @@
 import Glibc
 import Synchronization
-import ParleyNet
+import ParleyNetCore
+import ParleyNetLinux
 import ParleyEdge
+import ParleyWebSocketClient
 
 /// WebSocket echo through a real `EdgeServer` over loopback: client threads keep a window
 /// of messages in flight on one connection each; reports messages per second (wall) and

@@ -1,5 +1,6 @@
 import Glibc
-import ParleyNet
+import ParleyNetCore
+import ParleyNetLinux
 import ParleySRTP
 
 // The relay forwarding benchmark (issue 3): CPU per forwarded packet of our SRTP relay

@@ -1,5 +1,6 @@
 import Glibc
-import ParleyNet
+import ParleyNetCore
+import ParleyNetLinux
 import ParleySRTP
 
 // The load generator of the relay comparison: N streams of pre-protected 172-byte SRTP

@@ -1,6 +1,7 @@
 import ParleyWireCore
 import Glibc
-import ParleyNet
+import ParleyNetCore
+import ParleyNetLinux
 
 // What the relay comparison needs to drive rtpengine: bencode, the ng control protocol over
 // UDP, the few SDP lines involved, and base64 for SDES keys (RFC 4568 `inline:` keys).

@@ -1,6 +1,7 @@
 import Glibc
 import ParleyMediaLeg
-import ParleyNet
+import ParleyNetCore
+import ParleyNetLinux
 import ParleySRTP
 
 // `ParleyBench relay-serve`: our relay as its own process, so that its CPU time is read from

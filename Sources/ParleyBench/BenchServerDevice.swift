@@ -1,8 +1,8 @@
 import Glibc
 import ParleyAuth
 import ParleyCalling
-import ParleyEdge
-import ParleyNet
+import ParleyWebSocketClient
+import ParleyNetCore
 import ParleySignaling
 
 /// One raw protocol client of the server benchmarks: a blocking `WebSocketClient` on

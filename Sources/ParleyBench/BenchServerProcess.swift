@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import ParleyNet
+import ParleyNetCore
 
 /// The server under load: the `parleyd` executable built next to this one
 /// (`swift build -c release --product parleyd`), as a child process, so that its CPU and

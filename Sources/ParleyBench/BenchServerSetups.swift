@@ -4,7 +4,7 @@ import ParleyCrypto
 import ParleyICE
 import ParleyMedia
 import ParleyMediaLeg
-import ParleyNet
+import ParleyNetLinux
 import ParleySignaling
 import Synchronization
 

@@ -1,5 +1,6 @@
 import Glibc
-import ParleyNet
+import ParleyNetCore
+import ParleyNetLinux
 import Synchronization
 
 // UDP echo on loopback, 172-byte packets (an Opus RTP packet with header extensions and

@@ -1,4 +1,5 @@
 public import ParleyCallModel
+import ParleyWireCore
 public import ParleySignaling
 
 /// One call on the server, sans-I/O: inputs with the time they happened in, actions
@@ -150,9 +151,7 @@ public struct CallStateMachine: Sendable {
         )
     }
 
-    static func milliseconds(_ duration: Duration) -> Int64 {
-        duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
-    }
+    static func milliseconds(_ duration: Duration) -> Int64 { duration.wholeMilliseconds }
 
     /// Checks custom headers against the configured limits (1024 bytes of names plus
     /// values, 64 headers): `too_large` on field `headers` otherwise.

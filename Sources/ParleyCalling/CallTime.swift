@@ -1,3 +1,5 @@
+import ParleyWireCore
+
 /// A reading of the server's clocks when an input happens.
 ///
 /// Timers run on the monotonic `instant` (a wall clock can be stepped), while the times
@@ -18,11 +20,8 @@ public struct CallTime: Sendable, Hashable {
 
     /// Both clocks moved forward by `duration`.
     public func advanced(by duration: Duration) -> CallTime {
-        let (seconds, attoseconds) = duration.components
-        let millis = seconds.multipliedReportingOverflow(by: 1000)
-        let total = millis.partialValue.addingReportingOverflow(attoseconds / 1_000_000_000_000_000)
-        let step = millis.overflow || total.overflow ? Int64.max : total.partialValue
+        let step = duration.wholeMilliseconds
         let sum = unixMillis.addingReportingOverflow(step)
-        return CallTime(instant: instant.advanced(by: duration), unixMillis: sum.overflow ? Int64.max : sum.partialValue)
+        return CallTime(instant: instant.advanced(by: duration), unixMillis: sum.overflow ? (step < 0 ? .min : .max) : sum.partialValue)
     }
 }

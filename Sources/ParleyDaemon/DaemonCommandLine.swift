@@ -1,5 +1,6 @@
+import ParleyWireCore
 import Foundation
-import ParleyNet
+import ParleyNetCore
 import ParleyServer
 
 /// What `parleyd` was asked to do.
@@ -274,18 +275,14 @@ enum DaemonCommandLine {
         if let (value, source) = one("push-timeout") { configuration.pushRequestTimeout = try seconds(value, source) }
         var retry = configuration.pushRetryPolicy
         if let (value, source) = one("push-attempts") { retry.maxAttempts = try integer(value, source, 1...20) }
-        if let (value, source) = one("push-retry-delay") { retry.baseDelayMilliseconds = milliseconds(try seconds(value, source)) }
-        if let (value, source) = one("push-retry-max-delay") { retry.maxDelayMilliseconds = milliseconds(try seconds(value, source)) }
+        if let (value, source) = one("push-retry-delay") { retry.baseDelayMilliseconds = try seconds(value, source).wholeMilliseconds }
+        if let (value, source) = one("push-retry-max-delay") { retry.maxDelayMilliseconds = try seconds(value, source).wholeMilliseconds }
         guard retry.maxDelayMilliseconds >= retry.baseDelayMilliseconds else {
             let source = settings["push-retry-max-delay"]?.source ?? settings["push-retry-delay"]?.source ?? "push-retry-delay"
             throw DaemonUsageError("\(source): the largest push backoff must not be below the first (push-retry-delay)")
         }
         configuration.pushRetryPolicy = retry
         return configuration
-    }
-
-    private static func milliseconds(_ duration: Duration) -> Int64 {
-        duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
     }
 
     /// An `https://` (or, for a local emulator, `http://`) URL without query or fragment,

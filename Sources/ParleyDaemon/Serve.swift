@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import ParleyNet
+import ParleyNetCore
 import ParleyServer
 import ParleyStore
 

@@ -1,4 +1,5 @@
-import ParleyNet
+import ParleyNetCore
+import ParleyNetLinux
 import ParleyHTTP
 import ParleyWebSocket
 
@@ -163,7 +164,9 @@ final class EdgeConnection: @unchecked Sendable {
     private func upgrade(_ request: HTTPRequest, route: WebSocketRoute, parser: inout HTTPRequestParser) {
         let upgradeRequest: WebSocketUpgradeRequest
         do {
-            upgradeRequest = try WebSocketUpgradeRequest.parse(request.head)
+            // The request the HTTP parser read is the one judged: its head is not parsed
+            // again by a second grammar that could read it differently.
+            upgradeRequest = try WebSocketUpgradeRequest(validating: request)
         } catch {
             tcp.write(WebSocketUpgradeResponse.rejecting(error).serialized())
             tcp.close()

@@ -1,16 +1,12 @@
-public import ParleyNet
-public import ParleyWebSocket
+public import ParleyNetCore
 public import ParleyCrypto
 
-/// Every failure ParleyEdge reports: starting the server, or a `WebSocketClient`
-/// connecting, handshaking, sending or receiving.
+/// Every failure starting an `EdgeServer` reports: a listen address that cannot be bound,
+/// a configuration that cannot work, or a TLS certificate or key that cannot be loaded.
+/// (The `WebSocketClient`'s failures are `WebSocketClientError`, in ParleyWebSocketClient.)
 public struct EdgeError: Error, Sendable, CustomStringConvertible {
     private enum Code: Sendable {
         case network(NetError)
-        case handshake(WebSocketError)
-        case rejected(status: Int, reason: String)
-        case timedOut(String)
-        case closed
         case invalidArgument(String)
         case tls(CryptoError)
     }
@@ -19,61 +15,24 @@ public struct EdgeError: Error, Sendable, CustomStringConvertible {
     private init(_ code: Code) { self.code = code }
 
     static func network(_ error: NetError) -> EdgeError { EdgeError(.network(error)) }
-    static func handshake(_ error: WebSocketError) -> EdgeError { EdgeError(.handshake(error)) }
-    static func rejected(status: Int, reason: String) -> EdgeError { EdgeError(.rejected(status: status, reason: reason)) }
-    static func timedOut(_ what: String) -> EdgeError { EdgeError(.timedOut(what)) }
-    static var closed: EdgeError { EdgeError(.closed) }
     static func invalidArgument(_ what: String) -> EdgeError { EdgeError(.invalidArgument(what)) }
     static func tls(_ error: CryptoError) -> EdgeError { EdgeError(.tls(error)) }
 
-    /// The TLS error, if TLS failed: a certificate that could not be loaded, a handshake
-    /// that failed, or a server certificate that did not verify
-    /// (`tlsError?.kind == .certificateRejected`).
+    /// The TLS error, if a certificate chain or key could not be loaded.
     public var tlsError: CryptoError? {
         if case .tls(let error) = code { return error }
         return nil
     }
 
-    /// The socket error underneath, if that is what failed.
+    /// The socket error underneath (e.g. the address is in use), if that is what failed.
     public var networkError: NetError? {
         if case .network(let error) = code { return error }
         return nil
     }
 
-    /// The WebSocket handshake error, if the server's answer was not a valid 101.
-    public var handshakeError: WebSocketError? {
-        if case .handshake(let error) = code { return error }
-        return nil
-    }
-
-    /// The HTTP status when the server refused the upgrade (e.g. 403, 404, 503).
-    public var rejectedStatus: Int? {
-        if case .rejected(let status, _) = code { return status }
-        return nil
-    }
-
-    /// True when an operation gave up after its timeout.
-    public var isTimedOut: Bool {
-        switch code {
-        case .timedOut: return true
-        case .network(let error): return error.isTimedOut
-        default: return false
-        }
-    }
-
-    /// True when the connection is already closed.
-    public var isClosed: Bool {
-        if case .closed = code { return true }
-        return false
-    }
-
     public var description: String {
         switch code {
         case .network(let error): return "network: \(error)"
-        case .handshake(let error): return "WebSocket handshake: \(error)"
-        case .rejected(let status, let reason): return "server refused the upgrade: \(status) \(reason)"
-        case .timedOut(let what): return "\(what) timed out"
-        case .closed: return "connection is closed"
         case .invalidArgument(let what): return "invalid argument: \(what)"
         case .tls(let error): return "TLS: \(error)"
         }

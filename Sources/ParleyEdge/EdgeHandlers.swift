@@ -1,15 +1,7 @@
-public import ParleyNet
+public import ParleyNetCore
 public import ParleyHTTP
 public import ParleyWebSocket
 import Synchronization
-
-/// A complete WebSocket message, as delivered and as sent.
-public enum WebSocketMessage: Sendable, Hashable {
-    /// A text message (valid UTF-8).
-    case text(String)
-    /// A binary message.
-    case binary([UInt8])
-}
 
 /// The application's answer to a WebSocket upgrade request.
 public enum WebSocketAcceptance: Sendable {

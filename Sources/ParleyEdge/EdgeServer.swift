@@ -1,4 +1,5 @@
-public import ParleyNet
+public import ParleyNetCore
+public import ParleyNetLinux
 import ParleyCrypto
 import ParleyHTTP
 import Glibc

@@ -1,4 +1,5 @@
-import ParleyNet
+import ParleyNetCore
+import ParleyNetLinux
 import ParleyCrypto
 
 /// The byte stream under one `EdgeConnection`: a `TCPConnection`, with a `TLSConnection`

@@ -1,6 +1,7 @@
-/// Every problem the HTTP/1.1 parser finds in a request, with the byte offset (from the
-/// start of the connection's byte stream) where it was found and the status code a
-/// server answers before closing the connection.
+/// Every problem the HTTP/1.1 parser finds in a request (or, inside the package, in the
+/// response head a WebSocket client reads), with the byte offset (from the start of the
+/// connection's byte stream) where it was found and the status code a server answers
+/// before closing the connection.
 ///
 /// ```
 /// header section too large at offset 8192: no end of the head within 8192 bytes -> 431
@@ -78,10 +79,14 @@ public struct HTTPError: Error, Sendable, Hashable, CustomStringConvertible, Enc
     public let offset: Int?
     /// The specifics, e.g. `Content-Length 12 and 13 differ`.
     public let detail: String
+    /// For `missingHost`: how many Host fields the request had (0, or more than one), so
+    /// the WebSocket handshake can say "missing" or "repeated" from the same verdict.
+    package let hostCount: Int?
 
-    init(_ kind: Kind, offset: Int?, _ detail: String) {
+    init(_ kind: Kind, offset: Int?, hostCount: Int? = nil, _ detail: String) {
         self.kind = kind
         self.offset = offset
+        self.hostCount = hostCount
         self.detail = detail
     }
 

@@ -1,5 +1,6 @@
 /// Character classes of HTTP/1.1 (RFC 9110 §5.5, §5.6.2) and small list helpers, shared
-/// by the request parser and the WebSocket opening handshake.
+/// by the request parser and the WebSocket opening handshake. (Field lines themselves
+/// are parsed in one place, `HTTPFieldLines`.)
 public enum HTTPGrammar {
     /// tchar (RFC 9110 §5.6.2).
     public static func isTokenCharacter(_ byte: UInt8) -> Bool {
@@ -79,6 +80,19 @@ public enum HTTPGrammar {
         let element = trimmed(current[...])
         if !element.isEmpty { elements.append(String(decoding: element, as: UTF8.self)) }
         return elements
+    }
+
+    /// Index just past the first CRLF CRLF (the empty line ending an HTTP head) at or
+    /// after `start`, or nil.
+    public static func endOfHead(in bytes: [UInt8], from start: Int = 0) -> Int? {
+        var index = max(start, 0)
+        while index + 4 <= bytes.count {
+            if bytes[index + 3] == 0x0a, bytes[index] == 0x0d, bytes[index + 1] == 0x0a, bytes[index + 2] == 0x0d {
+                return index + 4
+            }
+            index += 1
+        }
+        return nil
     }
 
     /// Index of the first CRLF at or after `start` (of the CR), or nil.

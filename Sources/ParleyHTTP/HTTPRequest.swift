@@ -31,14 +31,11 @@ public struct HTTPRequest: Sendable, Hashable, Encodable {
     public let keepAlive: Bool
     /// Whether the body came chunked.
     public let isChunked: Bool
-    /// The raw head (request line, headers, empty line) as received, so an upgrade can be
-    /// handed to a parser that wants the original bytes (the WebSocket handshake).
-    public let head: [UInt8]
     /// Offset of the request's first byte in the connection's stream.
     public let streamOffset: Int
 
     init(method: String, target: String, version: HTTPVersion, headers: HTTPHeaders, body: [UInt8], trailers: HTTPHeaders,
-         keepAlive: Bool, isChunked: Bool, head: [UInt8], streamOffset: Int) {
+         keepAlive: Bool, isChunked: Bool, streamOffset: Int) {
         self.method = method
         self.target = target
         if let mark = target.firstIndex(of: "?") {
@@ -54,7 +51,6 @@ public struct HTTPRequest: Sendable, Hashable, Encodable {
         self.trailers = trailers
         self.keepAlive = keepAlive
         self.isChunked = isChunked
-        self.head = head
         self.streamOffset = streamOffset
     }
 
@@ -68,8 +64,7 @@ public struct HTTPRequest: Sendable, Hashable, Encodable {
         case method, target, path, query, version, headers, body, trailers, keepAlive, isChunked, streamOffset
     }
 
-    /// Every field; `body` is lowercase hex, `query` null when absent; `head` is omitted
-    /// (it repeats the other fields).
+    /// Every field; `body` is lowercase hex, `query` null when absent.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(method, forKey: .method)

@@ -50,7 +50,6 @@ public struct HTTPRequestParser: Sendable {
         var version: HTTPVersion
         var headers: HTTPHeaders
         var keepAlive: Bool
-        var raw: [UInt8]
         var streamOffset: Int
     }
 
@@ -193,7 +192,7 @@ public struct HTTPRequestParser: Sendable {
         guard let head else { return nil }
         let request = HTTPRequest(method: head.method, target: head.target, version: head.version, headers: head.headers,
                                   body: body, trailers: trailers, keepAlive: head.keepAlive, isChunked: chunked,
-                                  head: head.raw, streamOffset: head.streamOffset)
+                                  streamOffset: head.streamOffset)
         self.head = nil
         continueRequested = false
         body = []
@@ -239,21 +238,13 @@ public struct HTTPRequestParser: Sendable {
             try parseField(lineStart..<next, into: &headers)
             lineStart = next + 2
         }
-        let raw = Array(buffer[start..<end])
         readIndex = end
-        try applySemantics(method: method, target: target, version: version, headers: headers, raw: raw, start: start)
+        try applySemantics(method: method, target: target, version: version, headers: headers, start: start)
         return true
     }
 
     private func endOfHead(from start: Int) -> Int? {
-        var index = max(start, searchFrom - 3)
-        while index + 4 <= buffer.count {
-            if buffer[index + 3] == 0x0a, buffer[index] == 0x0d, buffer[index + 1] == 0x0a, buffer[index + 2] == 0x0d {
-                return index + 4
-            }
-            index += 1
-        }
-        return nil
+        HTTPGrammar.endOfHead(in: buffer, from: max(start, searchFrom - 3))
     }
 
     private func headTooLarge(_ start: Int) -> HTTPError {
@@ -323,36 +314,18 @@ public struct HTTPRequestParser: Sendable {
         return (String(decoding: method, as: UTF8.self), String(decoding: target, as: UTF8.self), parsed)
     }
 
-    /// field-line = field-name ":" OWS field-value OWS (§5).
     private func parseField(_ range: Range<Int>, into headers: inout HTTPHeaders) throws(HTTPError) {
-        let line = buffer[range]
-        let offset = base + range.lowerBound
-        if let first = line.first, HTTPGrammar.isWhitespace(first) {
-            // §5.2: obs-fold; a server may reject it with 400, and does here.
-            throw HTTPError(.malformed, offset: offset, "folded header line (obs-fold)")
-        }
-        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else {
-            throw HTTPError(.malformed, offset: offset, "header line has no colon")
-        }
-        let name = line[range.lowerBound..<colon]
-        // §5.1: no whitespace between name and colon (a server MUST reject with 400).
-        guard !name.isEmpty, name.allSatisfy(HTTPGrammar.isTokenCharacter) else {
-            throw HTTPError(.malformed, offset: offset, "header name is empty, not a token, or followed by whitespace")
-        }
-        let value = HTTPGrammar.trimmed(line[(colon + 1)...])
-        if let bad = value.firstIndex(where: { !HTTPGrammar.isFieldValueCharacter($0) }) {
-            throw HTTPError(.malformed, offset: base + bad, "control character 0x\(String(buffer[bad], radix: 16)) in a header value")
-        }
-        headers.addUnchecked(name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self))
+        try HTTPFieldLines.parse(buffer, range, base: base, into: &headers)
     }
 
     /// Message framing and connection semantics (§6.1, §6.3, §9.3, §3.2).
     private mutating func applySemantics(method: String, target: String, version: HTTPVersion, headers: HTTPHeaders,
-                                         raw: [UInt8], start: Int) throws(HTTPError) {
+                                         start: Int) throws(HTTPError) {
         let offset = base + start
         let hosts = headers["Host"]
         if version == .http11 ? hosts.count != 1 : hosts.count > 1 {
-            throw HTTPError(.missingHost, offset: offset, "\(hosts.count) Host headers; \(version.rawValue) needs exactly one")
+            throw HTTPError(.missingHost, offset: offset, hostCount: hosts.count,
+                            "\(hosts.count) Host headers; \(version.rawValue) needs exactly one")
         }
         let connection = headers["Connection"].flatMap(HTTPGrammar.listElements)
         let hasToken: (String) -> Bool = { token in connection.contains { HTTPGrammar.equalsIgnoringCase($0, token) } }
@@ -360,7 +333,7 @@ public struct HTTPRequestParser: Sendable {
         let transferEncodings = headers["Transfer-Encoding"]
         let contentLengths = headers["Content-Length"]
         head = Head(method: method, target: target, version: version, headers: headers, keepAlive: keepAlive,
-                    raw: raw, streamOffset: offset)
+                    streamOffset: offset)
         continueRequested = version == .http11 && headers.containsToken("100-continue", in: "Expect")
         body = []
         if !transferEncodings.isEmpty {

@@ -77,12 +77,10 @@ public struct HTTPResponse: Sendable, Hashable, Encodable {
         case 503: code = "unavailable"
         default: code = "bad_request"
         }
-        var body = Array(#"{"code":"#.utf8)
-        JSONString.append(code, to: &body)
-        body += Array(#","message":"#.utf8)
-        JSONString.append(message, to: &body)
-        body.append(UInt8(ascii: "}"))
-        return json(status: status, body: body)
+        var body = JSONObject()
+        body.append("code", code)
+        body.append("message", message)
+        return json(status: status, body: JSONWriter.serialize(.object(body)))
     }
 
     /// Whether the status forbids a body (1xx, 204, 304: RFC 9110 §6.4.1).

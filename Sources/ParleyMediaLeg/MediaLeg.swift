@@ -1,6 +1,7 @@
 import ParleyICE
 public import ParleyMedia
-public import ParleyNet
+public import ParleyNetCore
+public import ParleyNetLinux
 import ParleySTUN
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,4 @@
-public import ParleyNet
+public import ParleyNetCore
 public import ParleySRTP
 
 /// The forwarding core of a relay that anchors a call between two SRTP legs: a packet from

@@ -1,5 +1,6 @@
 public import ParleyCrypto
 internal import Foundation
+internal import ParleyWireCore
 
 /// An application's APNs token-based authentication key: the `.p8` signing key Apple
 /// issued, its 10-character key id and the team id.
@@ -38,11 +39,11 @@ public struct APNsCredentials: Sendable {
 
     /// The stored form (see ``init(settingsJSON:)``).
     public var settingsJSON: String {
-        var json = CompactJSON()
-        json.string("teamId", teamID)
-        json.string("keyId", keyID)
-        json.string("privateKeyPem", privateKeyPEM)
-        return json.object
+        var json = JSONObject()
+        json.append("teamId", teamID)
+        json.append("keyId", keyID)
+        json.append("privateKeyPem", privateKeyPEM)
+        return JSONWriter.string(json)
     }
 
     static func isPlainID(_ text: String) -> Bool {

@@ -33,13 +33,13 @@ public struct APNsProviderToken: Sendable {
     public var issuedAt: Int64? { current?.issuedAt }
 
     static func make(_ credentials: APNsCredentials, issuedAt: Int64) throws(PushError) -> String {
-        var header = CompactJSON()
-        header.string("alg", "ES256")
-        header.string("kid", credentials.keyID)
-        var claims = CompactJSON()
-        claims.string("iss", credentials.teamID)
-        claims.integer("iat", issuedAt)
-        let input = Base64.encodeURL(Array(header.object.utf8)) + "." + Base64.encodeURL(Array(claims.object.utf8))
+        var header = JSONObject()
+        header.append("alg", "ES256")
+        header.append("kid", credentials.keyID)
+        var claims = JSONObject()
+        claims.append("iss", credentials.teamID)
+        claims.append("iat", issuedAt)
+        let input = Base64.encodeURL(JSONWriter.serialize(.object(header))) + "." + Base64.encodeURL(JSONWriter.serialize(.object(claims)))
         do {
             return input + "." + Base64.encodeURL(try credentials.key.sign(Array(input.utf8)))
         } catch {

@@ -38,13 +38,14 @@ public struct FCMAccessToken: Sendable {
     /// Reads a token endpoint answer (`{"access_token":...,"expires_in":...}`) and caches
     /// the token; returns it. A non-200 answer or a body without a token throws.
     public mutating func accept(_ response: HTTPResponse, now: Int64) throws(PushError) -> String {
-        let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]
+        // The token endpoint's body is input from the network: read strictly.
+        let object = try? StrictJSONParser.parse(response.body, maxDepth: 16)
         guard response.status == 200 else {
-            let reason = (object?["error"] as? String) ?? "status \(response.status)"
+            let reason = object?["error"]?.stringValue ?? "status \(response.status)"
             throw PushError(.credentialsInvalid, "the token endpoint refused the service account: \(reason)")
         }
-        guard let token = object?["access_token"] as? String, !token.isEmpty,
-              let expiresIn = (object?["expires_in"] as? NSNumber)?.int64Value, expiresIn > 0
+        guard let token = object?["access_token"]?.stringValue, !token.isEmpty,
+              let expiresIn = object?["expires_in"]?.integerValue, expiresIn > 0
         else { throw PushError(.badResponse, "the token endpoint's answer has no access_token or expires_in") }
         current = (token, now + expiresIn)
         return token
@@ -53,17 +54,17 @@ public struct FCMAccessToken: Sendable {
     /// The signed assertion: header `{"alg":"RS256","typ":"JWT","kid":...}`, claims
     /// `iss`, `scope`, `aud` (the token URI), `iat`, `exp` (one hour, Google's maximum).
     func assertion(issuedAt: Int64) throws(PushError) -> String {
-        var header = CompactJSON()
-        header.string("alg", "RS256")
-        header.string("typ", "JWT")
-        if let kid = credentials.privateKeyID { header.string("kid", kid) }
-        var claims = CompactJSON()
-        claims.string("iss", credentials.clientEmail)
-        claims.string("scope", Self.scope)
-        claims.string("aud", credentials.tokenURI)
-        claims.integer("iat", issuedAt)
-        claims.integer("exp", issuedAt + 3600)
-        let input = Base64.encodeURL(Array(header.object.utf8)) + "." + Base64.encodeURL(Array(claims.object.utf8))
+        var header = JSONObject()
+        header.append("alg", "RS256")
+        header.append("typ", "JWT")
+        header.append("kid", ifPresent: credentials.privateKeyID)
+        var claims = JSONObject()
+        claims.append("iss", credentials.clientEmail)
+        claims.append("scope", Self.scope)
+        claims.append("aud", credentials.tokenURI)
+        claims.append("iat", issuedAt)
+        claims.append("exp", issuedAt + 3600)
+        let input = Base64.encodeURL(JSONWriter.serialize(.object(header))) + "." + Base64.encodeURL(JSONWriter.serialize(.object(claims)))
         do {
             return input + "." + Base64.encodeURL(try credentials.key.sign(Array(input.utf8)))
         } catch {

@@ -1,4 +1,5 @@
 internal import Foundation
+internal import ParleyWireCore
 
 /// What a provider's answer means for one push, read from its status and documented
 /// JSON error body (APNs `{"reason":...}`; FCM `{"error":{"status":..., "details":[{"errorCode":...}]}}`).
@@ -28,11 +29,12 @@ public enum PushOutcome: Sendable, Hashable {
     /// Classifies an answer that arrived at `now` (milliseconds since the epoch; a
     /// `retry-after` date is counted from it).
     public init(provider: Provider, response: HTTPResponse, now: Int64) {
-        let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]
+        // The provider's body is input from the network: read strictly, like every other.
+        let object = try? StrictJSONParser.parse(response.body, maxDepth: 16)
         let retryAfter = response.headers["retry-after"].flatMap { RetryAfter.seconds($0, nowMilliseconds: now) }
         switch provider {
         case .apns:
-            let reason = (object?["reason"] as? String) ?? "status \(response.status)"
+            let reason = object?["reason"]?.stringValue ?? "status \(response.status)"
             switch response.status {
             case 200: self = .delivered
             // Every 410 means the token is gone: `Unregistered`, `ExpiredToken`, or a reason
@@ -44,10 +46,11 @@ public enum PushOutcome: Sendable, Hashable {
             default: self = .rejected(reason: reason)
             }
         case .fcm:
-            let error = object?["error"] as? [String: Any]
-            let details = (error?["details"] as? [[String: Any]]) ?? []
-            let errorCode = details.compactMap { $0["errorCode"] as? String }.first
-            let reason = errorCode ?? (error?["status"] as? String) ?? "status \(response.status)"
+            let error = object?["error"]
+            var details: [JSONValue] = []
+            if case .array(let list)? = error?["details"] { details = list }
+            let errorCode = details.compactMap { $0["errorCode"]?.stringValue }.first
+            let reason = errorCode ?? error?["status"]?.stringValue ?? "status \(response.status)"
             switch response.status {
             case 200: self = .delivered
             case _ where errorCode == "UNREGISTERED": self = .tokenGone(reason: reason)

@@ -47,20 +47,23 @@ public struct PushPayload: Sendable, Hashable {
 
     /// The claims JSON: compact, no duplicate keys, members in the documented order.
     public var claimsJSON: String {
-        var from = CompactJSON()
-        from.string("kind", self.from.kind.rawValue)
-        from.string("address", self.from.address)
-        var json = CompactJSON()
-        json.integer("v", Int64(version))
-        json.string("callId", callID)
-        json.string("appKey", appKey)
-        json.string("deviceId", deviceID)
-        json.raw("from", from.object)
-        json.bool("video", video)
-        json.raw("headers", CompactJSON.stringMap(headers))
-        json.integer("iat", issuedAt)
-        json.integer("exp", expiresAt)
-        return json.object
+        var from = JSONObject()
+        from.append("kind", self.from.kind.rawValue)
+        from.append("address", self.from.address)
+        // Keys sorted, so equal maps serialize equally.
+        var headers = JSONObject()
+        for key in self.headers.keys.sorted() { headers.append(key, self.headers[key]!) }
+        var json = JSONObject()
+        json.append("v", Int64(version))
+        json.append("callId", callID)
+        json.append("appKey", appKey)
+        json.append("deviceId", deviceID)
+        json.append("from", .object(from))
+        json.append("video", video)
+        json.append("headers", .object(headers))
+        json.append("iat", issuedAt)
+        json.append("exp", expiresAt)
+        return JSONWriter.string(json)
     }
 
     /// Signs the payload with a device's push key and returns the compact JWS.

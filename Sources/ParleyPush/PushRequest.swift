@@ -1,4 +1,5 @@
 public import ParleySignaling
+internal import ParleyWireCore
 
 /// One HTTP/2 `POST` to a push provider or a token endpoint, as values: the engine builds
 /// it, ``HTTP2Client`` sends it.
@@ -27,8 +28,8 @@ public struct PushRequest: Sendable {
         providerToken: String, payloadJWS: String
     ) -> PushRequest {
         let base = environment == .sandbox ? endpoints.apnsDevelopment : endpoints.apnsProduction
-        var body = CompactJSON()
-        body.string("parley", payloadJWS)
+        var body = JSONObject()
+        body.append("parley", payloadJWS)
         return PushRequest(
             url: base + "/3/device/" + deviceToken,
             headers: [
@@ -39,7 +40,7 @@ public struct PushRequest: Sendable {
                 ("apns-expiration", "0"),
                 ("content-type", "application/json"),
             ],
-            body: Array(body.object.utf8))
+            body: JSONWriter.serialize(.object(body)))
     }
 
     /// An FCM HTTP v1 high-priority data message with time-to-live 0:
@@ -47,21 +48,21 @@ public struct PushRequest: Sendable {
     public static func fcm(
         endpoints: PushEndpoints, projectID: String, registrationToken: String, accessToken: String, payloadJWS: String
     ) -> PushRequest {
-        var android = CompactJSON()
-        android.string("priority", "HIGH")
-        android.string("ttl", "0s")
-        var data = CompactJSON()
-        data.string("parley", payloadJWS)
-        var message = CompactJSON()
-        message.string("token", registrationToken)
-        message.raw("android", android.object)
-        message.raw("data", data.object)
-        var body = CompactJSON()
-        body.raw("message", message.object)
+        var android = JSONObject()
+        android.append("priority", "HIGH")
+        android.append("ttl", "0s")
+        var data = JSONObject()
+        data.append("parley", payloadJWS)
+        var message = JSONObject()
+        message.append("token", registrationToken)
+        message.append("android", .object(android))
+        message.append("data", .object(data))
+        var body = JSONObject()
+        body.append("message", .object(message))
         return PushRequest(
             url: endpoints.fcm + "/v1/projects/" + projectID + "/messages:send",
             headers: [("authorization", "Bearer " + accessToken), ("content-type", "application/json; UTF-8")],
-            body: Array(body.object.utf8))
+            body: JSONWriter.serialize(.object(body)))
     }
 }
 

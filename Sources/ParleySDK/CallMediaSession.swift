@@ -1,7 +1,8 @@
 import ParleyCrypto
 import ParleyMedia
 import ParleyMediaLeg
-import ParleyNet
+import ParleyNetCore
+import ParleyNetLinux
 
 /// One call's media leg and its audio, with its work run one step after another (so a
 /// close never overtakes the offer it follows).

@@ -2,7 +2,8 @@ public import Foundation
 import ParleyCrypto
 import ParleyMedia
 import ParleyMediaLeg
-import ParleyNet
+import ParleyNetCore
+import ParleyNetLinux
 import ParleySignaling
 
 /// The SDK's entry point: one user's connection to a Parley server, its calls and audio.

@@ -1,5 +1,5 @@
 import Foundation
-import ParleyNet
+import ParleyNetCore
 import ParleySignaling
 #if canImport(Glibc)
 import Glibc

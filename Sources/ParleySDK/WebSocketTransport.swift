@@ -1,6 +1,6 @@
 import Foundation
-import ParleyEdge
-import ParleyNet
+import ParleyWebSocketClient
+import ParleyNetCore
 import ParleySignaling
 import ParleyWebSocket
 import ParleyCrypto

@@ -1,7 +1,7 @@
 import ParleyCalling
 import ParleyICE
 import ParleyMediaLeg
-import ParleyNet
+import ParleyNetLinux
 
 /// One relay-mode leg of the media anchor: its core, its own UDP socket (a port of the
 /// pool, returned when the socket closes) and its timer. A class, because a

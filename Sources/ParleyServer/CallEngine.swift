@@ -6,11 +6,13 @@ import ParleyCalling
 import ParleyCrypto
 import ParleyEdge
 import ParleyMediaLeg
-import ParleyNet
+import ParleyNetCore
+import ParleyNetLinux
 import ParleyPush
 import ParleySignaling
 import ParleyStore
 import ParleyWebSocket
+import ParleyWireCore
 import Synchronization
 
 /// The signaling session layer and call engine of parleyd: every WebSocket on `/v1/ws`,
@@ -342,9 +344,11 @@ final class CallEngine: @unchecked Sendable {
 
     /// Whether a frame that failed the version check is a `hello` (the codec stops before
     /// reading `type`; the frame is valid JSON by then). Decides only the 4006 close.
+    /// Read with the same strict parser as every frame, never Foundation's, which lets
+    /// through what the codec refuses (a trailing comma, nesting past the limit).
     static func namesHello(_ text: String) -> Bool {
-        guard let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] else { return false }
-        return object["type"] as? String == "hello"
+        guard let object = try? StrictJSONParser.parse(Array(text.utf8), maxDepth: SignalingLimits.maxDepth) else { return false }
+        return object["type"]?.stringValue == "hello"
     }
 
     private func reply(_ message: SignalingMessage, on connection: SignalingConnection) {

@@ -1,4 +1,5 @@
 import ParleyCallModel
+import ParleyWireCore
 import ParleyCalling
 import ParleySignaling
 import ParleyStore
@@ -40,7 +41,7 @@ final class CallRecorder: @unchecked Sendable {
                 if failure.willRetry {
                     metrics.update { $0.storeWriteRetries += 1 }
                     log.warning("store.write.retry", ["error": failure.error.description,
-                                                       "retryInMs": String(CallEngine.milliseconds(failure.retryAfter ?? .zero))])
+                                                       "retryInMs": String((failure.retryAfter ?? .zero).wholeMilliseconds)])
                 } else {
                     metrics.update { $0.storeWritesDropped += 1 }
                     log.error("call.record.failed", ["call": failure.subject ?? "-", "operation": failure.write ?? "-",

@@ -4,7 +4,8 @@ import ParleyCrypto
 import ParleyICE
 import ParleyMedia
 import ParleyMediaLeg
-import ParleyNet
+import ParleyNetCore
+import ParleyNetLinux
 import ParleyStore
 import ParleySTUN
 

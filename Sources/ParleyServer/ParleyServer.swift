@@ -1,6 +1,7 @@
 public import ParleyEdge
 public import ParleyHTTP
-public import ParleyNet
+public import ParleyNetCore
+import ParleyNetLinux
 public import ParleyStore
 import ParleyAuth
 import ParleyCallModel

@@ -35,7 +35,7 @@ final class PushCoordinator: Sendable {
         self.deliver = deliver
         self.pushDevicesChanged = pushDevicesChanged
         fcmTokenURL = configuration.pushFCMTokenURL
-        let timeout = Int(CallEngine.milliseconds(configuration.pushRequestTimeout))
+        let timeout = Int(configuration.pushRequestTimeout.wholeMilliseconds)
         let removal = TokenRemoval()
         sender = try PushSender(endpoints: configuration.pushEndpoints, policy: configuration.pushRetryPolicy,
                                 timeoutMilliseconds: timeout, caFile: configuration.pushCAFile) { event in removal.handle(event) }

@@ -1,4 +1,4 @@
-public import ParleyNet
+public import ParleyNetCore
 public import ParleyPush
 
 /// Everything `parleyd` can be told, with the defaults it runs with. Filled from flags,

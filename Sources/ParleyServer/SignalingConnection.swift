@@ -1,6 +1,6 @@
 import ParleyCalling
 import ParleyEdge
-import ParleyNet
+import ParleyNetLinux
 
 /// One WebSocket on `/v1/ws` as the engine sees it: where it is in the `hello` exchange,
 /// when it last sent anything, and its timers. Used on the engine's loop only.

@@ -33,6 +33,11 @@ public struct WebSocketHTTPHeaders: Sendable, Hashable, Encodable, Sequence {
         fields.append(Field(name: name, value: value))
     }
 
+    /// The fields ParleyHTTP's grammar read, in order (already checked, so not again).
+    init(_ headers: HTTPHeaders) {
+        for field in headers.fields { fields.append(Field(name: field.name, value: field.value)) }
+    }
+
     /// Appends a field already known to be well formed.
     mutating func addUnchecked(name: String, value: String) {
         fields.append(Field(name: name, value: value))

@@ -1,5 +1,8 @@
-/// Collects the bytes of an HTTP/1.1 head (the upgrade request on a server, the 101
-/// response on a client) until the empty line that ends it, within a size limit.
+import ParleyHTTP
+
+/// Collects the bytes of an HTTP/1.1 head (the 101 response on a client; a server that
+/// runs ParleyHTTP's request parser validates the request it read instead) until the
+/// empty line that ends it, within a size limit.
 ///
 /// ```swift
 /// var reader = WebSocketHandshakeReader()
@@ -43,7 +46,7 @@ public struct WebSocketHandshakeReader: Sendable {
         if let head { return .complete(head: head, remainder: Array(bytes: bytes)) }
         buffer.appendBytes(bytes)
         // Resume three bytes back: the terminator may straddle two chunks.
-        if let end = HTTPHead.endOfHead(in: buffer, from: searchFrom - 3), end <= maxHeadSize {
+        if let end = HTTPGrammar.endOfHead(in: buffer, from: searchFrom - 3), end <= maxHeadSize {
             let head = Array(buffer[0..<end])
             let remainder = Array(buffer[end...])
             self.head = head

@@ -1,3 +1,5 @@
+import ParleyHTTP
+
 /// What `parley inspect ws` shows for a capture: an opening handshake head (request or
 /// response) if the bytes start with one, then every frame after it.
 ///
@@ -20,8 +22,8 @@ public struct WebSocketInspection: Sendable, Hashable, Encodable {
         guard kind != .none else {
             return WebSocketInspection(request: nil, response: nil, frames: try WebSocketFrame.parseAll(bytes))
         }
-        guard let end = HTTPHead.endOfHead(in: bytes) else {
-            _ = try HTTPHead(parsing: bytes)  // throws the truncation error with its line
+        guard let end = HTTPGrammar.endOfHead(in: bytes) else {
+            try WebSocketError.checkCompleteHead(bytes)  // throws the truncation error with its line
             return WebSocketInspection(request: nil, response: nil, frames: [])
         }
         let head = Array(bytes[..<end])

@@ -1,4 +1,4 @@
-import ParleyHTTP
+public import ParleyHTTP
 /// The client's opening handshake: an HTTP/1.1 GET asking to upgrade (RFC 6455 §4.1).
 ///
 /// ```
@@ -11,8 +11,10 @@ import ParleyHTTP
 /// Sec-WebSocket-Protocol: chat, superchat
 /// ```
 ///
-/// A server gets one from `parse(_:)`, which checks every requirement of §4.2.1; a client
-/// builds one with `init(target:host:key:...)` and sends `serialized()`.
+/// A server gets one from the request its HTTP parser already read, with
+/// `init(validating:)`, which checks every requirement of §4.2.1 (the head is never
+/// parsed a second time, by a second grammar); `parse(_:)` does the same for a head given
+/// as bytes. A client builds one with `init(target:host:key:...)` and sends `serialized()`.
 public struct WebSocketUpgradeRequest: Sendable, Hashable, Encodable {
     /// Always `GET` once parsed.
     public let method: String
@@ -60,6 +62,21 @@ public struct WebSocketUpgradeRequest: Sendable, Hashable, Encodable {
         if let origin { try headers.add(name: "Origin", value: origin) }
         for header in additionalHeaders { try headers.add(name: header.name, value: header.value) }
         self = try WebSocketUpgradeRequest(method: "GET", target: target, version: "HTTP/1.1", headers: headers)
+    }
+
+    /// Checks that `request`, as `HTTPRequestParser` read it, is a WebSocket opening
+    /// handshake (§4.2.1): a GET of a path over HTTP/1.1 with one Host, Upgrade websocket,
+    /// Connection upgrade, Sec-WebSocket-Version 13 and a valid key. Throws with
+    /// `httpStatus` set to the answer (`WebSocketUpgradeResponse.rejecting(_:)`): 400, 405
+    /// for another method, 505 for HTTP/1.0, 426 for another WebSocket version.
+    public init(validating request: HTTPRequest) throws(WebSocketError) {
+        guard request.target.first == "/" else {
+            // §4.1 item 3 / §3: the Request-URI is a path with an optional query.
+            throw WebSocketError(.malformedHTTP, offset: request.streamOffset + request.method.utf8.count + 1, line: 1,
+                                 "request target must be a path starting with /")
+        }
+        try self.init(method: request.method, target: request.target, version: request.version.rawValue,
+                      headers: WebSocketHTTPHeaders(request.headers))
     }
 
     /// Checks the handshake rules of §4.2.1 and fills the derived fields.
@@ -132,29 +149,29 @@ public struct WebSocketUpgradeRequest: Sendable, Hashable, Encodable {
         headers.fields.firstIndex { HTTPGrammar.equalsIgnoringCase($0.name, name) }.map { $0 + 2 }
     }
 
-    /// Parses and checks an upgrade request head, as `WebSocketHandshakeReader` returns
-    /// it (ending with CRLF CRLF, nothing after).
+    /// Parses an upgrade request head given as bytes (as `WebSocketHandshakeReader`
+    /// returns it: ending with CRLF CRLF, nothing after) with ParleyHTTP's request parser,
+    /// then checks it as `init(validating:)` does.
     ///
     /// Throws with `httpStatus` set to what the server should answer: 400 for malformed
     /// heads, missing or bad headers and keys; 405 for a method other than GET; 505 for
     /// an HTTP version other than 1.1; 426 when Sec-WebSocket-Version is not 13; 431 for
     /// too many header fields. `WebSocketUpgradeResponse.rejecting(_:)` builds that answer.
     public static func parse(_ head: some Sequence<UInt8>) throws(WebSocketError) -> WebSocketUpgradeRequest {
-        let parsed = try HTTPHead(parsing: Array(bytes: head))
-        let parts = parsed.startLine.split(separator: " ", omittingEmptySubsequences: false)
-        guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty, HTTPGrammar.isToken(parts[0]) else {
-            throw WebSocketError(.malformedHTTP, offset: 0, line: 1, "request line is not METHOD SP target SP version")
+        let bytes = Array(bytes: head)
+        try WebSocketError.checkCompleteHead(bytes)
+        let limits = HTTPRequestParser.Limits(maxRequestLineLength: max(8192, bytes.count), maxHeadSize: max(16384, bytes.count),
+                                              maxHeaderCount: WebSocketError.maxHeadFieldCount)
+        var parser = HTTPRequestParser(limits: limits)
+        parser.append(bytes)
+        let request: HTTPRequest?
+        do { request = try parser.next() } catch { throw WebSocketError(http: error, in: bytes) }
+        guard let request else {
+            throw WebSocketError(.malformedHTTP, offset: 0, line: 1, parser.isMidRequest
+                                 ? "the head announces a body; an upgrade request is a head alone"
+                                 : "HTTP head has no request line")
         }
-        let version = String(parts[2])
-        guard version.hasPrefix("HTTP/") else {
-            throw WebSocketError(.malformedHTTP, offset: parts[0].utf8.count + parts[1].utf8.count + 2, line: 1,
-                                 "request line does not end with an HTTP version")
-        }
-        guard parts[1].first == "/" else {
-            // §4.1 item 3 / §3: the Request-URI is a path with an optional query.
-            throw WebSocketError(.malformedHTTP, offset: parts[0].utf8.count + 1, line: 1, "request target must be a path starting with /")
-        }
-        return try WebSocketUpgradeRequest(method: String(parts[0]), target: String(parts[1]), version: version, headers: parsed.headers)
+        return try WebSocketUpgradeRequest(validating: request)
     }
 
     /// The request on the wire: request line, headers, empty line.

@@ -1,4 +1,5 @@
 internal import ParleyWireCore
+import ParleyHTTP
 
 /// The server's answer to an upgrade request (RFC 6455 §4.2.2): `101 Switching Protocols`
 /// with Sec-WebSocket-Accept, or an error status.
@@ -123,25 +124,23 @@ public struct WebSocketUpgradeResponse: Sendable, Hashable, Encodable {
 
     // MARK: Client side
 
-    /// Parses a response head as `WebSocketHandshakeReader` returns it. Only the syntax
+    /// Parses a response head as `WebSocketHandshakeReader` returns it, with ParleyHTTP's
+    /// grammar (status line, then the same field-line rules as requests). Only the syntax
     /// is checked (any status parses); `validate(for:)` judges it.
     public static func parse(_ head: some Sequence<UInt8>) throws(WebSocketError) -> WebSocketUpgradeResponse {
-        let parsed = try HTTPHead(parsing: Array(bytes: head))
-        // status-line = HTTP-version SP status-code SP [ reason-phrase ] (RFC 9112 §4);
-        // a missing final space is tolerated.
-        let line = Array(parsed.startLine.utf8)
-        guard line.count >= 12, line[0..<5].elementsEqual("HTTP/".utf8), line[8] == UInt8(ascii: " "),
-              line[9..<12].allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
-              line.count == 12 || line[12] == UInt8(ascii: " ") else {
-            throw WebSocketError(.malformedHTTP, offset: 0, line: 1, "status line is not HTTP/x.y SP 3-digit code SP reason")
+        let bytes = Array(bytes: head)
+        try WebSocketError.checkCompleteHead(bytes)
+        let parsed: HTTPResponseHead
+        do {
+            parsed = try HTTPResponseHead.parse(bytes, maxHeaderCount: WebSocketError.maxHeadFieldCount)
+        } catch {
+            throw WebSocketError(http: error, in: bytes)
         }
-        let version = String(decoding: line[0..<8], as: UTF8.self)
-        guard version == "HTTP/1.1" else {
-            throw WebSocketError(.unsupportedHTTPVersion, offset: 0, line: 1, "\(version); a WebSocket upgrade needs HTTP/1.1")
+        guard parsed.version == "HTTP/1.1" else {
+            throw WebSocketError(.unsupportedHTTPVersion, offset: 0, line: 1, "\(parsed.version); a WebSocket upgrade needs HTTP/1.1")
         }
-        let status = line[9..<12].reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
-        let reason = line.count > 13 ? String(decoding: line[13...], as: UTF8.self) : ""
-        return WebSocketUpgradeResponse(status: status, reason: reason, version: version, headers: parsed.headers)
+        return WebSocketUpgradeResponse(status: parsed.status, reason: parsed.reason, version: parsed.version,
+                                        headers: WebSocketHTTPHeaders(parsed.headers))
     }
 
     /// Checks this response answers `request` (§4.1, client requirements 1-6): status

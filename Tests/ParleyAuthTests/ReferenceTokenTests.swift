@@ -1,4 +1,5 @@
 import ParleyAuth
+import ParleyWireCore
 import Testing
 
 /// Tokens minted by an independent implementation (make_reference_tokens.py, Python's
@@ -41,6 +42,20 @@ import Testing
         let sinch = try UserToken.mint(applicationKey: ReferenceTokens.applicationKey, secret: ReferenceTokens.secret,
                                        userID: "alice", issuedAt: 1_764_421_200, lifetime: 600, nonce: "q3Zt8yW1", issuerForm: .sinch)
         #expect(sinch == ReferenceTokens.all.first { $0.name == "sinch issuer" }?.token)
+    }
+
+    /// The header and claims are written by the package's one JSON writer: compact, in the
+    /// documented order, with a quote and a backslash in the nonce escaped.
+    @Test func mintedPartsAreCompactJSONWithEscapedNonce() throws {
+        let token = try UserToken.mint(applicationKey: ReferenceTokens.applicationKey, secret: ReferenceTokens.secret,
+                                       userID: "alice", issuedAt: 1_764_421_200, lifetime: 600, nonce: #"q"3\Z"#)
+        let parts = token.split(separator: ".")
+        #expect(parts.count == 3)
+        let header = String(decoding: try Base64.decodeURL(parts[0]), as: UTF8.self)
+        let claims = String(decoding: try Base64.decodeURL(parts[1]), as: UTF8.self)
+        #expect(header == #"{"alg":"HS256","kid":"hkdfv1-20251129","typ":"JWT"}"#)
+        let issuer = "//parley/applications/" + ReferenceTokens.applicationKey
+        #expect(claims == #"{"iss":""# + issuer + #"","sub":""# + issuer + #"/users/alice","iat":1764421200,"exp":1764421800,"nonce":"q\"3\\Z"}"#)
     }
 
     @Test func fixturesCoverEveryTokenErrorKind() {

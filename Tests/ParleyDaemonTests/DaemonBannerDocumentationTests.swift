@@ -1,5 +1,5 @@
 import Foundation
-import ParleyNet
+import ParleyNetCore
 import ParleyStore
 import Testing
 

@@ -1,4 +1,4 @@
-import ParleyNet
+import ParleyNetCore
 import ParleyPush
 import ParleyServer
 import Testing

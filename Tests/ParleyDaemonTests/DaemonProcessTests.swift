@@ -1,5 +1,6 @@
 import Foundation
-import ParleyNet
+import ParleyNetCore
+import ParleyNetLinux
 import Synchronization
 import Testing
 

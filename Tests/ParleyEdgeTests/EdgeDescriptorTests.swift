@@ -1,6 +1,6 @@
 import Testing
 import Glibc
-import ParleyNet
+import ParleyNetLinux
 @testable import ParleyEdge
 
 /// Tests that change what the whole process may hold (its descriptor limit), so they run in

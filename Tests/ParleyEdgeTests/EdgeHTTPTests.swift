@@ -1,6 +1,6 @@
 import Testing
 import Glibc
-import ParleyNet
+import ParleyNetCore
 import ParleyHTTP
 @testable import ParleyEdge
 

@@ -1,9 +1,10 @@
 import Testing
 import Glibc
-import ParleyNet
+import ParleyNetCore
 import ParleyCrypto
 import ParleyTestSupport
 @testable import ParleyEdge
+@testable import ParleyWebSocketClient
 
 @Suite struct EdgeTLSTests {
     let authority: TestCertificateAuthority
@@ -120,7 +121,7 @@ import ParleyTestSupport
         #expect(silent.readToEnd(timeout: .seconds(5)))
         #expect(server.statistics.timeouts >= 1)
         // A plain WebSocket client on the TLS port fails cleanly too.
-        #expect(throws: EdgeError.self) { _ = try WebSocketClient(connectingTo: address, path: "/ws", timeout: .seconds(2)) }
+        #expect(throws: WebSocketClientError.self) { _ = try WebSocketClient(connectingTo: address, path: "/ws", timeout: .seconds(2)) }
         // The server still serves TLS and plain afterwards.
         let client = try WebSocketClient(connectingTo: address, path: "/ws", timeout: .seconds(5), tls: trusting)
         try client.send(.text("still here"))

@@ -1,9 +1,11 @@
 import Glibc
 import Synchronization
-import ParleyNet
+import ParleyNetCore
+import ParleyNetLinux
 import ParleyHTTP
 import ParleyWebSocket
 @testable import ParleyEdge
+import ParleyWebSocketClient
 
 /// A lock-protected value shared with handlers that run on loop threads.
 final class Locked<Value: Sendable>: Sendable {

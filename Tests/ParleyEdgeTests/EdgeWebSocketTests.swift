@@ -1,10 +1,12 @@
 import Testing
 import Glibc
 import Dispatch
-import ParleyNet
+import ParleyNetCore
+import ParleyNetLinux
 import ParleyWebSocket
 import ParleyHTTP
 @testable import ParleyEdge
+import ParleyWebSocketClient
 
 @Suite("Edge server: WebSockets over real sockets")
 struct EdgeWebSocketTests {
@@ -266,6 +268,44 @@ struct EdgeWebSocketTests {
                             + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n").utf8) + frame)
         let echo = WebSocketFrame.text("early").serialized()
         #expect(raw.read { $0.count >= echo.count && Array($0.suffix(echo.count)) == echo })
+    }
+
+    // One grammar: the upgrade is judged from the request the HTTP parser read. Before,
+    // its head was parsed a second time by the WebSocket module's own parser, and the two
+    // could disagree about the same bytes.
+
+    @Test("A header value that is not UTF-8 gets the same 400 on a plain request and on an upgrade")
+    func oneVerdictForInvalidUTF8() throws {
+        let server = try makeServer()
+        defer { server.shutdown() }
+        let upgrade = "GET /ws HTTP/1.1\r\nHost: t\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+        for head in ["GET /plain HTTP/1.1\r\nHost: t\r\n", upgrade] {
+            let raw = try RawClient(server.localAddresses[0])
+            try raw.send(Array((head + "X-Name: caf").utf8) + [0xe9] + Array("\r\n\r\n".utf8))
+            #expect(raw.readToEnd())
+            #expect(raw.received.starts(with: Array("HTTP/1.1 400 ".utf8)),
+                    "\(head.prefix(9)): \(String(decoding: raw.received.prefix(40), as: UTF8.self))")
+        }
+    }
+
+    @Test("The edge's own header limit applies to an upgrade, not a second parser's")
+    func upgradeUnderTheEdgesHeaderLimit() throws {
+        let server = try makeServer { $0.httpLimits.maxHeaderCount = 200 }
+        defer { server.shutdown() }
+        let extra = (0..<120).map { (name: "X-Field-\($0)", value: "v") }
+        let client = try WebSocketClient(connectingTo: server.localAddresses[0], path: "/ws", headers: extra)
+        try client.send(.text("many headers"))
+        #expect(try client.receive(timeout: .seconds(10)) == .message(.text("many headers")))
+        client.close()
+        // Past the edge's limit the HTTP parser's 431 is the answer, for upgrades as for any request.
+        let tooMany = (0..<201).map { (name: "X-Field-\($0)", value: "v") }
+        do {
+            _ = try WebSocketClient(connectingTo: server.localAddresses[0], path: "/ws", headers: tooMany)
+            Issue.record("an upgrade past the header limit was accepted")
+        } catch {
+            #expect(error.rejectedStatus == 431)
+        }
     }
 }
 

@@ -106,7 +106,7 @@ struct RequestParserTests {
         parser.append(Array(head.utf8) + [0x81, 0x05])
         let request = try #require(try parser.next())
         #expect(request.isUpgrade)
-        #expect(request.head == Array(head.utf8))
+        #expect(request.target == "/ws" && request.headers.count == 3)
         #expect(parser.takeBufferedBytes() == [0x81, 0x05])
         #expect(parser.bufferedByteCount == 0)
     }
@@ -136,6 +136,53 @@ struct RequestParserTests {
     @Test("RFC 9112 §5.2: obs-fold is refused (400)")
     func obsFold() {
         expectStatus(400, "GET / HTTP/1.1\r\nHost: a\r\nX-Long: one\r\n two\r\n\r\n")
+    }
+
+    @Test("A header or trailer value that is not UTF-8 is refused (400), at the bad byte; UTF-8 passes")
+    func nonUTF8FieldValues() throws {
+        let head = Array("GET / HTTP/1.1\r\nHost: a\r\nX-Name: caf".utf8)
+        for bad: [UInt8] in [[0xe9], [0xc3], [0xed, 0xa0, 0x80], [0xff, 0x41]] {
+            var parser = HTTPRequestParser()
+            parser.append(head + bad + Array("\r\n\r\n".utf8))
+            do {
+                _ = try parser.next()
+                Issue.record("accepted \(bad)")
+            } catch {
+                #expect(error.status == 400)
+                #expect(error.detail.contains("UTF-8"), "\(error)")
+                #expect(error.offset.map { $0 >= head.count && $0 <= head.count + bad.count } == true, "\(error)")
+            }
+        }
+        let good = try parseAll("GET / HTTP/1.1\r\nHost: a\r\nX-Name: café ✓\r\n\r\n")
+        #expect(good.first?.headers.first("x-name") == "café ✓")
+        expectStatus(400, "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nX-T: \u{7f}\r\n\r\n")
+        var trailer = HTTPRequestParser()
+        trailer.append(Array("POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nX-T: caf".utf8)
+                       + [0xe9] + Array("\r\n\r\n".utf8))
+        #expect(throws: HTTPError.self) { try trailer.next() }
+    }
+
+    @Test("Response heads (read by the WebSocket client) use the same field-line rules")
+    func responseHeads() throws {
+        let head = try HTTPResponseHead.parse(Array("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nX:  a b \r\n\r\n".utf8))
+        #expect(head.version == "HTTP/1.1" && head.status == 101 && head.reason == "Switching Protocols")
+        #expect(head.headers.fields.map(\.name) == ["Upgrade", "X"] && head.headers.first("x") == "a b")
+        #expect(try HTTPResponseHead.parse(Array("HTTP/1.0 200\r\n\r\n".utf8)).reason == "")
+        let refusals = [
+            "HTTP/1.1 101 OK\r\nX : y\r\n\r\n",          // whitespace before the colon
+            "HTTP/1.1 101 OK\r\n folded\r\n\r\n",         // obs-fold
+            "HTTP/1.1 101 OK\r\nNo colon\r\n\r\n",
+            "HTTP/1.1 101 OK\r\nX: a\u{1}b\r\n\r\n",     // control character
+            "HTTP/1.1 1x1 OK\r\n\r\n", "HTTP/x.1 101 OK\r\n\r\n", "HTTP/1.1 101OK\r\n\r\n", "\r\n\r\n",
+            "HTTP/1.1 101 OK\r\n\r\nbody", "HTTP/1.1 101 OK\r\n",
+        ]
+        for text in refusals {
+            #expect(throws: HTTPError.self, "\(text.debugDescription)") { try HTTPResponseHead.parse(Array(text.utf8)) }
+        }
+        #expect(throws: HTTPError.self) { try HTTPResponseHead.parse(Array("HTTP/1.1 101 OK\r\nX: caf".utf8) + [0xe9] + Array("\r\n\r\n".utf8)) }
+        let many = "HTTP/1.1 101 OK\r\n" + String(repeating: "X: y\r\n", count: 3) + "\r\n"
+        #expect(throws: HTTPError.self) { try HTTPResponseHead.parse(Array(many.utf8), maxHeaderCount: 2) }
+        #expect(try HTTPResponseHead.parse(Array(many.utf8), maxHeaderCount: 3).headers.count == 3)
     }
 
     @Test("RFC 9112 §5.1: whitespace before the colon is refused (400)")

@@ -2,7 +2,8 @@ import Foundation
 import ParleyCrypto
 import ParleyMedia
 import ParleyMediaLeg
-import ParleyNet
+import ParleyNetCore
+import ParleyNetLinux
 import ParleySDP
 import Testing
 

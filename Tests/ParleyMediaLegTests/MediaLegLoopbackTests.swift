@@ -1,7 +1,7 @@
 import ParleyCrypto
 import ParleyMedia
 import ParleyMediaLeg
-import ParleyNet
+import ParleyNetLinux
 import ParleyTestSupport
 import Testing
 

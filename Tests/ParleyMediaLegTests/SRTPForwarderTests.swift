@@ -1,5 +1,5 @@
 import Testing
-import ParleyNet
+import ParleyNetCore
 import ParleySRTP
 import ParleyTestSupport
 @testable import ParleyMediaLeg

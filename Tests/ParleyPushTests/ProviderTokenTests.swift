@@ -67,6 +67,11 @@ private func parts(_ jwt: String) throws -> (header: [String: Any], claims: [Str
         let refused = HTTPResponse(status: 400, body: Array(#"{"error":"invalid_grant"}"#.utf8))
         #expect(throws: PushError.self) { try access.accept(refused, now: 100) }
         #expect(throws: PushError.self) { try access.accept(HTTPResponse(status: 200, body: Array("{}".utf8)), now: 100) }
+        // The answer is network input, read strictly: two tokens is no token.
+        let twice = HTTPResponse(status: 200, body: Array(#"{"access_token":"ya29.a","access_token":"ya29.b","expires_in":3599}"#.utf8))
+        #expect(throws: PushError.self) { try access.accept(twice, now: 100) }
+        let fraction = HTTPResponse(status: 200, body: Array(#"{"access_token":"ya29.x","expires_in":35.5e2}"#.utf8))
+        #expect(throws: PushError.self) { try access.accept(fraction, now: 100) }
     }
 
     @Test func requestsCarryTheDocumentedHeadersAndBodies() {

@@ -35,4 +35,14 @@ private func classify(_ provider: PushOutcome.Provider, _ response: HTTPResponse
         #expect(classify(.fcm, answer(503, #"{"error":{"code":503,"status":"UNAVAILABLE"}}"#)) == .retryable(reason: "UNAVAILABLE", retryAfter: nil))
         #expect(classify(.fcm, answer(400, #"{"error":{"code":400,"status":"INVALID_ARGUMENT"}}"#)) == .rejected(reason: "INVALID_ARGUMENT"))
     }
+
+    @Test func anAmbiguousBodyIsReadAsNoBody() {
+        // Two readers could take either "reason"; a strict one takes neither, so such a
+        // body cannot make parleyd delete a device's token.
+        #expect(classify(.apns, answer(400, #"{"reason":"BadTopic","reason":"BadDeviceToken"}"#))
+            == .rejected(reason: "status 400"))
+        let twice = #"{"error":{"status":"NOT_FOUND","details":[{"errorCode":"INVALID_ARGUMENT","errorCode":"UNREGISTERED"}]}}"#
+        #expect(classify(.fcm, answer(404, twice)) == .rejected(reason: "status 404"))
+        #expect(classify(.apns, answer(410, #"{"reason":"Unregistered",}"#)) == .tokenGone(reason: "status 410"))
+    }
 }

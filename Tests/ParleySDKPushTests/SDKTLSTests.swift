@@ -1,6 +1,6 @@
 import Foundation
 import ParleyAuth
-import ParleyNet
+import ParleyNetCore
 import ParleySDK
 import ParleyServer
 import ParleyStore

@@ -1,5 +1,6 @@
 import Foundation
-import ParleyNet
+import ParleyNetCore
+import ParleyNetLinux
 @testable import ParleySDK
 
 /// A TCP relay on 127.0.0.1 in front of the test server, so a test can drop the client's

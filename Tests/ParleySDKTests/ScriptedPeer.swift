@@ -3,7 +3,7 @@ import ParleyCrypto
 import ParleyEdge
 import ParleyMedia
 import ParleyMediaLeg
-import ParleyNet
+import ParleyNetLinux
 import ParleySignaling
 import ParleyWebSocket
 @testable import ParleySDK

@@ -4,7 +4,7 @@ import ParleyCallModel
 import ParleyCalling
 import ParleyEdge
 import ParleyHTTP
-import ParleyNet
+import ParleyNetLinux
 import ParleySQLite
 import ParleyStore
 import Synchronization

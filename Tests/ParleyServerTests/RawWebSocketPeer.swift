@@ -1,5 +1,6 @@
 import Foundation
-import ParleyNet
+import ParleyNetCore
+import ParleyNetLinux
 
 /// A WebSocket client that writes frames byte by byte as the test says, right or wrong,
 /// and reads the server's frames without judging them: the conformance tests' probe.

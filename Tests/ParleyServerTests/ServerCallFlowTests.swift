@@ -1,6 +1,6 @@
 import Foundation
 import ParleyCalling
-import ParleyNet
+import ParleyNetCore
 import ParleyServer
 import ParleySignaling
 import ParleyStore

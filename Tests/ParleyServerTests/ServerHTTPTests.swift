@@ -1,6 +1,7 @@
 import ParleyEdge
 import ParleyHTTP
-import ParleyNet
+import ParleyNetCore
+import ParleyNetLinux
 import ParleyServer
 import Testing
 

@@ -1,8 +1,8 @@
 import Foundation
 import ParleyAuth
 import ParleyCrypto
-import ParleyEdge
-import ParleyNet
+import ParleyWebSocketClient
+import ParleyNetCore
 import ParleyServer
 import ParleySignaling
 import ParleyStore

@@ -2,7 +2,7 @@ import Foundation
 import ParleyCrypto
 import ParleyMedia
 import ParleyMediaLeg
-import ParleyNet
+import ParleyNetLinux
 import ParleyServer
 import ParleySignaling
 import ParleyStore

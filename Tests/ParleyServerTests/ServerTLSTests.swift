@@ -3,7 +3,8 @@ import Testing
 import ParleyAuth
 import ParleyCrypto
 import ParleyEdge
-import ParleyNet
+import ParleyNetCore
+import ParleyNetLinux
 import ParleyServer
 import ParleySignaling
 import ParleyTestSupport

@@ -1,6 +1,6 @@
 import Foundation
 import ParleyAuth
-import ParleyEdge
+import ParleyWebSocketClient
 import ParleyServer
 import ParleySignaling
 import ParleyStore
@@ -230,7 +230,7 @@ import Testing
 
     @Test func handshakeWithoutTheSubprotocolIs426() throws {
         let harness = try ServerHarness()
-        #expect(throws: EdgeError.self) { _ = try TestDevice(address: harness.address, subprotocols: []) }
+        #expect(throws: WebSocketClientError.self) { _ = try TestDevice(address: harness.address, subprotocols: []) }
     }
 
     @Test func badFramesGetErrorsAndTheConnectionStaysUsable() throws {

@@ -1,5 +1,6 @@
 import Testing
 @testable import ParleyWebSocket
+import ParleyHTTP
 import ParleyTestSupport
 
 /// The opening handshake, RFC 6455 § 4, both sides.
@@ -128,6 +129,41 @@ import ParleyTestSupport
         let error = requestError(requestBytes(replacing: line, with: replacement))
         #expect(error?.kind.description == kind, "\(String(describing: error))")
         #expect(error?.httpStatus == status)
+    }
+
+    @Test("A server validates the request its HTTP parser read: the same value and verdicts as parsing the head")
+    func validatingAParsedRequest() throws {
+        func httpRequest(_ bytes: [UInt8]) throws -> HTTPRequest {
+            var parser = HTTPRequestParser()
+            parser.append(bytes)
+            return try #require(try parser.next())
+        }
+        let bytes = requestBytes()
+        let validated = try WebSocketUpgradeRequest(validating: try httpRequest(bytes))
+        #expect(validated == (try WebSocketUpgradeRequest.parse(bytes)))
+        #expect(validated.subprotocols == ["chat", "superchat"] && validated.origin == "http://example.com")
+        let cases: [(String, String?, Int)] = [
+            ("GET", "POST /chat HTTP/1.1", 405), ("GET", "GET /chat HTTP/1.0", 505), ("GET", "GET chat HTTP/1.1", 400),
+            ("Sec-WebSocket-Version", "Sec-WebSocket-Version: 8", 426), ("Upgrade", nil, 400),
+            ("Sec-WebSocket-Key", "Sec-WebSocket-Key: short", 400),
+        ]
+        for (line, replacement, status) in cases {
+            let bytes = requestBytes(replacing: line, with: replacement)
+            var fromRequest: WebSocketError?
+            do { _ = try WebSocketUpgradeRequest(validating: try httpRequest(bytes)) } catch let error as WebSocketError { fromRequest = error }
+            #expect(fromRequest?.httpStatus == status, "\(line): \(String(describing: fromRequest))")
+            #expect(fromRequest == requestError(bytes))
+        }
+    }
+
+    @Test("A head parsed as bytes: leading empty lines are skipped as HTTP allows; a head announcing a body is refused")
+    func headShapes() throws {
+        let bytes = requestBytes()
+        #expect(try WebSocketUpgradeRequest.parse(Array("\r\n".utf8) + bytes) == (try WebSocketUpgradeRequest.parse(bytes)))
+        let error = requestError(requestBytes(adding: ["Content-Length: 3"]))
+        #expect(error?.kind == .malformedHTTP)
+        #expect(error?.detail.contains("body") == true)
+        #expect(requestError(requestBytes(adding: ["Content-Length: 0"])) == nil)
     }
 
     @Test("Duplicate Host or Sec-WebSocket-Key headers are refused")
