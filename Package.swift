@@ -50,9 +50,16 @@ let package = Package(
         .target(name: "ParleyEdge", dependencies: ["ParleyWireCore", "ParleyNet", "ParleyHTTP", "ParleyWebSocket", "ParleyCrypto"], swiftSettings: upcoming),
         .target(name: "ParleyStore", dependencies: ["ParleyWireCore", "ParleySQLite", "ParleySignaling", "ParleyCalling"], swiftSettings: upcoming),
         .target(name: "ParleyCalling", dependencies: ["ParleyWireCore", "ParleySignaling"], swiftSettings: upcoming),
+        // The audio leg, sans-I/O (MediaLegCore, the media topologies), and its shell on
+        // ParleyNet (the MediaLeg actor, SRTPForwarder).
         .target(
             name: "ParleyMediaLeg",
-            dependencies: ["ParleyWireCore", "ParleySTUN", "ParleyRTP", "ParleySDP", "ParleyICE", "ParleyCrypto", "ParleySRTP", "ParleyOpus", "ParleyMedia", "ParleyNet"],
+            dependencies: ["ParleySTUN", "ParleyRTP", "ParleySDP", "ParleyICE", "ParleyCrypto", "ParleySRTP", "ParleyMedia"],
+            swiftSettings: upcoming
+        ),
+        .target(
+            name: "ParleyMediaLegIO",
+            dependencies: ["ParleyMediaLeg", "ParleyICE", "ParleySTUN", "ParleyRTP", "ParleySRTP", "ParleyMedia", "ParleyNet"],
             swiftSettings: upcoming
         ),
 
@@ -65,10 +72,10 @@ let package = Package(
         // MARK: Layer 4: the client SDK (docs/sdk.md)
         .target(
             name: "ParleySDK",
-            dependencies: ["ParleyWireCore", "ParleyNet", "ParleyWebSocket", "ParleyEdge", "ParleySignaling", "ParleyCrypto", "ParleyMedia", "ParleyMediaLeg"],
+            dependencies: ["ParleyWireCore", "ParleyNet", "ParleyWebSocket", "ParleyEdge", "ParleySignaling", "ParleyCrypto", "ParleyMedia", "ParleyMediaLeg", "ParleyMediaLegIO"],
             swiftSettings: upcoming
         ),
-        .testTarget(name: "ParleySDKTests", dependencies: ["ParleySDK", "ParleyEdge", "ParleyWebSocket", "ParleyMediaLeg", "ParleyTestSupport"], swiftSettings: upcoming),
+        .testTarget(name: "ParleySDKTests", dependencies: ["ParleySDK", "ParleyEdge", "ParleyWebSocket", "ParleyMediaLeg", "ParleyMediaLegIO", "ParleyTestSupport"], swiftSettings: upcoming),
         .executableTarget(
             name: "ParleyCLI",
             dependencies: ["ParleyWireCore", "ParleySTUN", "ParleyRTP", "ParleySDP", "ParleyWebSocket", "ParleySignaling", "ParleyAuth", "ParleyMedia", "ParleySDK"],
@@ -91,7 +98,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "ParleyBench",
-            dependencies: ["ParleySTUN", "ParleyRTP", "ParleySDP", "ParleyWebSocket", "ParleySignaling", "ParleyCrypto", "ParleySRTP", "ParleyICE", "ParleyOpus", "ParleyMedia", "ParleyNet", "ParleyMediaLeg", "ParleyHTTP", "ParleyAuth", "ParleyEdge", "ParleySQLite", "ParleyStore", "ParleyCalling", "ParleyPush"],
+            dependencies: ["ParleySTUN", "ParleyRTP", "ParleySDP", "ParleyWebSocket", "ParleySignaling", "ParleyCrypto", "ParleySRTP", "ParleyICE", "ParleyOpus", "ParleyMedia", "ParleyNet", "ParleyMediaLeg", "ParleyMediaLegIO", "ParleyHTTP", "ParleyAuth", "ParleyEdge", "ParleySQLite", "ParleyStore", "ParleyCalling", "ParleyPush"],
             swiftSettings: upcoming
         ),
 
@@ -111,7 +118,7 @@ let package = Package(
         .testTarget(name: "ParleyICETests", dependencies: ["ParleyICE", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleyMediaTests", dependencies: ["ParleyMedia", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleyNetTests", dependencies: ["ParleyNet", "ParleyTestSupport"], swiftSettings: upcoming),
-        .testTarget(name: "ParleyMediaLegTests", dependencies: ["ParleyMediaLeg", "ParleyTestSupport"], swiftSettings: upcoming),
+        .testTarget(name: "ParleyMediaLegTests", dependencies: ["ParleyMediaLeg", "ParleyMediaLegIO", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleySQLiteTests", dependencies: ["ParleySQLite", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleyHTTPTests", dependencies: ["ParleyHTTP", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleyAuthTests", dependencies: ["ParleyAuth", "ParleyTestSupport"], exclude: ["reference"], swiftSettings: upcoming),
@@ -124,7 +131,7 @@ let package = Package(
         .target(name: "ParleyPushTestSupport", dependencies: ["ParleyPush", "ParleyCrypto"], path: "Tests/ParleyPushTestSupport", swiftSettings: upcoming),
         .testTarget(name: "ParleyPushTests", dependencies: ["ParleyPush", "ParleyPushTestSupport", "ParleyCrypto", "ParleyWireCore", "ParleySignaling", "ParleyTestSupport"], swiftSettings: upcoming),
 
-        .testTarget(name: "ParleyServerTests", dependencies: ["ParleyServer", "ParleyTestSupport", "ParleyPush", "ParleyPushTestSupport", "ParleyWireCore", "ParleyEdge", "ParleyAuth", "ParleySignaling", "ParleyStore", "ParleyCalling", "ParleyMediaLeg", "ParleyMedia", "ParleyCrypto", "ParleyNet", "ParleyWebSocket", "ParleyICE", "ParleySTUN", "ParleySQLite"], swiftSettings: upcoming),
+        .testTarget(name: "ParleyServerTests", dependencies: ["ParleyServer", "ParleyTestSupport", "ParleyPush", "ParleyPushTestSupport", "ParleyWireCore", "ParleyEdge", "ParleyAuth", "ParleySignaling", "ParleyStore", "ParleyCalling", "ParleyMediaLeg", "ParleyMediaLegIO", "ParleyMedia", "ParleyCrypto", "ParleyNet", "ParleyWebSocket", "ParleyICE", "ParleySTUN", "ParleySQLite"], swiftSettings: upcoming),
         // MARK: Issue 5, SDK side: the SDK's push relay against a real server (docs/push-and-callkit.md)
         .testTarget(name: "ParleySDKPushTests", dependencies: ["ParleySDK", "ParleyServer", "ParleyPushTestSupport", "ParleyPush", "ParleyStore", "ParleyAuth", "ParleyNet", "ParleyTestSupport"], swiftSettings: upcoming),
         // Runs the built `parleyd` and `parley` executables: `swift build` must run first.

@@ -1,5 +1,6 @@
 import Glibc
 import ParleyMediaLeg
+import ParleyMediaLegIO
 import ParleyNet
 import ParleySRTP
 

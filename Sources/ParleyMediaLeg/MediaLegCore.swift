@@ -64,6 +64,8 @@ public struct MediaLegCore: ~Copyable {
     private var markNextPacket = true
     /// Relay mode: the source stream being forwarded and the offsets onto our numbering.
     private var relayOffsets: (ssrc: UInt32, sequence: UInt16, timestamp: UInt32)?
+    /// The telephone event last reported, so repeats of one event are reported once.
+    private var lastTelephoneEvent: (ssrc: UInt32, timestamp: UInt32, ended: Bool)?
     private var jitter = JitterBuffer()
     private var reporter: RTCPReporter
     private var inputResampler: Resampler?
@@ -167,7 +169,11 @@ public struct MediaLegCore: ~Copyable {
         let options = AudioPayloadCodec.OpusOptions(
             bitrate: configuration.opusBitrate, inbandFEC: configuration.opusInbandFEC,
             dtx: configuration.opusDTX, expectedLossPercent: configuration.opusExpectedLossPercent)
-        guard let codec = try AudioPayloadCodec(name: audio.codec.name, opus: options) else {
+        let made: AudioPayloadCodec?
+        do { made = try AudioPayloadCodec(name: audio.codec.name, opus: options) } catch {
+            throw MediaLegError(.codec, "\(error)")
+        }
+        guard let codec = made else {
             throw MediaLegError(.negotiation, "negotiated codec \(audio.codec.name) is not one the leg can run")
         }
         guard let remoteFingerprint = audio.remoteFingerprints.first(where: { $0.algorithm.lowercased() == "sha-256" }),
@@ -386,7 +392,8 @@ public struct MediaLegCore: ~Copyable {
             return []
         }
         let samples = try interfaceSamples(frame)
-        let payload = try codec.encode(samples)
+        let payload: [UInt8]
+        do { payload = try codec.encode(samples) } catch { throw MediaLegError(.codec, "\(error)") }
         defer { rtpTimestamp &+= codec.timestampStep }
         // Opus DTX: a 1-2 byte result means "nothing worth sending" (RFC 7587 §3.1.3).
         if configuration.opusDTX, codec.kind == .opus, payload.count <= 2 {
@@ -411,7 +418,36 @@ public struct MediaLegCore: ~Copyable {
         return actions
     }
 
-    /// Relay mode: sends a packet received on the other leg of the call, unchanged but for
+    /// Sends one RFC 4733 telephone-event packet (§2.5) with the negotiated
+    /// `telephone-event` payload type. An event is a run of such packets sharing
+    /// `eventTimestamp` (the RTP time it began), its duration growing, the last with the E
+    /// bit, usually sent three times; `marker` goes on the first. The caller paces the run.
+    /// Nothing is sent before the leg is connected or when the peer did not negotiate
+    /// telephone events.
+    public mutating func sendTelephoneEvent(
+        _ event: TelephoneEvent, eventTimestamp: UInt32, marker: Bool, now: ContinuousClock.Instant
+    ) -> [MediaLegAction] {
+        guard state == .connected, let telephoneEventPayloadType, let outbound, let destination = mediaDestination else {
+            stats.framesNotSent &+= 1
+            return []
+        }
+        let packet = RTPPacket(
+            marker: marker, payloadType: telephoneEventPayloadType, sequenceNumber: sequenceNumber,
+            timestamp: eventTimestamp, ssrc: ssrc, payload: ((try? event.serialized()) ?? [])[...])
+        guard packet.payload.count == TelephoneEvent.size, let plain = try? packet.serialized(),
+              let bytes = try? outbound.protect(rtp: plain) else {
+            stats.framesNotSent &+= 1
+            return []
+        }
+        sequenceNumber &+= 1
+        return [.send(bytes: bytes, from: destination.local, to: destination.remote)]
+    }
+
+    /// The RTP timestamp the next audio frame will carry (where a telephone event that
+    /// begins now starts).
+    public var nextRTPTimestamp: UInt32 { rtpTimestamp }
+
+    /// Forward mode: sends a packet received on another leg of the call, unchanged but for
     /// what must be ours: payload type, SSRC, and sequence numbers and timestamps moved by
     /// a fixed offset (so the receiver still sees the sender's gaps and timing).
     public mutating func relay(_ packet: RTPPacket, now: ContinuousClock.Instant) -> [MediaLegAction] {
@@ -668,17 +704,41 @@ public struct MediaLegCore: ~Copyable {
             drop(.malformedRTP, from: source, "RTP \(error)", into: &actions)
             return
         }
-        if packet.payloadType == telephoneEventPayloadType { return }  // DTMF: the call layer's business
+        if packet.payloadType == telephoneEventPayloadType {
+            receiveTelephoneEvent(packet, from: source, into: &actions)
+            return
+        }
         guard packet.payloadType == payloadType else {
             drop(.unknownPayloadType, from: source, "RTP payload type \(packet.payloadType) was not negotiated", into: &actions)
             return
         }
         let ns = nanoseconds(now)
         reporter.recordReceived(packet, now: ns)
-        if configuration.relay {
-            actions.append(.receivedRTP(packet))
-        } else {
-            _ = jitter.push(packet, now: ns)
+        switch configuration.mediaMode {
+        case .forward: actions.append(.receivedRTP(packet))
+        case .decode: _ = jitter.push(packet, now: ns)
+        }
+    }
+
+    /// RFC 4733 §2.5: an event is sent as a run of packets sharing one RTP timestamp, its
+    /// duration growing, the last (E bit set) usually three times. Each event comes out
+    /// twice at most: once when it begins and once when it ends (an event whose first
+    /// packets were lost comes out once, ended).
+    private mutating func receiveTelephoneEvent(_ packet: RTPPacket, from source: ICETransportAddress, into actions: inout [MediaLegAction]) {
+        let blocks: [TelephoneEvent]
+        do { blocks = try TelephoneEvent.parseBlocks(packet.payload) } catch {
+            drop(.malformedRTP, from: source, "telephone-event \(error)", into: &actions)
+            return
+        }
+        // RFC 4733 §2.5.1.5: with several blocks (redundancy), the last one is this packet's.
+        guard let event = blocks.last else { return }
+        let isNew = lastTelephoneEvent.map { $0.ssrc != packet.ssrc || $0.timestamp != packet.timestamp } ?? true
+        if isNew {
+            lastTelephoneEvent = (packet.ssrc, packet.timestamp, event.isEnd)
+            actions.append(.receivedTelephoneEvent(event, timestamp: packet.timestamp))
+        } else if event.isEnd, lastTelephoneEvent?.ended == false {
+            lastTelephoneEvent?.ended = true
+            actions.append(.receivedTelephoneEvent(event, timestamp: packet.timestamp))
         }
     }
 

@@ -1,6 +1,7 @@
 import ParleyCrypto
 import ParleyMedia
 import ParleyMediaLeg
+import ParleyMediaLegIO
 import ParleyNet
 
 /// One call's media leg and its audio, with its work run one step after another (so a

@@ -1,6 +1,7 @@
 import ParleyCrypto
 import ParleyMedia
 import ParleyMediaLeg
+import ParleyMediaLegIO
 import ParleyNet
 import ParleyTestSupport
 import Testing

@@ -3,6 +3,7 @@ import ParleyCrypto
 import ParleyEdge
 import ParleyMedia
 import ParleyMediaLeg
+import ParleyMediaLegIO
 import ParleyNet
 import ParleySignaling
 import ParleyWebSocket
