@@ -1,3 +1,4 @@
+import Dispatch
 import ParleyCalling
 import ParleyCrypto
 import ParleyICE
@@ -7,6 +8,7 @@ import ParleyNet
 import ParleyRTP
 import ParleyStore
 import ParleySTUN
+import Synchronization
 
 /// The server's media anchor: performs the call engine's `MediaInstruction`s and reports
 /// `MediaEvent`s back. Each call owns one `MediaTopology` (today a `RelayBridge`: legs in
@@ -15,67 +17,210 @@ import ParleySTUN
 /// one UDP socket per leg from the configured port pool, the legs' timers, the per
 /// application leg quota and the inactivity check.
 ///
-/// Confined to one `EventLoop` (the call loop, shared with the engine): sockets, timers and
-/// calls all run on its thread, so nothing here locks. Reports go to `report`, which the
-/// engine queues and hands to the registry after the actions it is performing.
+/// Threads: the methods the engine calls run on the engine's loop (`engineLoop`), which only
+/// places a call and hands its instructions on. Every call lives on one media loop (an
+/// `EventLoopGroup`, one loop per core, round-robin by call): its topology, its legs'
+/// sockets and timers, and every packet it relays, so the two legs of a bridge share a
+/// thread and relaying takes no lock. Instructions hop onto the call's media loop in the
+/// order the engine gave them; reports hop back onto the engine's loop, where the engine
+/// takes them as inputs. Nothing on a media loop waits for the engine. The engine waits
+/// for a media loop in one place: `closeAll`, which closes an ended call's legs and
+/// returns their final statistics for its record (CPU work only, no I/O).
 final class MediaAnchor: @unchecked Sendable {
-    // @unchecked: every member is used on `loop`'s thread only (instructions come from the
-    // engine on that loop, socket and timer callbacks run there), so never concurrently.
+    // @unchecked: `calls`, `closed` are used on `engineLoop`'s thread only; a `CallMedia`
+    // on its media loop's only; the rest is immutable or a Mutex.
     typealias LegID = ParleyCalling.MediaLeg
 
     /// One call's media: its topology and the sockets and timers of its legs.
     private final class CallMedia: @unchecked Sendable {
-        // @unchecked: like the anchor, used on the anchor's loop only (its socket and timer
-        // callbacks capture it and run there).
+        // @unchecked: created on the engine's loop, then used on `loop`'s thread only
+        // (instructions hop there; its socket and timer callbacks run there).
+        let callID: String
+        let loop: EventLoop
+        /// The receive buffers of `loop`, shared by the calls on it.
+        let batch: UDPReceiveBatch
         let topology: any MediaTopology<LegID>
         var legs: [LegID: AnchoredLeg] = [:]
-        init(topology: any MediaTopology<LegID>) { self.topology = topology }
+        var inactivityTimer: TimerID?
+        /// Set when `closeAll` ran: later instructions find no call.
+        var ended = false
+
+        init(callID: String, loop: EventLoop, batch: UDPReceiveBatch, topology: any MediaTopology<LegID>) {
+            self.callID = callID
+            self.loop = loop
+            self.batch = batch
+            self.topology = topology
+        }
     }
 
-    private let loop: EventLoop
+    /// What the media loops count together, read by the engine's loop.
+    private struct Counts {
+        var legs = 0
+        var byApplication: [String: Int] = [:]
+    }
+
+    private let engineLoop: EventLoop
+    private let mediaLoops: EventLoopGroup
+    /// One receive batch per media loop, used on that loop only.
+    private let batches: [ObjectIdentifier: UDPReceiveBatch]
     private let pool: PortPool
     private let certificate: DTLSCertificate
     private let announcedHost: SocketAddress?
     private let inactivityTimeout: Duration
     private let log: ServerLog
     private let metrics: ServerMetrics
-    private let report: (MediaEvent, String) -> Void
+    private let reportToEngine: (MediaEvent, String) -> Void
     private var calls: [String: CallMedia] = [:]
-    private let batch = UDPReceiveBatch(capacity: 16, slotSize: 2048)
-    private var inactivityTimer: TimerID?
     private var closed = false
+    private let counts = Mutex(Counts())
     /// Legs one application may hold at once, so one tenant cannot take every port.
     let maxLegsPerApplication: Int
-    private var legsByApplication: [String: Int] = [:]
 
-    init(loop: EventLoop, configuration: ServerConfiguration, certificate: DTLSCertificate, log: ServerLog,
+    /// - Parameters:
+    ///   - loop: the engine's loop; `report` is called there.
+    ///   - mediaLoopCount: media loops to start (clamped to 1...online cores).
+    init(loop: EventLoop, mediaLoopCount: Int, configuration: ServerConfiguration, certificate: DTLSCertificate, log: ServerLog,
          metrics: ServerMetrics, report: @escaping (MediaEvent, String) -> Void) throws(NetError) {
-        self.loop = loop
+        engineLoop = loop
         pool = try PortPool(host: configuration.mediaBindAddress, range: configuration.mediaPorts)
+        mediaLoops = try EventLoopGroup(loopCount: mediaLoopCount, namePrefix: "parley-media")
+        var batches: [ObjectIdentifier: UDPReceiveBatch] = [:]
+        for mediaLoop in mediaLoops.loops { batches[ObjectIdentifier(mediaLoop)] = UDPReceiveBatch(capacity: 16, slotSize: 2048) }
+        self.batches = batches
         self.certificate = certificate
         announcedHost = configuration.mediaAnnouncedAddress
         inactivityTimeout = configuration.mediaInactivityTimeout
         self.log = log
         self.metrics = metrics
-        self.report = report
+        reportToEngine = report
         maxLegsPerApplication = configuration.effectiveMaxMediaLegsPerApplication
     }
 
-    /// Legs open now, over all calls.
-    var legCount: Int { calls.values.reduce(0) { $0 + $1.legs.count } }
-    /// Ports of the pool in use.
-    var portsInUse: Int { pool.allocatedCount }
-    /// Legs an application's calls hold now.
-    func legCount(applicationKey: String) -> Int { legsByApplication[applicationKey] ?? 0 }
+    deinit {
+        // Normally stopped by `closeEverything`; a server released without a shutdown
+        // still stops its media threads (never from one of them: shutdown joins).
+        if !mediaLoops.loops.contains(where: \.inEventLoop) { mediaLoops.shutdown() }
+    }
 
-    // MARK: Instructions
+    /// Media loops running (for the thread table and tests).
+    var mediaLoopCount: Int { mediaLoops.loops.count }
+
+    /// Legs open now, over all calls, once every instruction given so far has run (engine loop).
+    var legCount: Int {
+        drainMediaLoops()
+        return counts.withLock { $0.legs }
+    }
+    /// Ports of the pool in use, likewise.
+    var portsInUse: Int {
+        drainMediaLoops()
+        return pool.allocatedCount
+    }
+    /// Legs an application's calls hold now.
+    func legCount(applicationKey: String) -> Int { counts.withLock { $0.byApplication[applicationKey] ?? 0 } }
+
+    // MARK: Instructions (engine loop)
 
     /// `applicationKey` is the call's application, whose leg quota new legs count against.
     func perform(_ instruction: MediaInstruction, applicationKey: String, now: CallTime) {
+        let callID = instruction.callID
+        let call: CallMedia
         switch instruction {
-        case .answerCaller(let callID, let offer):
+        case .closeAll:
+            _ = closeAll(callID: callID, now: now.instant)
+            return
+        case .sendDTMF(_, let leg, let digits):
+            // Nothing paces RFC 4733 packets on a leg yet: the request is accepted by the
+            // engine but no tones are generated.
+            log.warning("media.dtmf.unsupported", ["call": callID, "leg": leg.description, "digits": digits])
+            return
+        case .answerCaller, .offerCallee:
+            if let existing = calls[callID] {
+                call = existing
+            } else {
+                guard !closed else {
+                    let leg: LegID = if case .offerCallee(_, let device) = instruction { .callee(device) } else { .caller }
+                    reportToEngine(.legFailed(leg, reason: "state: the media anchor is shut down"), callID)
+                    return
+                }
+                let loop = mediaLoops.next()
+                call = CallMedia(callID: callID, loop: loop, batch: batches[ObjectIdentifier(loop)]!, topology: RelayBridge<LegID>())
+                calls[callID] = call
+            }
+        case .acceptAnswer(_, let device, _):
+            guard let existing = calls[callID] else {
+                reportToEngine(.legFailed(.callee(device), reason: "no media leg for this device"), callID)
+                return
+            }
+            call = existing
+        case .bridge, .closeLeg:
+            guard let existing = calls[callID] else { return }
+            call = existing
+        }
+        _ = call.loop.execute { [self] in
+            perform(instruction, in: call, applicationKey: applicationKey, now: now)
+        }
+    }
+
+    /// Closes every leg of a call and returns their final statistics (for the record). The
+    /// engine's loop waits for the call's media loop to do it.
+    func closeAll(callID: String, now: ContinuousClock.Instant) -> [LegID: MediaLegStatistics] {
+        guard let call = calls.removeValue(forKey: callID) else { return [:] }
+        return Self.wait(on: call.loop) { [self] in closeCall(call, now: now) } ?? [:]
+    }
+
+    /// The statistics of a call's open legs, handed to `deliver` on the engine's loop.
+    func statistics(callID: String, deliver: @escaping @Sendable ([LegID: MediaLegStatistics]) -> Void) {
+        guard let call = calls[callID] else { return }
+        _ = call.loop.execute { [engineLoop] in
+            var result: [LegID: MediaLegStatistics] = [:]
+            for id in call.legs.keys {
+                result[id] = call.topology.withLeg(id) { (core: inout MediaLegCore) in core.statistics }
+            }
+            let figures = result
+            _ = engineLoop.execute { deliver(figures) }
+        }
+    }
+
+    /// Closes every leg of every call and stops the media loops (shutdown).
+    func closeEverything() {
+        let now = ContinuousClock.now
+        for callID in Array(calls.keys) { _ = closeAll(callID: callID, now: now) }
+        closed = true
+        mediaLoops.shutdown()
+    }
+
+    /// Returns once every media loop has run what was handed to it before.
+    private func drainMediaLoops() {
+        for loop in mediaLoops.loops { _ = Self.wait(on: loop) {} }
+    }
+
+    /// Runs `body` on `loop` and waits for it; nil when the loop no longer runs.
+    private static func wait<T: Sendable>(on loop: EventLoop, _ body: @escaping @Sendable () -> T) -> T? {
+        if loop.inEventLoop { return body() }
+        let box = Mutex<T?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        guard loop.execute({
+            let value = body()
+            box.withLock { $0 = value }
+            done.signal()
+        }) else { return nil }
+        done.wait()
+        return box.withLock { $0 }
+    }
+
+    /// Hands a report to the engine, on its loop.
+    private func report(_ event: MediaEvent, _ callID: String) {
+        _ = engineLoop.execute { [self] in reportToEngine(event, callID) }
+    }
+
+    // MARK: Instructions (the call's media loop)
+
+    private func perform(_ instruction: MediaInstruction, in call: CallMedia, applicationKey: String, now: CallTime) {
+        let callID = call.callID
+        switch instruction {
+        case .answerCaller(_, let offer):
             do throws(MediaLegError) {
-                let (call, leg) = try openLeg(callID: callID, leg: .caller, applicationKey: applicationKey, now: now)
+                let leg = try openLeg(.caller, in: call, applicationKey: applicationKey, now: now)
                 let answer = try call.topology.withLeg(.caller) { (core: inout MediaLegCore) throws(MediaLegError) in
                     try core.answer(offer: offer)
                 } ?? ""
@@ -83,25 +228,25 @@ final class MediaAnchor: @unchecked Sendable {
                 log.info("media.leg.answered", ["call": callID, "leg": "caller", "port": String(leg.socket.localAddress.port)])
                 report(.callerLegReady(sdp: answer), callID)
             } catch {
-                closeLeg(callID: callID, leg: .caller, now: now.instant)
+                closeLeg(.caller, in: call, now: now.instant)
                 log.warning("media.leg.failed", ["call": callID, "leg": "caller", "reason": error.description])
                 report(.legFailed(.caller, reason: error.description), callID)
             }
-        case .offerCallee(let callID, let device):
+        case .offerCallee(_, let device):
             do throws(MediaLegError) {
-                let (call, leg) = try openLeg(callID: callID, leg: .callee(device), applicationKey: applicationKey, now: now)
+                let leg = try openLeg(.callee(device), in: call, applicationKey: applicationKey, now: now)
                 let offer = try call.topology.withLeg(.callee(device)) { (core: inout MediaLegCore) throws(MediaLegError) in
                     try core.makeOffer()
                 } ?? ""
                 log.info("media.leg.offered", ["call": callID, "leg": device.deviceID, "port": String(leg.socket.localAddress.port)])
                 report(.calleeLegReady(device, sdp: offer), callID)
             } catch {
-                closeLeg(callID: callID, leg: .callee(device), now: now.instant)
+                closeLeg(.callee(device), in: call, now: now.instant)
                 log.warning("media.leg.failed", ["call": callID, "leg": device.deviceID, "reason": error.description])
                 report(.legFailed(.callee(device), reason: error.description), callID)
             }
-        case .acceptAnswer(let callID, let device, let answer):
-            guard let call = calls[callID], let leg = call.legs[.callee(device)] else {
+        case .acceptAnswer(_, let device, let answer):
+            guard let leg = call.legs[.callee(device)] else {
                 report(.legFailed(.callee(device), reason: "no media leg for this device"), callID)
                 return
             }
@@ -114,8 +259,8 @@ final class MediaAnchor: @unchecked Sendable {
                 log.warning("media.leg.failed", ["call": callID, "leg": device.deviceID, "reason": error.description])
                 report(.legFailed(.callee(device), reason: error.description), callID)
             }
-        case .bridge(let callID, let device):
-            guard let call = calls[callID] else { return }
+        case .bridge(_, let device):
+            guard !call.ended else { return }
             do throws(MediaTopologyError) {
                 try call.topology.join(.caller)
                 try call.topology.join(.callee(device))
@@ -125,20 +270,18 @@ final class MediaAnchor: @unchecked Sendable {
                 log.warning("media.bridge.refused", ["call": callID, "callee": device.deviceID, "reason": error.description])
             }
             // A leg connected before the bridge existed was reported then; nothing to redo.
-        case .sendDTMF(let callID, let leg, let digits):
-            // MediaLegCore has no RFC 4733 sender yet: the request is accepted by the engine
-            // but no tones are generated.
-            log.warning("media.dtmf.unsupported", ["call": callID, "leg": leg.description, "digits": digits])
-        case .closeLeg(let callID, let leg):
-            closeLeg(callID: callID, leg: leg, now: now.instant)
-        case .closeAll(let callID):
-            _ = closeAll(callID: callID, now: now.instant)
+        case .closeLeg(_, let leg):
+            closeLeg(leg, in: call, now: now.instant)
+        case .closeAll, .sendDTMF:
+            break  // handled on the engine's loop
         }
     }
 
-    /// Closes every leg of a call and returns their final statistics (for the record).
-    func closeAll(callID: String, now: ContinuousClock.Instant) -> [LegID: MediaLegStatistics] {
-        guard let call = calls.removeValue(forKey: callID) else { return [:] }
+    /// Closes every leg of the call; returns their final statistics.
+    private func closeCall(_ call: CallMedia, now: ContinuousClock.Instant) -> [LegID: MediaLegStatistics] {
+        call.ended = true
+        if let timer = call.inactivityTimer { call.loop.cancel(timer) }
+        call.inactivityTimer = nil
         var statistics: [LegID: MediaLegStatistics] = [:]
         for id in Array(call.legs.keys) {
             if let final = shut(id, of: call, now: now) { statistics[id] = final }
@@ -146,38 +289,24 @@ final class MediaAnchor: @unchecked Sendable {
         return statistics
     }
 
-    /// The statistics of a call's open legs now.
-    func statistics(callID: String) -> [LegID: MediaLegStatistics] {
-        guard let call = calls[callID] else { return [:] }
-        var result: [LegID: MediaLegStatistics] = [:]
-        for id in call.legs.keys {
-            result[id] = call.topology.withLeg(id) { (core: inout MediaLegCore) in core.statistics }
-        }
-        return result
-    }
+    // MARK: Legs (the call's media loop)
 
-    /// Closes every leg of every call (shutdown).
-    func closeEverything() {
-        let now = ContinuousClock.now
-        for callID in Array(calls.keys) { _ = closeAll(callID: callID, now: now) }
-        if let inactivityTimer { loop.cancel(inactivityTimer) }
-        inactivityTimer = nil
-        closed = true
-    }
-
-    // MARK: Legs
-
-    private func openLeg(callID: String, leg id: LegID, applicationKey: String,
-                         now: CallTime) throws(MediaLegError) -> (CallMedia, AnchoredLeg) {
-        guard !closed else { throw MediaLegError(.state, "the media anchor is shut down") }
-        let call = calls[callID] ?? CallMedia(topology: RelayBridge<LegID>())
+    private func openLeg(_ id: LegID, in call: CallMedia, applicationKey: String, now: CallTime) throws(MediaLegError) -> AnchoredLeg {
+        guard !call.ended else { throw MediaLegError(.state, "the call's media is closed") }
         if call.legs[id] != nil { _ = shut(id, of: call, now: now.instant) }
-        let held = legsByApplication[applicationKey] ?? 0
-        guard held < maxLegsPerApplication else {
+        let held = counts.withLock { counts -> Int? in
+            let held = counts.byApplication[applicationKey] ?? 0
+            guard held < maxLegsPerApplication else { return held }
+            counts.byApplication[applicationKey] = held + 1
+            counts.legs += 1
+            return nil
+        }
+        if let held {
             throw MediaLegError(.socket, "the application holds \(held) media legs, its limit (maxMediaLegsPerApplication)")
         }
         let socket: UDPSocket
         do { socket = try pool.openSocket() } catch {
+            release(applicationKey)
             throw MediaLegError(.socket, "no media port: \(error)")
         }
         let host = announcedHost ?? socket.localAddress
@@ -189,24 +318,32 @@ final class MediaAnchor: @unchecked Sendable {
         configuration.consentDisconnectedAfter = min(.seconds(10), inactivityTimeout)
         let core = MediaLegCore(configuration: configuration, localAddresses: [local], now: now.instant,
                                 wallClockNanoseconds: ServerClock.unixNanoseconds())
-        let leg = AnchoredLeg(callID: callID, leg: id, socket: socket, localICE: local, now: now.instant)
+        let leg = AnchoredLeg(callID: call.callID, leg: id, socket: socket, localICE: local, now: now.instant)
         do {
-            try loop.register(socket, closeOnShutdown: true, onReadable: { [weak self, weak leg, weak call] in
+            try call.loop.register(socket, closeOnShutdown: true, onReadable: { [weak self, weak leg, weak call] in
                 guard let self, let leg, let call else { return }
                 self.readable(leg, in: call)
             })
             leg.registered = true
         } catch {
             socket.close()
+            release(applicationKey)
             throw MediaLegError(.socket, "cannot watch \(socket.localAddress): \(error)")
         }
         call.topology.add(id, core: core)
         call.legs[id] = leg
-        calls[callID] = call
         leg.countedApplication = applicationKey
-        legsByApplication[applicationKey, default: 0] += 1
-        scheduleInactivityCheck()
-        return (call, leg)
+        scheduleInactivityCheck(call)
+        return leg
+    }
+
+    /// Gives a leg's place in its application's quota back.
+    private func release(_ applicationKey: String) {
+        counts.withLock { counts in
+            let left = (counts.byApplication[applicationKey] ?? 1) - 1
+            counts.byApplication[applicationKey] = left > 0 ? left : nil
+            counts.legs -= 1
+        }
     }
 
     private func start(_ leg: AnchoredLeg, in call: CallMedia, now: ContinuousClock.Instant) throws(MediaLegError) {
@@ -217,10 +354,9 @@ final class MediaAnchor: @unchecked Sendable {
         reschedule(leg, in: call)
     }
 
-    private func closeLeg(callID: String, leg id: LegID, now: ContinuousClock.Instant) {
-        guard let call = calls[callID], call.legs[id] != nil else { return }
+    private func closeLeg(_ id: LegID, in call: CallMedia, now: ContinuousClock.Instant) {
+        guard call.legs[id] != nil else { return }
         _ = shut(id, of: call, now: now)
-        if call.legs.isEmpty { calls[callID] = nil }
     }
 
     /// Sends the leg's goodbye, stops its timer, closes its socket (returning the port) and
@@ -230,15 +366,14 @@ final class MediaAnchor: @unchecked Sendable {
         leg.reportedEnd = true
         if let application = leg.countedApplication {
             leg.countedApplication = nil
-            let left = (legsByApplication[application] ?? 1) - 1
-            legsByApplication[application] = left > 0 ? left : nil
+            release(application)
         }
         let removed = call.topology.remove(id, now: now)
         if let removed { perform(removed.actions, in: call) }
         call.legs[id] = nil
-        if let timer = leg.timer { loop.cancel(timer.id) }
+        if let timer = leg.timer { call.loop.cancel(timer.id) }
         leg.timer = nil
-        if leg.registered { loop.deregister(leg.socket); leg.registered = false }
+        if leg.registered { call.loop.deregister(leg.socket); leg.registered = false }
         leg.socket.close()
         guard let statistics = removed?.statistics else { return nil }
         metrics.update { $0.mediaPacketsLost += Int(max(0, statistics.rtp.inboundCumulativeLost)) }
@@ -251,6 +386,7 @@ final class MediaAnchor: @unchecked Sendable {
     }
 
     private func readable(_ leg: AnchoredLeg, in call: CallMedia) {
+        let batch = call.batch
         for _ in 0..<8 {  // bounded per wake-up so the other legs on the loop get their turn
             let count: Int
             do { count = try leg.socket.receive(into: batch) } catch {
@@ -289,7 +425,7 @@ final class MediaAnchor: @unchecked Sendable {
             case .receivedTelephoneEvent(let id, let event, let timestamp):
                 // Not yet an input of the call engine (DTMF is the SIP issue's): logged.
                 log.info("media.dtmf.received", [
-                    "call": call.legs[id]?.callID ?? "-", "leg": id.description,
+                    "call": call.callID, "leg": id.description,
                     "event": TelephoneEvent.key(for: event.event).map(String.init) ?? String(event.event),
                     "end": event.isEnd ? "true" : "false", "timestamp": String(timestamp),
                 ])
@@ -344,14 +480,14 @@ final class MediaAnchor: @unchecked Sendable {
 
     private func reschedule(_ leg: AnchoredLeg, in call: CallMedia) {
         guard let next = call.topology.nextDeadline(of: leg.leg), leg.registered else {
-            if let timer = leg.timer { loop.cancel(timer.id); leg.timer = nil }
+            if let timer = leg.timer { call.loop.cancel(timer.id); leg.timer = nil }
             return
         }
         if let timer = leg.timer {
             if timer.at == next { return }
-            loop.cancel(timer.id)
+            call.loop.cancel(timer.id)
         }
-        let id = loop.schedule(at: next) { [weak self, weak leg, weak call] in
+        let id = call.loop.schedule(at: next) { [weak self, weak leg, weak call] in
             guard let self, let leg, let call else { return }
             leg.timer = nil
             let now = ContinuousClock.now
@@ -361,25 +497,23 @@ final class MediaAnchor: @unchecked Sendable {
         leg.timer = (id, next)
     }
 
-    /// Once a second while legs exist: a connected leg that heard nothing from its device
-    /// for `inactivityTimeout` is reported inactive (consent expiry reports it failed).
-    private func scheduleInactivityCheck() {
-        guard inactivityTimer == nil, !closed else { return }
+    /// Once a second while the call has legs: a connected leg that heard nothing from its
+    /// device for `inactivityTimeout` is reported inactive (consent expiry reports it failed).
+    private func scheduleInactivityCheck(_ call: CallMedia) {
+        guard call.inactivityTimer == nil, !call.ended else { return }
         let interval = min(Duration.seconds(1), inactivityTimeout / 4)
-        inactivityTimer = loop.schedule(after: interval) { [weak self] in
-            guard let self else { return }
-            self.inactivityTimer = nil
+        call.inactivityTimer = call.loop.schedule(after: interval) { [weak self, weak call] in
+            guard let self, let call else { return }
+            call.inactivityTimer = nil
             let now = ContinuousClock.now
-            for call in self.calls.values {
-                for leg in call.legs.values where leg.started && !leg.reportedEnd
-                    && call.topology.withLeg(leg.leg, { (core: inout MediaLegCore) in core.state }) == .connected
-                    && now - leg.lastReceived >= self.inactivityTimeout {
-                    leg.reportedEnd = true
-                    self.log.warning("media.leg.inactive", ["call": leg.callID, "leg": leg.leg.description])
-                    self.report(.legInactive(leg.leg), leg.callID)
-                }
+            for leg in call.legs.values where leg.started && !leg.reportedEnd
+                && call.topology.withLeg(leg.leg, { (core: inout MediaLegCore) in core.state }) == .connected
+                && now - leg.lastReceived >= self.inactivityTimeout {
+                leg.reportedEnd = true
+                self.log.warning("media.leg.inactive", ["call": leg.callID, "leg": leg.leg.description])
+                self.report(.legInactive(leg.leg), leg.callID)
             }
-            if !self.calls.isEmpty { self.scheduleInactivityCheck() }
+            if !call.legs.isEmpty { self.scheduleInactivityCheck(call) }
         }
     }
 }

@@ -24,8 +24,9 @@ public typealias HTTPHandler = @Sendable (HTTPRequest, EdgeRequestContext, EdgeR
 /// server.shutdown()
 /// ```
 ///
-/// Threads: the edge runs its own loops; the engine (sessions, `CallRegistry`, media legs)
-/// runs on one loop of its own ("parley-calls"); SQLite runs on the store's queue.
+/// Threads: the edge runs its own loops; the engine (sessions, `CallRegistry`) runs on one
+/// loop of its own ("parley-calls"); media legs on media loops, one per core
+/// ("parley-media-N"); SQLite runs on the store's queues.
 public final class ParleyServer: Sendable {
     /// The settings the server runs with.
     public let configuration: ServerConfiguration
@@ -43,7 +44,8 @@ public final class ParleyServer: Sendable {
     public let restCursorKey: RESTCursorKey
 
     private let log: ServerLog
-    private let engine: CallEngine
+    /// Internal so tests can reach its loop (a stalled engine loop must not stop media).
+    let engine: CallEngine
     private let state = Mutex(State())
 
     private struct State {
