@@ -449,33 +449,142 @@ public struct MediaLegCore: ~Copyable {
 
     /// Forward mode: sends a packet received on another leg of the call, unchanged but for
     /// what must be ours: payload type, SSRC, and sequence numbers and timestamps moved by
-    /// a fixed offset (so the receiver still sees the sender's gaps and timing).
+    /// a fixed offset (so the receiver still sees the sender's gaps and timing). The same
+    /// rewrite as `relay(buffer:length:now:)`, for a packet that is not in a buffer.
     public mutating func relay(_ packet: RTPPacket, now: ContinuousClock.Instant) -> [MediaLegAction] {
-        guard state == .connected, let outbound, let destination = mediaDestination else {
+        guard let plain = try? packet.serialized() else {
             stats.framesNotSent &+= 1
             return []
         }
-        if relayOffsets == nil || relayOffsets?.ssrc != packet.ssrc {
-            relayOffsets = (packet.ssrc, sequenceNumber &- packet.sequenceNumber, rtpTimestamp &- packet.timestamp)
+        let room = plain.count + (outbound?.profile.rtpTrailerLength ?? 0)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: room, alignment: 16)
+        defer { buffer.deallocate() }
+        plain.withUnsafeBytes { buffer.copyMemory(from: $0) }
+        guard let sent = relay(buffer: buffer, length: plain.count, now: now) else { return [] }
+        return [.send(bytes: [UInt8](UnsafeRawBufferPointer(rebasing: buffer[..<sent.length])), from: sent.from, to: sent.to)]
+    }
+
+    /// Forward mode, in place: the plain RTP packet in the first `length` bytes of `buffer`
+    /// (decrypted there by another leg's `receive(buffer:length:from:on:now:)`) is rewritten
+    /// onto this leg's stream (payload type, SSRC, sequence and timestamp offsets; CSRCs and
+    /// header extensions removed) and protected with this leg's SRTP session, still in place.
+    /// Returns the length to send and where; nil (counted as not sent) before the leg is
+    /// connected, or when the buffer has no room for the tag.
+    ///
+    /// This is the relay's per-packet path in parleyd, and what `ParleyBench relay` measures.
+    public mutating func relay(
+        buffer: UnsafeMutableRawBufferPointer, length: Int, now: ContinuousClock.Instant
+    ) -> (length: Int, from: ICETransportAddress, to: ICETransportAddress)? {
+        guard state == .connected, let outbound, let destination = mediaDestination,
+              let header = Self.rtpHeader(buffer, length) else {
+            stats.framesNotSent &+= 1
+            return nil
         }
-        guard let offsets = relayOffsets else { return [] }
-        var outgoing = packet
-        outgoing.payloadType = payloadType
-        outgoing.ssrc = ssrc
-        outgoing.csrcs = []
-        outgoing.headerExtension = nil
-        outgoing.sequenceNumber = packet.sequenceNumber &+ offsets.sequence
-        outgoing.timestamp = packet.timestamp &+ offsets.timestamp
+        if relayOffsets == nil || relayOffsets?.ssrc != header.ssrc {
+            relayOffsets = (header.ssrc, sequenceNumber &- header.sequenceNumber, rtpTimestamp &- header.timestamp)
+        }
+        guard let offsets = relayOffsets else { return nil }
+        // Drop CSRCs and header extensions: they describe the other leg's stream.
+        var plain = length
+        if header.headerLength > 12 {
+            let moved = length - header.headerLength
+            if moved > 0, let base = buffer.baseAddress {
+                (base + 12).copyMemory(from: base + header.headerLength, byteCount: moved)
+            }
+            plain = 12 + max(0, moved)
+        }
+        guard plain + outbound.profile.rtpTrailerLength <= buffer.count else {
+            stats.framesNotSent &+= 1
+            return nil
+        }
+        let sequence = header.sequenceNumber &+ offsets.sequence
+        let timestamp = header.timestamp &+ offsets.timestamp
+        buffer[0] = 0x80 | (buffer[0] & 0x20)  // version 2, padding kept, no extension, no CSRC
+        buffer[1] = (buffer[1] & 0x80) | (payloadType & 0x7f)
+        Self.store(UInt32(sequence), into: buffer, at: 2, bytes: 2)
+        Self.store(timestamp, into: buffer, at: 4, bytes: 4)
+        Self.store(ssrc, into: buffer, at: 8, bytes: 4)
         // Continue from here if the other side's stream restarts (new SSRC).
-        sequenceNumber = outgoing.sequenceNumber &+ 1
-        rtpTimestamp = outgoing.timestamp &+ (codec?.timestampStep ?? 960)
-        guard let plain = try? outgoing.serialized(), let bytes = try? outbound.protect(rtp: plain) else {
+        sequenceNumber = sequence &+ 1
+        rtpTimestamp = timestamp &+ (codec?.timestampStep ?? 960)
+        let protected: Int
+        do throws(SRTPError) { protected = try outbound.protect(buffer: buffer, length: plain) } catch {
             stats.framesNotSent &+= 1
-            return []
+            return nil
         }
-        reporter.recordSent(timestamp: outgoing.timestamp, payloadBytes: outgoing.payload.count, now: nanoseconds(now))
+        reporter.recordSent(timestamp: timestamp, payloadBytes: plain - 12 - header.paddingLength, now: nanoseconds(now))
         stats.framesSent &+= 1
-        return [.send(bytes: bytes, from: destination.local, to: destination.remote)]
+        return (protected, destination.local, destination.remote)
+    }
+
+    /// What `receive(buffer:length:from:on:now:)` did with a datagram.
+    public enum InPlaceReceipt: Sendable, Hashable {
+        /// Forward mode: an authenticated RTP packet of the negotiated codec; the first
+        /// `length` bytes of the buffer now hold it decrypted. Hand it to the other leg's
+        /// `relay(buffer:length:now:)` before the buffer is used again.
+        case media(length: Int)
+        /// Anything else (STUN, DTLS, RTCP, telephone events, a drop, or a leg in `.decode`
+        /// mode): the datagram went through `receive(_:from:on:now:)`; these are its actions.
+        case handled([MediaLegAction])
+    }
+
+    /// Handles one datagram in the first `length` bytes of `buffer`, as
+    /// `receive(_:from:on:now:)` does, but a forward-mode leg decrypts RTP of the negotiated
+    /// codec in place instead of copying it out (`.media`). `buffer` should have room past
+    /// the datagram for the largest SRTP tag (16 bytes), for the other leg's `relay`.
+    public mutating func receive(
+        buffer: UnsafeMutableRawBufferPointer, length: Int, from source: ICETransportAddress, on local: ICETransportAddress,
+        now: ContinuousClock.Instant
+    ) -> InPlaceReceipt {
+        guard configuration.mediaMode == .forward, length >= 12, length <= buffer.count,
+              (128...191).contains(buffer[0]), !(192...223).contains(buffer[1]),
+              buffer[1] & 0x7f == payloadType, negotiated != nil,
+              let inbound, isValidated(source) else {
+            return .handled(receive([UInt8](UnsafeRawBufferPointer(rebasing: buffer[..<min(length, buffer.count)])),
+                                    from: source, on: local, now: now))
+        }
+        var actions: [MediaLegAction] = []
+        let plain: Int
+        do throws(SRTPError) { plain = try inbound.unprotect(buffer: buffer, length: length) } catch {
+            drop(Self.reason(for: error), from: source, "SRTP \(error)", into: &actions)
+            return .handled(actions)
+        }
+        guard let header = Self.rtpHeader(buffer, plain) else {
+            drop(.malformedRTP, from: source, "RTP header does not fit the packet", into: &actions)
+            return .handled(actions)
+        }
+        reporter.recordReceived(
+            ssrc: header.ssrc, sequenceNumber: header.sequenceNumber, timestamp: header.timestamp,
+            payloadBytes: plain - header.headerLength - header.paddingLength, now: nanoseconds(now))
+        return .media(length: plain)
+    }
+
+    /// The fields of a plain RTP header in place, validated as `RTPPacket(parsing:)` does
+    /// (version 2, CSRCs, extension and padding within the packet); nil when it is not one.
+    private static func rtpHeader(_ buffer: UnsafeMutableRawBufferPointer, _ length: Int)
+        -> (ssrc: UInt32, sequenceNumber: UInt16, timestamp: UInt32, headerLength: Int, paddingLength: Int)? {
+        guard length >= 12, length <= buffer.count, buffer[0] >> 6 == 2 else { return nil }
+        var headerLength = 12 + 4 * Int(buffer[0] & 0x0f)
+        if buffer[0] & 0x10 != 0 {
+            guard headerLength + 4 <= length else { return nil }
+            headerLength += 4 + 4 * (Int(buffer[headerLength + 2]) << 8 | Int(buffer[headerLength + 3]))
+        }
+        var paddingLength = 0
+        if buffer[0] & 0x20 != 0 {
+            paddingLength = Int(buffer[length - 1])
+            guard paddingLength >= 1 else { return nil }
+        }
+        guard headerLength + paddingLength <= length else { return nil }
+        func load(_ offset: Int, _ count: Int) -> UInt32 {
+            var value: UInt32 = 0
+            for index in offset..<(offset + count) { value = value << 8 | UInt32(buffer[index]) }
+            return value
+        }
+        return (load(8, 4), UInt16(load(2, 2)), load(4, 4), headerLength, paddingLength)
+    }
+
+    private static func store(_ value: UInt32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int, bytes: Int) {
+        for index in 0..<bytes { buffer[offset + index] = UInt8(truncatingIfNeeded: value >> (8 * UInt32(bytes - 1 - index))) }
     }
 
     /// The next 20 ms of received audio, 48 kHz mono (960 samples): decoded packets,

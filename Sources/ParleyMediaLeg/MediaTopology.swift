@@ -44,9 +44,24 @@ public protocol MediaTopology<LegID>: AnyObject {
     func receive(_ datagram: [UInt8], from source: ICETransportAddress, on leg: LegID, local: ICETransportAddress,
                  now: ContinuousClock.Instant) -> [MediaTopologyAction<LegID>]
 
+    /// The same for a datagram in the first `length` bytes of the owner's receive buffer
+    /// (with room past it for an SRTP tag): a topology that relays may decrypt and
+    /// re-encrypt it there and ask for it to be sent from the buffer (`receipt.send`),
+    /// with no copy. The default copies it out and calls `receive(_:from:on:local:now:)`.
+    func receive(buffer: UnsafeMutableRawBufferPointer, length: Int, from source: ICETransportAddress, on leg: LegID,
+                 local: ICETransportAddress, now: ContinuousClock.Instant) -> MediaTopologyReceipt<LegID>
+
     /// The leg's deadline passed (ICE, DTLS, RTCP, connect timeout).
     func handleTimeout(of leg: LegID, now: ContinuousClock.Instant) -> [MediaTopologyAction<LegID>]
 
     /// When to call `handleTimeout(of:now:)` for the leg next.
     func nextDeadline(of leg: LegID) -> ContinuousClock.Instant?
+}
+
+extension MediaTopology {
+    public func receive(buffer: UnsafeMutableRawBufferPointer, length: Int, from source: ICETransportAddress, on leg: LegID,
+                        local: ICETransportAddress, now: ContinuousClock.Instant) -> MediaTopologyReceipt<LegID> {
+        let datagram = [UInt8](UnsafeRawBufferPointer(rebasing: buffer[..<min(max(length, 0), buffer.count)]))
+        return MediaTopologyReceipt(actions: receive(datagram, from: source, on: leg, local: local, now: now))
+    }
 }

@@ -58,6 +58,26 @@ public final class RelayBridge<LegID: Hashable & Sendable>: MediaTopology {
         return translate(slot.core.receive(datagram, from: source, on: local, now: now), on: leg, now: now)
     }
 
+    /// The relay's per-packet path: RTP of the negotiated codec from a joined leg is
+    /// decrypted in the buffer with that leg's keys, rewritten onto the other joined leg's
+    /// stream and encrypted with its keys, in place (`MediaLegCore.receive(buffer:...)`,
+    /// then `relay(buffer:length:now:)`); the owner sends it from the buffer.
+    public func receive(buffer: UnsafeMutableRawBufferPointer, length: Int, from source: ICETransportAddress, on leg: LegID,
+                        local: ICETransportAddress, now: ContinuousClock.Instant) -> MediaTopologyReceipt<LegID> {
+        guard let slot = slots[leg] else { return MediaTopologyReceipt(actions: []) }
+        switch slot.core.receive(buffer: buffer, length: length, from: source, on: local, now: now) {
+        case .handled(let actions):
+            return MediaTopologyReceipt(actions: translate(actions, on: leg, now: now))
+        case .media(let plain):
+            guard let peer = peer(of: leg), let sent = peer.slot.core.relay(buffer: buffer, length: plain, now: now) else {
+                return MediaTopologyReceipt(actions: [.receivedMedia(leg: leg)])
+            }
+            return MediaTopologyReceipt(
+                actions: [.receivedMedia(leg: leg), .forwarded(from: leg, to: peer.id)],
+                send: .init(leg: peer.id, length: sent.length, from: sent.from, to: sent.to))
+        }
+    }
+
     public func handleTimeout(of leg: LegID, now: ContinuousClock.Instant) -> [MediaTopologyAction<LegID>] {
         guard let slot = slots[leg] else { return [] }
         return translate(slot.core.handleTimeout(now: now), on: leg, now: now)

@@ -23,6 +23,18 @@ final class AnchoredLeg: @unchecked Sendable {
     var reportedConnected = false
     var reportedEnd = false
 
+    /// The socket address of the last ICE destination sent to, so each packet does not
+    /// build it again.
+    private var lastDestination: (ice: ICETransportAddress, socket: SocketAddress)?
+
+    /// The socket address for an ICE transport address (the one before, most of the time).
+    func destination(_ to: ICETransportAddress) -> SocketAddress? {
+        if let last = lastDestination, last.ice == to { return last.socket }
+        guard let address = SocketAddress(hostBytes: to.ip.bytes, port: to.port) else { return nil }
+        lastDestination = (to, address)
+        return address
+    }
+
     init(callID: String, leg: ParleyCalling.MediaLeg, socket: UDPSocket,
          localICE: ICETransportAddress, now: ContinuousClock.Instant) {
         self.callID = callID

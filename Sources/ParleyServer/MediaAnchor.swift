@@ -38,19 +38,28 @@ final class MediaAnchor: @unchecked Sendable {
         let callID: String
         let loop: EventLoop
         /// The receive buffers of `loop`, shared by the calls on it.
-        let batch: UDPReceiveBatch
+        let buffers: MediaLoopBuffers
         let topology: any MediaTopology<LegID>
         var legs: [LegID: AnchoredLeg] = [:]
         var inactivityTimer: TimerID?
         /// Set when `closeAll` ran: later instructions find no call.
         var ended = false
 
-        init(callID: String, loop: EventLoop, batch: UDPReceiveBatch, topology: any MediaTopology<LegID>) {
+        init(callID: String, loop: EventLoop, buffers: MediaLoopBuffers, topology: any MediaTopology<LegID>) {
             self.callID = callID
             self.loop = loop
-            self.batch = batch
+            self.buffers = buffers
             self.topology = topology
         }
+    }
+
+    /// A media loop's receive batch and the work buffer packets are relayed in, in place.
+    private final class MediaLoopBuffers: @unchecked Sendable {
+        // @unchecked: used on its loop's thread only.
+        let batch = UDPReceiveBatch(capacity: 16, slotSize: 2048)
+        /// A datagram plus room for the largest SRTP tag growth.
+        let work = UnsafeMutableRawBufferPointer.allocate(byteCount: 2048 + 64, alignment: 16)
+        deinit { work.deallocate() }
     }
 
     /// What the media loops count together, read by the engine's loop.
@@ -61,8 +70,8 @@ final class MediaAnchor: @unchecked Sendable {
 
     private let engineLoop: EventLoop
     private let mediaLoops: EventLoopGroup
-    /// One receive batch per media loop, used on that loop only.
-    private let batches: [ObjectIdentifier: UDPReceiveBatch]
+    /// One set of receive buffers per media loop, used on that loop only.
+    private let buffers: [ObjectIdentifier: MediaLoopBuffers]
     private let pool: PortPool
     private let certificate: DTLSCertificate
     private let announcedHost: SocketAddress?
@@ -84,9 +93,9 @@ final class MediaAnchor: @unchecked Sendable {
         engineLoop = loop
         pool = try PortPool(host: configuration.mediaBindAddress, range: configuration.mediaPorts)
         mediaLoops = try EventLoopGroup(loopCount: mediaLoopCount, namePrefix: "parley-media")
-        var batches: [ObjectIdentifier: UDPReceiveBatch] = [:]
-        for mediaLoop in mediaLoops.loops { batches[ObjectIdentifier(mediaLoop)] = UDPReceiveBatch(capacity: 16, slotSize: 2048) }
-        self.batches = batches
+        var buffers: [ObjectIdentifier: MediaLoopBuffers] = [:]
+        for mediaLoop in mediaLoops.loops { buffers[ObjectIdentifier(mediaLoop)] = MediaLoopBuffers() }
+        self.buffers = buffers
         self.certificate = certificate
         announcedHost = configuration.mediaAnnouncedAddress
         inactivityTimeout = configuration.mediaInactivityTimeout
@@ -143,7 +152,7 @@ final class MediaAnchor: @unchecked Sendable {
                     return
                 }
                 let loop = mediaLoops.next()
-                call = CallMedia(callID: callID, loop: loop, batch: batches[ObjectIdentifier(loop)]!, topology: RelayBridge<LegID>())
+                call = CallMedia(callID: callID, loop: loop, buffers: buffers[ObjectIdentifier(loop)]!, topology: RelayBridge<LegID>())
                 calls[callID] = call
             }
         case .acceptAnswer(_, let device, _):
@@ -386,7 +395,9 @@ final class MediaAnchor: @unchecked Sendable {
     }
 
     private func readable(_ leg: AnchoredLeg, in call: CallMedia) {
-        let batch = call.batch
+        let batch = call.buffers.batch
+        let work = call.buffers.work
+        var counted = MediaCounts()
         for _ in 0..<8 {  // bounded per wake-up so the other legs on the loop get their turn
             let count: Int
             do { count = try leg.socket.receive(into: batch) } catch {
@@ -397,31 +408,59 @@ final class MediaAnchor: @unchecked Sendable {
             let now = ContinuousClock.now
             leg.lastReceived = now
             for index in 0..<count {
-                let bytes = [UInt8](batch.payload(at: index))
+                let payload = batch.payload(at: index)
+                work.copyMemory(from: payload)  // slots hold 2048 bytes; the work buffer 64 more
                 let source = batch.source(at: index)
                 let from = ICETransportAddress(ip: STUNIPAddress(bytes: source.hostBytes) ?? .ipv4(0), port: source.port)
-                perform(call.topology.receive(bytes, from: from, on: leg.leg, local: leg.localICE, now: now), in: call)
+                let receipt = call.topology.receive(buffer: work, length: payload.count, from: from, on: leg.leg,
+                                                    local: leg.localICE, now: now)
+                if let send = receipt.send, let out = call.legs[send.leg] {
+                    if let destination = out.destination(send.to) {
+                        _ = try? out.socket.send(UnsafeRawBufferPointer(rebasing: work[..<send.length]), to: destination)
+                    }
+                }
+                perform(receipt.actions, in: call, counting: &counted)
             }
             if count < batch.capacity { break }
         }
+        flush(counted)
         rescheduleAll(in: call)
     }
 
-    private func perform(_ actions: [MediaTopologyAction<LegID>], in call: CallMedia) {
+    /// Packets counted for `ServerMetrics`, added there once per batch.
+    private struct MediaCounts {
         var forwarded = 0
-        var receivedMedia = 0
+        var received = 0
         var dropped = 0
+    }
+
+    private func flush(_ counted: MediaCounts) {
+        guard counted.forwarded + counted.received + counted.dropped > 0 else { return }
+        metrics.update {
+            $0.mediaPacketsForwarded += counted.forwarded
+            $0.mediaPacketsReceived += counted.received
+            $0.mediaPacketsDropped += counted.dropped
+        }
+    }
+
+    private func perform(_ actions: [MediaTopologyAction<LegID>], in call: CallMedia) {
+        var counted = MediaCounts()
+        perform(actions, in: call, counting: &counted)
+        flush(counted)
+    }
+
+    private func perform(_ actions: [MediaTopologyAction<LegID>], in call: CallMedia, counting counted: inout MediaCounts) {
         for action in actions {
             switch action {
             case .send(let id, let bytes, _, let to):
-                guard let leg = call.legs[id], let destination = SocketAddress(hostBytes: to.ip.bytes, port: to.port) else { continue }
+                guard let leg = call.legs[id], let destination = leg.destination(to) else { continue }
                 _ = try? leg.socket.send(bytes, to: destination)
             case .stateChanged(let id, let state):
                 if let leg = call.legs[id] { stateChanged(leg, in: call, to: state) }
             case .receivedMedia:
-                receivedMedia += 1
+                counted.received += 1
             case .forwarded:
-                forwarded += 1
+                counted.forwarded += 1
             case .receivedTelephoneEvent(let id, let event, let timestamp):
                 // Not yet an input of the call engine (DTMF is the SIP issue's): logged.
                 log.info("media.dtmf.received", [
@@ -430,14 +469,7 @@ final class MediaAnchor: @unchecked Sendable {
                     "end": event.isEnd ? "true" : "false", "timestamp": String(timestamp),
                 ])
             case .dropped:
-                dropped += 1
-            }
-        }
-        if forwarded + receivedMedia + dropped > 0 {
-            metrics.update {
-                $0.mediaPacketsForwarded += forwarded
-                $0.mediaPacketsReceived += receivedMedia
-                $0.mediaPacketsDropped += dropped
+                counted.dropped += 1
             }
         }
     }

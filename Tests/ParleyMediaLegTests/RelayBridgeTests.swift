@@ -31,8 +31,15 @@ import Testing
         var inFlight: [(due: ContinuousClock.Instant, bytes: [UInt8], from: ICETransportAddress, to: ICETransportAddress)] = []
         var topologyActions: [MediaTopologyAction<String>] = []
         var elapsedMilliseconds = 0
+        /// Hand the server legs' datagrams over in a buffer (parleyd's path), not as arrays.
+        let inPlace: Bool
+        let work = UnsafeMutableRawBufferPointer.allocate(byteCount: 2048 + 64, alignment: 16)
+        var sentFromBuffer = 0
 
-        init(names: [String]) throws {
+        deinit { work.deallocate() }
+
+        init(names: [String], inPlace: Bool = false) throws {
+            self.inPlace = inPlace
             now = start
             for (index, name) in names.enumerated() {
                 let deviceAddress = Self.address(UInt16(1000 + index))
@@ -80,7 +87,17 @@ import Testing
                     delivered += 1
                     let item = inFlight.remove(at: index)
                     if let (name, _) = serverAddresses.first(where: { $0.value == item.to }) {
-                        perform(bridge.receive(item.bytes, from: item.from, on: name, local: item.to, now: now))
+                        if inPlace {
+                            item.bytes.withUnsafeBytes { work.copyMemory(from: $0) }
+                            let receipt = bridge.receive(buffer: work, length: item.bytes.count, from: item.from, on: name, local: item.to, now: now)
+                            if let send = receipt.send {
+                                sentFromBuffer += 1
+                                inFlight.append((now + .milliseconds(2), [UInt8](UnsafeRawBufferPointer(rebasing: work[..<send.length])), send.from, send.to))
+                            }
+                            perform(receipt.actions)
+                        } else {
+                            perform(bridge.receive(item.bytes, from: item.from, on: name, local: item.to, now: now))
+                        }
                     } else if let device = devices.values.first(where: { $0.address == item.to }) {
                         carry(device.core.receive(item.bytes, from: item.from, on: item.to, now: now))
                     }
@@ -110,8 +127,9 @@ import Testing
         }
     }
 
-    @Test func packetsFlowOnlyBetweenTheTwoJoinedLegs() throws {
-        let h = try Harness(names: ["a", "b", "c"])
+    @Test(arguments: [false, true])
+    func packetsFlowOnlyBetweenTheTwoJoinedLegs(inPlace: Bool) throws {
+        let h = try Harness(names: ["a", "b", "c"], inPlace: inPlace)
         try h.bridge.join("a")
         try h.bridge.join("b")
         #expect(throws: MediaTopologyError(.full, "a relay bridge joins two legs; [\"a\", \"b\"] already are")) { try h.bridge.join("c") }
@@ -127,8 +145,11 @@ import Testing
         let forwarded = h.topologyActions.filter { if case .forwarded = $0 { true } else { false } }.count
         #expect(forwarded > 100)
         #expect(!h.topologyActions.contains(.forwarded(from: "c", to: "a")))
-        // Nothing decoded on the server.
+        // Nothing decoded on the server; in place, every forwarded packet left from the buffer.
         #expect(h.serverStatistics("a")?.framesPlayedFromPackets == 0)
+        #expect(h.sentFromBuffer == (inPlace ? forwarded : 0))
+        // Both server legs counted what they relayed, as RTCP reports it.
+        #expect(h.serverStatistics("b")!.rtp.packetsSent > 50 && h.serverStatistics("a")!.rtp.packetsReceived > 50)
 
         // b leaves (hung up): its goodbye goes out, and c can take its place.
         let removed = try #require(h.bridge.remove("b", now: h.now))
@@ -169,5 +190,44 @@ import Testing
         #expect(reported.allSatisfy { $0.2 == eventStart })
         // Not a packet of the negotiated codec: not forwarded, not dropped.
         #expect(!h.topologyActions.contains { if case .dropped = $0 { true } else { false } })
+    }
+}
+
+/// The in-place relay rewrite on its own: a plain RTP packet with CSRCs, a header
+/// extension and padding, relayed by a connected forward-mode leg, leaves with that leg's
+/// payload type and SSRC, offset numbering, no CSRCs or extension, its payload and padding
+/// kept, and decrypts with the keys the leg's peer receives with.
+@Suite struct RelayInPlaceTests {
+    @Test func theRewriteStripsCSRCsAndExtensionsAndKeepsPayloadAndPadding() throws {
+        let h = try RelayBridgeTests.Harness(names: ["a", "b"])
+        try h.bridge.join("a")
+        try h.bridge.join("b")
+        try h.run(milliseconds: 600)
+        let packet = RTPPacket(
+            marker: true, payloadType: 99, sequenceNumber: 1000, timestamp: 5000, ssrc: 0xabcdef01, csrcs: [1, 2],
+            headerExtension: RTPHeaderExtension(profile: 0xbede, data: [1, 2, 3, 4][...]), payload: [9, 8, 7, 6, 5][...],
+            padding: RTPPacket.padding(count: 3))
+        let plain = try packet.serialized()
+        let work = UnsafeMutableRawBufferPointer.allocate(byteCount: 256, alignment: 16)
+        defer { work.deallocate() }
+        plain.withUnsafeBytes { work.copyMemory(from: $0) }
+        let sent = try #require(h.bridge.withLeg("b") { (core: inout MediaLegCore) in
+            core.relay(buffer: work, length: plain.count, now: h.now)
+        } ?? nil)
+        // SRTP leaves the header in the clear: read it there.
+        let bytes = [UInt8](UnsafeRawBufferPointer(rebasing: work[..<sent.length]))
+        #expect(bytes[0] == 0xa0)  // version 2, padding, no extension, no CSRC
+        #expect(bytes[1] & 0x80 == 0x80)  // marker kept
+        #expect(bytes[1] & 0x7f != 99)  // b's negotiated Opus payload type (111), not the source's
+        #expect(bytes[1] & 0x7f == 111)
+        let ssrc = UInt32(bytes[8]) << 24 | UInt32(bytes[9]) << 16 | UInt32(bytes[10]) << 8 | UInt32(bytes[11])
+        #expect(ssrc != 0xabcdef01)
+        // 12-byte header, 5 payload bytes, 3 padding bytes, then the SRTP tag (AES-CM-80 or GCM).
+        #expect(sent.length - (12 + 5 + 3) == 10 || sent.length - (12 + 5 + 3) == 16, "\(sent.length)")
+        #expect(sent.to == h.devices["b"]!.address)
+        // The device accepts it: authenticated and counted as received.
+        let before = h.devices["b"]!.core.statistics.rtp.packetsReceived
+        _ = h.devices["b"]!.core.receive(bytes, from: sent.from, on: sent.to, now: h.now)
+        #expect(h.devices["b"]!.core.statistics.rtp.packetsReceived == before + 1)
     }
 }
