@@ -62,7 +62,7 @@ public struct MediaLegCore: ~Copyable {
     private var sequenceNumber: UInt16
     private var rtpTimestamp: UInt32
     private var markNextPacket = true
-    /// Relay mode: the source stream being forwarded and the offsets onto our numbering.
+    /// Forward mode: the source stream being relayed and the offsets onto our numbering.
     private var relayOffsets: (ssrc: UInt32, sequence: UInt16, timestamp: UInt32)?
     /// The telephone event last reported, so repeats of one event are reported once.
     private var lastTelephoneEvent: (ssrc: UInt32, timestamp: UInt32, ended: Bool)?

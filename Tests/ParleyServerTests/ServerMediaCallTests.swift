@@ -13,7 +13,7 @@ import Testing
 extension RealTimeMediaTests {
     /// A whole app-to-app call through a real server: two raw protocol clients, each with a
     /// real device `MediaLeg` (full ICE, DTLS-SRTP, Opus) on loopback, the server anchoring
-    /// both legs in relay mode. Checks the event order of docs/protocol.md on both sides,
+    /// both legs in forward mode. Checks the event order of docs/protocol.md on both sides,
     /// the tones heard both ways, how much audio arrived, and the stored record.
     @Suite(.serialized) struct ServerMediaCallTests {
         static func deviceLeg(on loop: EventLoop) throws -> MediaLeg {
