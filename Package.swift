@@ -33,13 +33,16 @@ let package = Package(
         .target(name: "ParleyOpus", dependencies: ["COpus"], swiftSettings: upcoming),
         .target(name: "ParleySQLite", dependencies: ["CSQLite"], swiftSettings: upcoming),
 
+        // MARK: Layer 2: the call model (pure values below the call core, the store and the protocol)
+        .target(name: "ParleyCallModel", swiftSettings: upcoming),
+
         // MARK: Layer 2: sans-I/O wire formats
         .target(name: "ParleyWireCore", swiftSettings: upcoming),
         .target(name: "ParleySTUN", dependencies: ["ParleyWireCore", "ParleyCrypto"], swiftSettings: upcoming),
         .target(name: "ParleyRTP", dependencies: ["ParleyWireCore"], swiftSettings: upcoming),
         .target(name: "ParleySDP", dependencies: ["ParleyWireCore"], swiftSettings: upcoming),
         .target(name: "ParleyWebSocket", dependencies: ["ParleyWireCore", "ParleyCrypto", "ParleyHTTP"], swiftSettings: upcoming),
-        .target(name: "ParleySignaling", dependencies: ["ParleyWireCore"], swiftSettings: upcoming),
+        .target(name: "ParleySignaling", dependencies: ["ParleyWireCore", "ParleyCallModel"], swiftSettings: upcoming),
         .target(name: "ParleyICE", dependencies: ["ParleyWireCore", "ParleySTUN", "ParleyCrypto"], swiftSettings: upcoming),
         .target(name: "ParleyHTTP", dependencies: ["ParleyWireCore"], swiftSettings: upcoming),
         .target(name: "ParleyAuth", dependencies: ["ParleyWireCore", "ParleyCrypto"], swiftSettings: upcoming),
@@ -48,8 +51,8 @@ let package = Package(
         .target(name: "ParleyMedia", dependencies: ["ParleyWireCore", "ParleyRTP", "ParleyOpus"], swiftSettings: upcoming),
         .target(name: "ParleyNet", dependencies: ["CLinux", "ParleyWireCore"], swiftSettings: upcoming),
         .target(name: "ParleyEdge", dependencies: ["ParleyWireCore", "ParleyNet", "ParleyHTTP", "ParleyWebSocket", "ParleyCrypto"], swiftSettings: upcoming),
-        .target(name: "ParleyStore", dependencies: ["ParleyWireCore", "ParleySQLite", "ParleySignaling", "ParleyCalling"], swiftSettings: upcoming),
-        .target(name: "ParleyCalling", dependencies: ["ParleyWireCore", "ParleySignaling"], swiftSettings: upcoming),
+        .target(name: "ParleyStore", dependencies: ["ParleySQLite", "ParleyCallModel"], swiftSettings: upcoming),
+        .target(name: "ParleyCalling", dependencies: ["ParleyWireCore", "ParleySignaling", "ParleyCallModel"], swiftSettings: upcoming),
         // The audio leg, sans-I/O (MediaLegCore, the media topologies), and its shell on
         // ParleyNet (the MediaLeg actor, SRTPForwarder).
         .target(
@@ -66,7 +69,7 @@ let package = Package(
         // MARK: Layer 4: products
         .target(
             name: "ParleyServer",
-            dependencies: ["ParleyWireCore", "ParleyNet", "ParleyHTTP", "ParleyEdge", "ParleyAuth", "ParleySignaling", "ParleyCalling", "ParleyStore", "ParleyMediaLeg", "ParleyCrypto", "ParleySDP", "ParleyICE", "ParleySTUN", "ParleyRTP", "ParleyMedia", "ParleyWebSocket", "ParleyPush"],
+            dependencies: ["ParleyWireCore", "ParleyNet", "ParleyHTTP", "ParleyEdge", "ParleyAuth", "ParleySignaling", "ParleyCallModel", "ParleyCalling", "ParleyStore", "ParleyMediaLeg", "ParleyCrypto", "ParleySDP", "ParleyICE", "ParleySTUN", "ParleyRTP", "ParleyMedia", "ParleyWebSocket", "ParleyPush"],
             swiftSettings: upcoming
         ),
         // MARK: Layer 4: the client SDK (docs/sdk.md)
@@ -98,7 +101,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "ParleyBench",
-            dependencies: ["ParleySTUN", "ParleyRTP", "ParleySDP", "ParleyWebSocket", "ParleySignaling", "ParleyCrypto", "ParleySRTP", "ParleyICE", "ParleyOpus", "ParleyMedia", "ParleyNet", "ParleyMediaLeg", "ParleyMediaLegIO", "ParleyHTTP", "ParleyAuth", "ParleyEdge", "ParleySQLite", "ParleyStore", "ParleyCalling", "ParleyPush"],
+            dependencies: ["ParleySTUN", "ParleyRTP", "ParleySDP", "ParleyWebSocket", "ParleySignaling", "ParleyCrypto", "ParleySRTP", "ParleyICE", "ParleyOpus", "ParleyMedia", "ParleyNet", "ParleyMediaLeg", "ParleyMediaLegIO", "ParleyHTTP", "ParleyAuth", "ParleyEdge", "ParleySQLite", "ParleyStore", "ParleyCallModel", "ParleyCalling", "ParleyPush"],
             swiftSettings: upcoming
         ),
 
@@ -123,15 +126,15 @@ let package = Package(
         .testTarget(name: "ParleyHTTPTests", dependencies: ["ParleyHTTP", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleyAuthTests", dependencies: ["ParleyAuth", "ParleyTestSupport"], exclude: ["reference"], swiftSettings: upcoming),
         .testTarget(name: "ParleyEdgeTests", dependencies: ["ParleyEdge", "ParleyTestSupport", "ParleyCrypto"], swiftSettings: upcoming),
-        .testTarget(name: "ParleyStoreTests", dependencies: ["ParleyStore", "ParleySQLite", "ParleyTestSupport"], swiftSettings: upcoming),
-        .testTarget(name: "ParleyCallingTests", dependencies: ["ParleyCalling", "ParleyTestSupport"], swiftSettings: upcoming),
+        .testTarget(name: "ParleyStoreTests", dependencies: ["ParleyStore", "ParleyCallModel", "ParleySQLite", "ParleyTestSupport"], swiftSettings: upcoming),
+        .testTarget(name: "ParleyCallingTests", dependencies: ["ParleyCalling", "ParleyCallModel", "ParleyTestSupport"], swiftSettings: upcoming),
         // MARK: Issue 5, server side: VoIP push (docs/push.md)
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .target(name: "ParleyPush", dependencies: ["CCurl", "ParleyWireCore", "ParleyCrypto", "ParleySignaling"], swiftSettings: upcoming),
         .target(name: "ParleyPushTestSupport", dependencies: ["ParleyPush", "ParleyCrypto"], path: "Tests/ParleyPushTestSupport", swiftSettings: upcoming),
         .testTarget(name: "ParleyPushTests", dependencies: ["ParleyPush", "ParleyPushTestSupport", "ParleyCrypto", "ParleyWireCore", "ParleySignaling", "ParleyTestSupport"], swiftSettings: upcoming),
 
-        .testTarget(name: "ParleyServerTests", dependencies: ["ParleyServer", "ParleyTestSupport", "ParleyPush", "ParleyPushTestSupport", "ParleyWireCore", "ParleyEdge", "ParleyAuth", "ParleySignaling", "ParleyStore", "ParleyCalling", "ParleyMediaLeg", "ParleyMediaLegIO", "ParleyMedia", "ParleyCrypto", "ParleyNet", "ParleyWebSocket", "ParleyICE", "ParleySTUN", "ParleySQLite"], swiftSettings: upcoming),
+        .testTarget(name: "ParleyServerTests", dependencies: ["ParleyServer", "ParleyTestSupport", "ParleyPush", "ParleyPushTestSupport", "ParleyWireCore", "ParleyEdge", "ParleyAuth", "ParleySignaling", "ParleyStore", "ParleyCallModel", "ParleyCalling", "ParleyMediaLeg", "ParleyMediaLegIO", "ParleyMedia", "ParleyCrypto", "ParleyNet", "ParleyWebSocket", "ParleyICE", "ParleySTUN", "ParleySQLite"], swiftSettings: upcoming),
         // MARK: Issue 5, SDK side: the SDK's push relay against a real server (docs/push-and-callkit.md)
         .testTarget(name: "ParleySDKPushTests", dependencies: ["ParleySDK", "ParleyServer", "ParleyPushTestSupport", "ParleyPush", "ParleyStore", "ParleyAuth", "ParleyNet", "ParleyTestSupport"], swiftSettings: upcoming),
         // Runs the built `parleyd` and `parley` executables: `swift build` must run first.

@@ -31,13 +31,13 @@ func callingBenchmarks() -> [Benchmark] {
         var sent = 0
         sent += count(registry.handleRequest(.callStart(.init(requestID: "1", callID: id, to: .user("bob"), sdp: offer)), from: alice, now: clock))
         sent += count(registry.handleMedia(.callerLegReady(sdp: offer), callID: id, now: clock))
-        sent += count(registry.handleMedia(.calleeLegReady(bob1, sdp: offer), callID: id, now: clock))
-        sent += count(registry.handleMedia(.calleeLegReady(bob2, sdp: offer), callID: id, now: clock))
+        sent += count(registry.handleMedia(.calleeLegReady(.device(bob1), sdp: offer), callID: id, now: clock))
+        sent += count(registry.handleMedia(.calleeLegReady(.device(bob2), sdp: offer), callID: id, now: clock))
         sent += count(registry.handleRequest(.callAck(.init(requestID: "2", callID: id)), from: bob1, now: clock))
         sent += count(registry.handleRequest(.callAck(.init(requestID: "2", callID: id)), from: bob2, now: clock))
         sent += count(registry.handleRequest(.callAnswer(.init(requestID: "3", callID: id, sdp: offer)), from: bob1, now: clock))
         sent += count(registry.handleMedia(.legConnected(.caller), callID: id, now: clock))
-        sent += count(registry.handleMedia(.legConnected(.callee(bob1)), callID: id, now: clock))
+        sent += count(registry.handleMedia(.legConnected(.callee(.device(bob1))), callID: id, now: clock))
         sent += count(registry.handleRequest(.callHangup(.init(requestID: "4", callID: id)), from: alice, now: clock))
         clock = clock.advanced(by: .milliseconds(1))
         benchmarkSink &+= sent

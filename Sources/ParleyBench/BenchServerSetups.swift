@@ -16,7 +16,7 @@ import Synchronization
 // Signaling only: the SDP comes from MediaLegCore offers and answers that never run.
 // With media: each device leg is a real MediaLeg (full ICE, DTLS-SRTP, an Opus tone).
 
-/// A device's media leg (ParleyCalling has a `MediaLeg` of its own: the engine's view of a leg).
+/// A device's media leg (the module name keeps it apart from the engine's `CallLegID`).
 typealias DeviceLeg = ParleyMediaLegIO.MediaLeg
 
 /// Calls per second one pair places at most: four requests a set-up (call.start, call.ack,

@@ -1,5 +1,4 @@
-import ParleyCalling
-import ParleySignaling
+import ParleyCallModel
 import ParleyStore
 
 #if canImport(Glibc)

@@ -47,6 +47,16 @@ enum SoftphoneCommand {
               --decline             decline every call
               --count N             exit after N calls (0: never; default 1 with
                                     --answer or --decline, else 0)
+              --push-token TOKEN    register this push token once signed in (APNs VoIP:
+                                    the PushKit token in hex; FCM: the registration token)
+              --push-type T         apnsVoip (default) or fcm
+              --push-environment E  APNs: sandbox or production (default)
+              --push-app-id ID      the bundle id or package name (needed with --push-token)
+              --push-store FILE     keep the push registration (token, push key) in FILE
+                                    (default: in memory, for this run only)
+              --relay-push FILE     a received push's data (JSON with "parley", or the JWS):
+                                    report it to the system and relay it, as a woken app
+                                    does (needs --push-store and --device-id)
 
             """
     }
@@ -57,14 +67,44 @@ enum SoftphoneCommand {
             return 0
         }
         let options: SoftphoneOptions
+        let pushPayload: [String: String]?
         do throws(SoftphoneUsageError) {
             options = try SoftphoneOptions.parse(command: command, arguments)
             try checkFiles(options)
+            pushPayload = try options.relayPushPath.map { path throws(SoftphoneUsageError) in try loadPushPayload(path: path) }
         } catch {
             FileHandle.standardError.write(Data("parley \(command): \(error.message)\n".utf8))
             return SoftphoneExitCode.usage.rawValue
         }
-        SoftphoneRunner.run(options)
+        SoftphoneRunner.run(options, pushPayload: pushPayload)
+    }
+
+    /// The largest push payload file read: an APNs payload is at most 5 KB.
+    static let maximumPushPayloadBytes = 65_536
+
+    /// A received push's data, as an app gets it: a JSON object with the `parley` JWS
+    /// (the APNs body or the FCM `data`, other members ignored), or the bare JWS.
+    static func loadPushPayload(path: String) throws(SoftphoneUsageError) -> [String: String] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw SoftphoneUsageError("--relay-push \(path): cannot read the file")
+        }
+        guard data.count <= maximumPushPayloadBytes else {
+            throw SoftphoneUsageError("--relay-push \(path): \(data.count) bytes; a push payload is at most \(maximumPushPayloadBytes)")
+        }
+        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        if text.hasPrefix("{") {
+            guard let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any],
+                  let jws = object["parley"] as? String else {
+                throw SoftphoneUsageError("--relay-push \(path): a JSON object, but without a \"parley\" string member")
+            }
+            return ["parley": jws]
+        }
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        let base64URL = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+        guard parts.count == 3, parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(base64URL.contains) }) else {
+            throw SoftphoneUsageError("--relay-push \(path): neither a push's JSON data with a \"parley\" member nor a compact JWS")
+        }
+        return ["parley": text]
     }
 
     /// The WAV file to play must decode, and the recording's directory must exist: a
@@ -73,6 +113,18 @@ enum SoftphoneCommand {
         if case .wavFile(let path) = options.source {
             do { _ = try WAVFile.read(path: path) } catch {
                 throw SoftphoneUsageError("--play \(path): \(error)")
+            }
+        }
+        if let relay = options.relayPushPath, let store = options.pushStorePath, !FileManager.default.fileExists(atPath: store) {
+            throw SoftphoneUsageError("--relay-push \(relay): no registration in --push-store \(store) (register first with --push-token and this --push-store)")
+        }
+        if let store = options.pushStorePath {
+            let directory = (store as NSString).deletingLastPathComponent
+            let parent = directory.isEmpty ? "." : directory
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: parent, isDirectory: &isDirectory), isDirectory.boolValue,
+                  FileManager.default.isWritableFile(atPath: parent) else {
+                throw SoftphoneUsageError("--push-store \(store): directory '\(parent)' does not exist or is not writable")
             }
         }
         if let record = options.recordPath {

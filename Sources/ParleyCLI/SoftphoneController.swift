@@ -23,6 +23,15 @@ struct SoftphoneController {
         case interrupt
         /// The clock moved; `statistics` are the active call's, read just now.
         case tick(statistics: SoftphoneStatistics?)
+        /// `--push-token`: the server holds it (or already held it, unchanged).
+        case pushRegistered(alreadyRegistered: Bool)
+        case pushRegistrationFailed(message: String)
+        /// `--relay-push`: the push was reported to the system and its relay queued.
+        case pushRelayed(callID: String, caller: String)
+        /// `--relay-push`: genuine, but its call is over (its ring time passed).
+        case pushExpired(callID: String, caller: String)
+        /// `--relay-push`: not a Parley call push for this device, or the system refused it.
+        case pushRefused(message: String)
     }
 
     enum Action: Equatable {
@@ -213,6 +222,24 @@ struct SoftphoneController {
             }
             interrupted = true
             return hangUp(reason: "interrupted", nowMs: nowMs)
+
+        case .pushRegistered(let already):
+            guard let push = options.pushToken else { return [] }
+            return [emit(.pushRegistered(pushType: push.service.rawValue, alreadyRegistered: already), nowMs)]
+
+        case .pushRegistrationFailed(let message):
+            return finish(.usage, error: "cannot register the push token: \(message)")
+
+        case .pushRelayed(let callID, let caller):
+            return [emit(.pushRelayed(caller: caller), nowMs, callID: callID)]
+
+        case .pushExpired(let callID, let caller):
+            // Nothing will ring: the call it announced is over. Like a missed call's timeout.
+            return [emit(.pushExpired(caller: caller), nowMs, callID: callID)]
+                + finish(.timeout, error: "the push expired: a missed call from \(caller)")
+
+        case .pushRefused(let message):
+            return finish(.usage, error: "cannot relay the push: \(message)")
 
         case .tick(let statistics):
             if phase == .connecting && nowMs >= connectDeadlineMs {

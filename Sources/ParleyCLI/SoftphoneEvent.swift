@@ -40,6 +40,12 @@ enum SoftphoneEvent: Equatable {
     case ended(cause: SoftphoneEndCause, errorCode: String?, errorMessage: String?)
     /// The live line: time since establishment and the statistics so far.
     case statistics(elapsed: Double, SoftphoneStatistics)
+    /// `--push-token` is registered with the server (or was already, unchanged).
+    case pushRegistered(pushType: String, alreadyRegistered: Bool)
+    /// `--relay-push`: reported to the system and relayed to the server.
+    case pushRelayed(caller: String)
+    /// `--relay-push`: the push is genuine but expired, a missed call.
+    case pushExpired(caller: String)
 }
 
 /// What a call's summary line says.

@@ -86,6 +86,9 @@ struct SoftphoneFormatter {
         case .hangingUp(let reason): return "hanging up (\(reason))"
         case .ended(let cause, let code, let message): return "ended \(Self.endText(cause, message, code))"
         case .statistics(let elapsed, let statistics): return statisticsText(elapsed: elapsed, statistics)
+        case .pushRegistered(let type, let already): return "push token \(already ? "already registered" : "registered") (\(type))"
+        case .pushRelayed(let caller): return "push from \(caller) relayed (call \(callID ?? "?"))"
+        case .pushExpired(let caller): return "push from \(caller) expired (call \(callID ?? "?")): a missed call"
         }
     }
 
@@ -111,6 +114,8 @@ struct SoftphoneFormatter {
         case .statistics(let elapsed, let statistics):
             fields.append(("elapsedSeconds", .number(elapsed, decimals: 3)))
             fields += statisticsFields(statistics)
+        case .pushRegistered(let type, let already): fields += [("pushType", .string(type)), ("already", .bool(already))]
+        case .pushRelayed(let caller), .pushExpired(let caller): fields.append(("from", .string(caller)))
         case .progressing, .ringing, .answered, .established, .answering, .declining: break
         }
         return JSONLineValue.object(fields)
@@ -144,6 +149,9 @@ struct SoftphoneFormatter {
         case .hangingUp: "hangingUp"
         case .ended: "ended"
         case .statistics: "stats"
+        case .pushRegistered: "pushRegistered"
+        case .pushRelayed: "pushRelayed"
+        case .pushExpired: "pushExpired"
         }
     }
 

@@ -56,6 +56,24 @@ struct SoftphoneOptions: Equatable {
     var connectTimeout: Double = 10
     /// `--ca-file`: CAs to trust for an `https://` server instead of the system's.
     var caFile: String?
+    /// `listen --push-token`: the push token to register once signed in.
+    var pushToken: PushToken?
+    /// `listen --push-store`: the file that keeps the push registration (token and push
+    /// key) between runs; nil keeps it in memory for this run only.
+    var pushStorePath: String?
+    /// `listen --relay-push`: a file holding a received push's payload, to report to the
+    /// (headless) system and relay as a woken app does.
+    var relayPushPath: String?
+
+    /// A push token as `push.register` sends it (docs/protocol.md).
+    struct PushToken: Equatable {
+        enum Service: String, CaseIterable { case apnsVoip, fcm }
+        enum Environment: String, CaseIterable { case sandbox, production }
+        var token: String
+        var service: Service
+        var environment: Environment
+        var appID: String
+    }
 
     /// Default tones: different for the two sides, so a recording shows whose audio it is.
     static let defaultCallTone = 440.0
@@ -86,6 +104,8 @@ extension SoftphoneOptions {
         var headers: [String: String] = [:]
         var answer = false, decline = false, answerDelay: Double?, count: Int?
         var json = false, interval: Double?, connectTimeout: Double?, caFile: String?
+        var pushToken: String?, pushType: PushToken.Service?, pushEnvironment: PushToken.Environment?, pushAppID: String?
+        var pushStore: String?, relayPush: String?
 
         while let argument = reader.next() {
             guard argument.hasPrefix("-"), argument != "-" else {
@@ -121,6 +141,12 @@ extension SoftphoneOptions {
             case "--decline" where !isCall: try noValue(); decline = true
             case "--answer-delay" where !isCall: answerDelay = try setOnce(answerDelay, flag, parseSeconds(value(), flag, allowZero: true))
             case "--count" where !isCall: count = try setOnce(count, flag, parseCount(value()))
+            case "--push-token" where !isCall: pushToken = try setOnce(pushToken, flag, value())
+            case "--push-type" where !isCall: pushType = try setOnce(pushType, flag, parseChoice(value(), flag))
+            case "--push-environment" where !isCall: pushEnvironment = try setOnce(pushEnvironment, flag, parseChoice(value(), flag))
+            case "--push-app-id" where !isCall: pushAppID = try setOnce(pushAppID, flag, value())
+            case "--push-store" where !isCall: pushStore = try setOnce(pushStore, flag, nonEmpty(value(), flag))
+            case "--relay-push" where !isCall: relayPush = try setOnce(relayPush, flag, nonEmpty(value(), flag))
             default:
                 throw SoftphoneUsageError("unknown option '\(flag)' for parley \(command)")
             }
@@ -201,7 +227,59 @@ extension SoftphoneOptions {
             guard server.hasPrefix("https://") else { throw SoftphoneUsageError("--ca-file is only used with an https:// --server") }
             options.caFile = caFile
         }
+        options.pushToken = try pushRegistration(token: pushToken, type: pushType, environment: pushEnvironment, appID: pushAppID)
+        options.pushStorePath = pushStore
+        if let relayPush {
+            // A push is signed for one device with the key its registration got.
+            guard pushStore != nil else {
+                throw SoftphoneUsageError("--relay-push needs --push-store FILE: the registration whose push key verifies the push")
+            }
+            guard device != nil else { throw SoftphoneUsageError("--relay-push needs --device-id: the device the push was sent to") }
+            options.relayPushPath = relayPush
+        }
         return options
+    }
+
+    /// The `--push-*` flags together: a token needs its app id; the others need a token.
+    static func pushRegistration(token: String?, type: PushToken.Service?, environment: PushToken.Environment?,
+                                 appID: String?) throws(SoftphoneUsageError) -> PushToken? {
+        guard let token else {
+            if type != nil || environment != nil || appID != nil {
+                throw SoftphoneUsageError("--push-type, --push-environment and --push-app-id go with --push-token")
+            }
+            return nil
+        }
+        let service = type ?? .apnsVoip
+        let bytes = Array(token.utf8)
+        guard (1...1024).contains(bytes.count), bytes.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+            throw SoftphoneUsageError("--push-token must be 1-1024 bytes of printable ASCII")
+        }
+        if service == .apnsVoip {
+            guard bytes.count % 2 == 0, bytes.allSatisfy({ isHexDigit($0) }) else {
+                throw SoftphoneUsageError("--push-token: an APNs VoIP token is the PushKit token in hex, not '\(token)'")
+            }
+        }
+        guard let appID else { throw SoftphoneUsageError("--push-token needs --push-app-id (the bundle id or package name)") }
+        let appBytes = appID.utf8
+        guard (1...255).contains(appBytes.count), appBytes.allSatisfy(isHeaderNameByte) else {
+            throw SoftphoneUsageError("--push-app-id '\(appID)' must be 1-255 bytes of A-Z a-z 0-9 - _ .")
+        }
+        if service == .fcm && environment == .sandbox {
+            throw SoftphoneUsageError("--push-environment sandbox is for APNs; FCM tokens have no environment")
+        }
+        return PushToken(token: token, service: service, environment: environment ?? .production, appID: appID)
+    }
+
+    private static func parseChoice<Choice: RawRepresentable & CaseIterable>(_ text: String, _ flag: String) throws(SoftphoneUsageError) -> Choice
+        where Choice.RawValue == String {
+        guard let choice = Choice(rawValue: text) else {
+            throw SoftphoneUsageError("\(flag) is one of \(Choice.allCases.map(\.rawValue).joined(separator: ", ")), not '\(text)'")
+        }
+        return choice
+    }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        (0x30...0x39).contains(byte) || (0x41...0x46).contains(byte) || (0x61...0x66).contains(byte)
     }
 
     /// `--flag=value` and `--flag value` are both accepted.

@@ -7,8 +7,8 @@ import ParleySDK
 /// Everything runs on the main queue (the SDK's callback queue and the provider's
 /// queue), so the controller needs no lock.
 enum SoftphoneRunner {
-    static func run(_ options: SoftphoneOptions) -> Never {
-        let shell = SoftphoneShell(options: options)
+    static func run(_ options: SoftphoneOptions, pushPayload: [String: String]?) -> Never {
+        let shell = SoftphoneShell(options: options, pushPayload: pushPayload)
         shell.start()
         // The SDK holds its delegates weakly: keep the shell alive for the process's life.
         withExtendedLifetime(shell) { dispatchMain() }
@@ -77,10 +77,12 @@ func softphoneNowMs() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rou
 /// provider before the controller hears of them, answers and hang-ups are the provider's
 /// actions (a user tapping the system screen), outgoing calls are the provider's start
 /// actions, and call audio runs only while the provider's audio session is active.
-final class SoftphoneShell: ParleyClientDelegate, ParleyCallObserver, @unchecked Sendable {
+final class SoftphoneShell: ParleyClientDelegate, ParleyPushDelegate, ParleyCallObserver, @unchecked Sendable {
     // Every member is touched only on the main queue (the SDK's callbackQueue, the timer's
     // and the signal sources' queue); @unchecked because that confinement is the synchronisation.
     private let options: SoftphoneOptions
+    /// `--relay-push`: the push's data, as PushKit or FCM hands it to an app.
+    private let pushPayload: [String: String]?
     private var controller: SoftphoneController
     private let output: SoftphoneOutput
     private var client: ParleyClient?
@@ -94,9 +96,17 @@ final class SoftphoneShell: ParleyClientDelegate, ParleyCallObserver, @unchecked
     private var tokenUsed = false
     private var timer: (any DispatchSourceTimer)?
     private var signalSources: [any DispatchSourceSignal] = []
+    /// The exit status, once the controller has asked to exit.
+    private var exitCode: SoftphoneExitCode?
+    /// The client asked to terminate has stopped: every call's media closed and its
+    /// recording written, the close frame sent.
+    private var clientStopped = false
+    /// The longest the process waits for that before it exits anyway.
+    static let stopWait: DispatchTimeInterval = .seconds(20)
 
-    init(options: SoftphoneOptions) {
+    init(options: SoftphoneOptions, pushPayload: [String: String]?) {
         self.options = options
+        self.pushPayload = pushPayload
         let isTerminal = isatty(STDOUT_FILENO) == 1
         let offset = TimeZone.current.secondsFromGMT(for: Date())
         controller = SoftphoneController(
@@ -114,10 +124,14 @@ final class SoftphoneShell: ParleyClientDelegate, ParleyCallObserver, @unchecked
             signalSources.append(source)
         }
         do {
+            let store: any ParleyPushRegistrationStore = options.pushStorePath.map {
+                FilePushRegistrationStore(url: URL(fileURLWithPath: $0))
+            } ?? InMemoryPushRegistrationStore()
             let client = try ParleyClient(
                 applicationKey: options.applicationKey, environmentHost: options.serverURL, userId: options.userID,
-                deviceId: options.deviceID, callbackQueue: .main, caFile: options.caFile)
+                deviceId: options.deviceID, callbackQueue: .main, pushRegistrationStore: store, caFile: options.caFile)
             client.delegate = self
+            client.pushDelegate = self
             let mediator = ParleyCallMediator(client: client)
             // The service observes first, so an incoming call is reported to the provider
             // before this shell (and its controller) sees it.
@@ -135,6 +149,8 @@ final class SoftphoneShell: ParleyClientDelegate, ParleyCallObserver, @unchecked
             exit(SoftphoneExitCode.usage.rawValue)
         }
         perform(controller.start(nowMs: softphoneNowMs()))
+        if let push = options.pushToken { registerPushToken(push) }
+        if let pushPayload { relayPush(pushPayload) }
 
         let timer = DispatchSource.makeTimerSource(queue: .main)
         timer.schedule(deadline: .now() + .milliseconds(100), repeating: .milliseconds(100))
@@ -184,14 +200,31 @@ final class SoftphoneShell: ParleyClientDelegate, ParleyCallObserver, @unchecked
                     // Not (or no longer) known to the system: the service hangs up directly.
                     callService?.endCall(call)
                 }
-            case .terminateClient: client?.terminateGracefully()
+            case .terminateClient:
+                guard let client else {
+                    clientStopped = true
+                    continue
+                }
+                // The completion runs once the recording is on disk and the close frame
+                // is out: exiting before that lost recordings.
+                client.terminateGracefully { [weak self] in
+                    dispatchPrecondition(condition: .onQueue(.main))
+                    self?.clientHasStopped()
+                }
             case .exit(let code):
                 output.finish()
                 timer?.cancel()
-                // A moment for the WebSocket close frame to leave before the process does.
-                DispatchQueue.main.asyncAfter(deadline: .now() + .milliseconds(300)) { exit(code.rawValue) }
+                exitCode = code
+                if clientStopped || client == nil { exit(code.rawValue) }
+                // Bounded: should the SDK never finish, leave anyway.
+                DispatchQueue.main.asyncAfter(deadline: .now() + Self.stopWait) { exit(code.rawValue) }
             }
         }
+    }
+
+    private func clientHasStopped() {
+        clientStopped = true
+        if let exitCode { exit(exitCode.rawValue) }
     }
 
     private func outgoingCallStarted(_ result: Result<ParleyCall, any Error>) {
@@ -202,6 +235,47 @@ final class SoftphoneShell: ParleyClientDelegate, ParleyCallObserver, @unchecked
             feed(.callPlaced(callID: call.callId))
         case .failure(let error):
             feed(.callFailedToStart(message: Self.message(error)))
+        }
+    }
+
+    /// `--push-token`: handed to the SDK now, sent once signed in. The SDK does not send an
+    /// unchanged token it already registered (that would replace the push key under pushes
+    /// on their way), so that case is reported here.
+    private func registerPushToken(_ push: SoftphoneOptions.PushToken) {
+        guard let client else { return }
+        let type: ParleyPushType = push.service == .fcm ? .fcm : .apnsVoip
+        let environment: ParleyPushEnvironment = push.environment == .sandbox ? .sandbox : .production
+        if let stored = client.pushRegistrationStore.load(), stored.userId == client.userId, stored.deviceId == client.deviceId,
+           stored.pushType == type, stored.token == push.token, stored.environment == environment, stored.appId == push.appID {
+            return feed(.pushRegistered(alreadyRegistered: true))
+        }
+        do {
+            try client.registerPushNotificationDeviceToken(push.token, type: type, environment: environment, appId: push.appID)
+        } catch {
+            feed(.pushRegistrationFailed(message: error.message))
+        }
+    }
+
+    /// `--relay-push`: what an app woken by the push does. The service reports the call to
+    /// the (headless) system first, then relays it; the call then arrives as any other.
+    private func relayPush(_ payload: [String: String]) {
+        guard let client, let callService else { return }
+        let query = client.queryPushNotificationPayload(payload)
+        guard query.isCall, let call = query.callResult else {
+            return feed(.pushRefused(message: query.isCall
+                ? "the push does not verify with the registration in --push-store for --device-id (another device, or registered again since)"
+                : "not a Parley push"))
+        }
+        callService.reportIncomingPush(payload) { [weak self] error in
+            DispatchQueue.main.async {
+                if call.isTimedOut {
+                    self?.feed(.pushExpired(callID: call.callId, caller: call.remoteUserId))
+                } else if let error {
+                    self?.feed(.pushRefused(message: Self.message(error)))
+                } else {
+                    self?.feed(.pushRelayed(callID: call.callId, caller: call.remoteUserId))
+                }
+            }
         }
     }
 
@@ -242,6 +316,14 @@ final class SoftphoneShell: ParleyClientDelegate, ParleyCallObserver, @unchecked
     func clientDidStart(_ client: ParleyClient) { feed(.clientStarted) }
 
     func clientDidFail(_ client: ParleyClient, error: any Error) { feed(.clientFailed(message: Self.message(error))) }
+
+    // MARK: ParleyPushDelegate
+
+    func clientDidRegisterPushNotificationDeviceToken(_ client: ParleyClient) { feed(.pushRegistered(alreadyRegistered: false)) }
+
+    func client(_ client: ParleyClient, didFailToRegisterPushNotificationDeviceTokenWithError error: any Error) {
+        feed(.pushRegistrationFailed(message: Self.message(error)))
+    }
 
     // MARK: ParleyCallObserver
 

@@ -1,5 +1,8 @@
 /// The call timers and limits (server configuration; docs/calls.md).
 public struct CallConfiguration: Sendable, Hashable {
+    /// From `call.start` until the router's decision (`CallRouter`): then the call ends
+    /// with `error` `destination_unavailable`. The local router answers at once.
+    public var routingTimeout: Duration = .seconds(10)
     /// From `call.start` until a callee device answers: then the call ends with `noAnswer`
     /// (no device acknowledged it) or `timeout` (a device rang).
     public var ringTimeout: Duration = .seconds(60)

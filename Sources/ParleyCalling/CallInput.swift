@@ -3,7 +3,7 @@ public import ParleySignaling
 /// An event that moves a call's state machine. parleyd turns requests (`call.ack`,
 /// `call.answer`, ...) into these through `CallRegistry`, or feeds a machine directly.
 public enum CallInput: Sendable, Hashable {
-    /// `call.ack` (or a relayed push) from a callee device: it is ringing.
+    /// `call.ack` from a callee device: it is ringing.
     case acknowledged(Device)
     /// `call.answer` from a callee device, with its SDP answer to the leg's offer.
     case answered(Device, sdp: String)
@@ -30,21 +30,10 @@ public enum CallInput: Sendable, Hashable {
     case deviceLost(Device)
     /// A party's connection came back within its grace time (session resumed).
     case deviceReconnected(Device)
+    /// The router's decision for a call in its routing state (`CallRouter`). A decision
+    /// for a call already routed, or ended, is ignored.
+    case routed(RoutingDecision)
     /// The server failed for this call: it ends with `error` and this code and text
     /// (e.g. `internal_error` when the server stops).
     case failed(SignalingMessage.CallError)
-}
-
-/// What presence knows about the callee when a call starts.
-public enum CalleeReach: Sendable, Hashable {
-    /// The application never saw this user: the call fails with `destination_not_found`.
-    case unknownUser
-    /// A known user with no connected device and no push token: the call fails with
-    /// `destination_unavailable`.
-    case unavailable
-    /// A known user with no connected device but with these devices reachable by push:
-    /// the call sends them pushes and waits for a `push.relay`.
-    case push([Device])
-    /// The user's connected devices, each of which rings.
-    case devices([Device])
 }

@@ -1,3 +1,4 @@
+public import ParleyCallModel
 public import ParleySignaling
 
 /// What the store keeps about a call: its parties, its times and how it ended.

@@ -1,8 +1,9 @@
 public import ParleySignaling
 
 /// Every call on the server and the presence they need, sans-I/O: parleyd feeds it
-/// connections, call requests, media reports and timeouts, and performs the actions it
-/// returns in order (send messages, drive media legs, store records).
+/// connections, call requests, routing decisions, media reports and timeouts, and
+/// performs the actions it returns in order (send replies, notify parties, drive media
+/// legs, store records).
 ///
 /// ```swift
 /// var registry = CallRegistry()
@@ -13,6 +14,8 @@ public import ParleySignaling
 /// ```
 public struct CallRegistry: Sendable {
     public let configuration: CallConfiguration
+    /// Where calls go (`PresenceRouter` unless parleyd gives another).
+    public let router: any CallRouter
     /// Users and their connected devices.
     public private(set) var presence = Presence()
 
@@ -31,8 +34,9 @@ public struct CallRegistry: Sendable {
     private var callsByCaller: [AppUser: Int] = [:]
     private var callsByApplication: [String: Int] = [:]
 
-    public init(configuration: CallConfiguration = CallConfiguration()) {
+    public init(configuration: CallConfiguration = CallConfiguration(), router: any CallRouter = PresenceRouter()) {
         self.configuration = configuration
+        self.router = router
     }
 
     // MARK: Presence
@@ -103,10 +107,10 @@ public struct CallRegistry: Sendable {
         }
     }
 
+    /// Accepts a `call.start` and asks the router where it goes. A decision the router
+    /// gives at once that needs a party kind not built yet is refused here with
+    /// `not_implemented` (field `to.kind`) and creates no call.
     private mutating func startCall(_ start: SignalingMessage.CallStart, from device: Device, now: CallTime) throws(CallingError) -> [CallAction] {
-        guard case .user(let calleeID) = start.to else {
-            throw CallingError(.notImplemented, callID: start.callID, field: "to.kind", "calls to \(start.to.kind.rawValue) addresses are not implemented yet")
-        }
         guard CallID.isValid(start.callID) else {
             throw CallingError(.badRequest, callID: nil, field: "callId", "call id is not a lower-case UUID")
         }
@@ -124,8 +128,16 @@ public struct CallRegistry: Sendable {
             throw CallingError(.tooManyCalls, callID: start.callID,
                                "the application has \(inApplication) calls in progress, the most this server allows")
         }
-        let callee = AppUser(applicationKey: device.user.applicationKey, userID: calleeID)
-        let (machine, actions) = CallStateMachine.start(start, from: device, to: callee, reach: presence.reach(callee), now: now, configuration: configuration)
+        let request = RouteRequest(callID: start.callID, caller: device, destination: start.to, headers: start.headers, video: start.video)
+        let decision = router.route(request, presence: presence)
+        if let kind = decision?.unbuiltKind {
+            throw CallingError(.notImplemented, callID: start.callID, field: "to.kind", "calls to \(kind.rawValue) addresses are not implemented yet")
+        }
+        // Records still name the callee as an app user of the caller's application; a
+        // destination of another kind (routed late) keeps its address text there until
+        // records name both ends as addresses (docs/calls.md, "Not done here").
+        let callee = AppUser(applicationKey: device.user.applicationKey, userID: start.to.address)
+        let (machine, actions) = CallStateMachine.start(start, from: device, to: callee, decision: decision, now: now, configuration: configuration)
         callerOfCall[start.callID] = device.user
         callsByCaller[device.user, default: 0] += 1
         callsByApplication[device.user.applicationKey, default: 0] += 1
@@ -148,14 +160,14 @@ public struct CallRegistry: Sendable {
             if cause == .error {
                 error = SignalingMessage.CallError(code: SignalingErrorCode(rawValue: record.errorCode ?? "internal_error"), message: record.errorMessage ?? "")
             }
-            return [result, .send(device, .callEnded(.init(callID: callID, cause: cause, error: error, details: details)))]
+            return [result, .notify(.device(device), .ended(callID: callID, cause: cause, error: error, details: details))]
         }
         guard let machine = calls[callID], machine.record.callee == device.user else {
             return [.send(device, CallingError(.callNotFound, callID: callID, "no such call").errorReply(to: requestID))]
         }
         if machine.isFormerCallee(device) {
-            return [result, .send(device, .callEnded(.init(
-                callID: callID, cause: machine.causeForFormerCallee, details: machine.detailsForLateRelay(device, at: now.unixMillis))))]
+            return [result, .notify(.device(device), .ended(
+                callID: callID, cause: machine.causeForFormerCallee, error: nil, details: machine.detailsForLateRelay(device, at: now.unixMillis)))]
         }
         do throws(CallingError) {
             return [result] + (try apply(.pushRelayed(device), to: callID, now: now))
@@ -186,7 +198,15 @@ public struct CallRegistry: Sendable {
         return actions
     }
 
-    // MARK: Media and time
+    // MARK: Routing, media and time
+
+    /// The router's decision for call `callID`, delivered after `call.start` (a router
+    /// that returned nil). A decision for a call already routed, ended or unknown is
+    /// ignored; one that needs a party kind not built yet ends the call with `error`
+    /// `not_implemented`.
+    public mutating func handleRouting(_ decision: RoutingDecision, callID: String, now: CallTime) -> [CallAction] {
+        (try? apply(.routed(decision), to: callID, now: now)) ?? []
+    }
 
     /// A report of the media layer about one of a call's legs. Reports about calls that
     /// ended are ignored.

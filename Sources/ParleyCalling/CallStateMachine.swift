@@ -1,18 +1,20 @@
+public import ParleyCallModel
 public import ParleySignaling
 
 /// One call on the server, sans-I/O: inputs with the time they happened in, actions
-/// (messages to devices, media instructions, record versions) and a deadline out.
+/// (notifications to parties, media instructions, record versions) and a deadline out.
 ///
-/// States: initiating -> progressing -> ringing -> answered -> established, and ended
-/// from any of them (docs/calls.md). The caller's events go out in the protocol's order
-/// (`call.media`, `call.progress`, `call.ringing`, `call.answered`, `call.established`,
-/// `call.ended`, each at most once); every callee device that got `call.incoming` gets
-/// exactly one `call.ended`. The `result` or `error` reply to a request is not the
-/// machine's business: `CallRegistry` sends it before the machine's actions.
+/// States: routing -> initiating -> progressing -> ringing -> answered -> established, and
+/// ended from any of them (docs/calls.md). The state is one enum carrying each state's
+/// data (`Phase`), so that, say, an answered call without an answering party cannot be
+/// represented. The caller hears, in order and each at most once: media, progress,
+/// ringing, answered, established, ended; every callee that was offered the call hears
+/// exactly one `ended`. The `result` or `error` reply to a request is not the machine's
+/// business: `CallRegistry` sends it before the machine's actions.
 ///
 /// parleyd calls `handleTimeout(now:)` when `nextDeadline` passes.
 public struct CallStateMachine: Sendable {
-    /// Where a callee device is in the call.
+    /// Where a callee device is in the call before the answer.
     private enum CalleeStatus: Sendable, Hashable {
         /// Its leg is being created; it has not been told about the call.
         case awaitingOffer
@@ -20,6 +22,77 @@ public struct CallStateMachine: Sendable {
         case offered(acknowledged: Bool)
         /// It was sent a push and has not relayed it: not connected, not told anything.
         case pushed
+    }
+
+    /// The router has not answered yet: no leg exists, nobody but the caller knows.
+    private struct Routing: Sendable {
+        var deadline: ContinuousClock.Instant
+        var callerGrace: ContinuousClock.Instant?
+    }
+
+    /// Routed to callee devices, before the answer (initiating, progressing, ringing).
+    private struct Offering: Sendable {
+        /// Callee devices in the ring set, in ring order.
+        var callees: [Device]
+        var status: [Device: CalleeStatus]
+        var callerLegConnected = false
+        /// Callee legs whose ICE and DTLS are done. A device may connect its leg before it
+        /// answers (it has the anchor's offer from `call.incoming`).
+        var connectedCalleeLegs: Set<Device> = []
+        var ringDeadline: ContinuousClock.Instant
+        /// When the caller's dropped connection runs out of time to resume.
+        var callerGrace: ContinuousClock.Instant?
+
+        mutating func remove(_ device: Device) -> CalleeStatus? {
+            guard let status = status.removeValue(forKey: device) else { return nil }
+            callees.removeAll { $0 == device }
+            connectedCalleeLegs.remove(device)
+            return status
+        }
+    }
+
+    /// A callee device answered; the legs are connecting.
+    private struct Connecting: Sendable {
+        var answerer: Device
+        var callerLegConnected: Bool
+        var answererLegConnected: Bool
+        var setupDeadline: ContinuousClock.Instant
+        /// Reconnect graces of the caller and the answerer.
+        var graces: [Device: ContinuousClock.Instant]
+    }
+
+    /// Both legs connected: the parties talk.
+    private struct Talking: Sendable {
+        var answerer: Device
+        var graces: [Device: ContinuousClock.Instant]
+    }
+
+    /// The call's state with the data that only exists in it.
+    private enum Phase: Sendable {
+        case routing(Routing)
+        /// The caller's leg is being created; `relayedEarly` when a pushed device relayed
+        /// before it was ready (the caller rings right after `call.progress`).
+        case initiating(Offering, relayedEarly: Bool)
+        case progressing(Offering)
+        /// A callee acknowledged: the caller heard `call.ringing`.
+        case ringing(Offering)
+        case answered(Connecting)
+        case established(Talking)
+        case ended
+        /// Only while an event changes the state in place (no copy of its storage).
+        case modifying
+
+        var callState: CallState {
+            switch self {
+            case .routing, .initiating: .initiating
+            case .progressing: .progressing
+            case .ringing: .ringing
+            case .answered: .answered
+            case .established: .established
+            case .ended: .ended
+            case .modifying: preconditionFailure("invalid state: a call event left the machine in .modifying")
+            }
+        }
     }
 
     /// The call's id (from `call.start`).
@@ -31,94 +104,50 @@ public struct CallStateMachine: Sendable {
     public private(set) var record: CallRecord
 
     /// The call's state.
-    public var state: CallState { record.state }
+    public var state: CallState { phase.callState }
 
+    private var phase: Phase
+    private let destination: SignalingMessage.Address
     private let headers: [String: String]
     private let video: Bool
     private let callerOffer: String
-    /// Callee devices still in the call, in ring order; after the answer only the answering one.
-    private var callees: [Device] = []
-    private var calleeStatus: [Device: CalleeStatus] = [:]
-    /// Callee devices that left the call (another answered, their leg failed, they dropped).
+    private let startInstant: ContinuousClock.Instant
+    private let maximumDeadline: ContinuousClock.Instant
+    /// Callee devices that left the call (another answered, their leg failed, they
+    /// dropped): history, for the error a late request of theirs gets.
     private var formerCallees: Set<Device> = []
-    private var answeredDevice: Device?
-    private var anyAcknowledged = false
-    /// A pushed device relayed before the caller's leg was ready.
-    private var relayedBeforeProgress = false
-    private var legsRequested = false
-    private var callerLegConnected = false
-    /// Callee legs whose ICE and DTLS are done. A device may connect its leg before it
-    /// answers (it has the anchor's offer from `call.incoming`).
-    private var connectedCalleeLegs: Set<Device> = []
-
-    private var ringDeadline: ContinuousClock.Instant?
-    private var setupDeadline: ContinuousClock.Instant?
-    private var maximumDeadline: ContinuousClock.Instant?
-    private var graceDeadlines: [Device: ContinuousClock.Instant] = [:]
 
     private var output: [CallAction] = []
 
-    private init(callID: String, caller: Device, callee: AppUser, start: SignalingMessage.CallStart, now: CallTime, configuration: CallConfiguration) {
-        self.callID = callID
-        self.caller = caller
-        self.configuration = configuration
-        self.headers = start.headers
-        self.video = start.video
-        self.callerOffer = start.sdp
-        self.record = CallRecord(
-            callID: callID, caller: caller.user, callerDeviceID: caller.deviceID, callee: callee,
-            headers: start.headers, video: start.video, startedTime: now.unixMillis
-        )
-    }
-
     /// Starts a call accepted from `call.start` (the registry has checked the call id and
-    /// headers with `checkHeaders`). For a reachable callee the first action asks the
-    /// media layer for the caller's leg; otherwise the call ends at once with `error`.
+    /// headers with `checkHeaders`) to the user `callee`, with the router's `decision` if
+    /// it answered at once. Without one the machine waits in its routing state for
+    /// `.routed(decision)` until `routingTimeout`. The actions end with the first record.
     public static func start(
-        _ request: SignalingMessage.CallStart, from caller: Device, to callee: AppUser, reach: CalleeReach,
+        _ request: SignalingMessage.CallStart, from caller: Device, to callee: AppUser, decision: RoutingDecision?,
         now: CallTime, configuration: CallConfiguration = CallConfiguration()
     ) -> (machine: CallStateMachine, actions: [CallAction]) {
-        var machine = CallStateMachine(callID: request.callID, caller: caller, callee: callee, start: request, now: now, configuration: configuration)
-        machine.maximumDeadline = now.instant.advanced(by: configuration.maximumCallLength)
-        switch reach {
-        case .unknownUser:
-            machine.end(.error, error: .init(code: .destinationNotFound, message: "destination user not found"), now: now)
-        case .unavailable, .devices([]), .push([]):
-            machine.end(.error, error: .init(code: .destinationUnavailable, message: "destination user has no connected device"), now: now)
-        case .push(let devices):
-            for device in devices where device != caller && machine.calleeStatus[device] == nil {
-                machine.callees.append(device)
-                machine.calleeStatus[device] = .pushed
-            }
-            if machine.callees.isEmpty {
-                machine.end(.error, error: .init(code: .destinationUnavailable, message: "destination user has no connected device"), now: now)
-            } else {
-                let ringDeadline = now.instant.advanced(by: configuration.ringTimeout)
-                machine.ringDeadline = ringDeadline
-                machine.legsRequested = true
-                machine.output.append(.media(.answerCaller(callID: request.callID, offer: request.sdp)))
-                machine.output.append(.push(PushInstruction(
-                    callID: request.callID, devices: machine.callees, caller: caller.user, headers: request.headers,
-                    video: request.video, issuedTime: now.unixMillis,
-                    expiresTime: now.unixMillis + Self.milliseconds(configuration.ringTimeout))))
-            }
-        case .devices(let devices):
-            for device in devices where device != caller && machine.calleeStatus[device] == nil {
-                machine.callees.append(device)
-                machine.calleeStatus[device] = .awaitingOffer
-            }
-            if machine.callees.isEmpty {
-                machine.end(.error, error: .init(code: .destinationUnavailable, message: "destination user has no connected device"), now: now)
-            } else {
-                machine.ringDeadline = now.instant.advanced(by: configuration.ringTimeout)
-                machine.legsRequested = true
-                machine.output.append(.media(.answerCaller(callID: request.callID, offer: request.sdp)))
-            }
-        }
-        machine.output.append(.record(machine.record))
-        let actions = machine.output
-        machine.output = []
+        var machine = CallStateMachine(request, from: caller, to: callee, now: now, configuration: configuration)
+        if let decision { machine.routed(decision, now: now) }
+        let actions = machine.flush(nil)
         return (machine, actions)
+    }
+
+    private init(_ request: SignalingMessage.CallStart, from caller: Device, to callee: AppUser, now: CallTime, configuration: CallConfiguration) {
+        self.callID = request.callID
+        self.caller = caller
+        self.configuration = configuration
+        self.destination = request.to
+        self.headers = request.headers
+        self.video = request.video
+        self.callerOffer = request.sdp
+        self.startInstant = now.instant
+        self.maximumDeadline = now.instant.advanced(by: configuration.maximumCallLength)
+        self.phase = .routing(Routing(deadline: now.instant.advanced(by: configuration.routingTimeout)))
+        self.record = CallRecord(
+            callID: request.callID, caller: caller.user, callerDeviceID: caller.deviceID, callee: callee,
+            headers: request.headers, video: request.video, startedTime: now.unixMillis
+        )
     }
 
     static func milliseconds(_ duration: Duration) -> Int64 {
@@ -141,29 +170,56 @@ public struct CallStateMachine: Sendable {
     }
 
     /// Every device taking part now: the caller and the callee devices still in the call.
-    public var devices: [Device] { [caller] + callees }
+    public var devices: [Device] {
+        switch phase {
+        case .initiating(let offering, _), .progressing(let offering), .ringing(let offering): [caller] + offering.callees
+        case .answered(let connecting): [caller, connecting.answerer]
+        case .established(let talking): [caller, talking.answerer]
+        case .routing, .ended, .modifying: [caller]
+        }
+    }
+
+    /// The callee device that answered, once one did (nil after the end).
+    private var answerer: Device? {
+        switch phase {
+        case .answered(let connecting): connecting.answerer
+        case .established(let talking): talking.answerer
+        default: nil
+        }
+    }
 
     /// When `handleTimeout(now:)` must run next; nil once the call ended.
     public var nextDeadline: ContinuousClock.Instant? {
-        guard state != .ended else { return nil }
         var earliest = maximumDeadline
         func consider(_ deadline: ContinuousClock.Instant?) {
-            guard let deadline else { return }
-            if earliest.map({ deadline < $0 }) ?? true { earliest = deadline }
+            if let deadline, deadline < earliest { earliest = deadline }
         }
-        consider(ringDeadline)
-        consider(setupDeadline)
-        for deadline in graceDeadlines.values { consider(deadline) }
+        switch phase {
+        case .ended, .modifying: return nil
+        case .routing(let routing):
+            consider(routing.deadline)
+            consider(routing.callerGrace)
+        case .initiating(let offering, _), .progressing(let offering), .ringing(let offering):
+            consider(offering.ringDeadline)
+            consider(offering.callerGrace)
+        case .answered(let connecting):
+            consider(connecting.setupDeadline)
+            for deadline in connecting.graces.values { consider(deadline) }
+        case .established(let talking):
+            for deadline in talking.graces.values { consider(deadline) }
+        }
         return earliest
     }
 
     /// Applies one input. Throws (and changes nothing) when the input does not fit the
     /// call: `invalid_state` (answering an answered call, ...) or `call_not_found` (a
-    /// device that is not part of the call). Media reports that no longer matter are ignored.
+    /// device that is not part of the call). Media reports and routing decisions that no
+    /// longer matter are ignored.
     public mutating func handle(_ input: CallInput, now: CallTime) throws(CallingError) -> [CallAction] {
         let before = record
         output = []
         switch input {
+        case .routed(let decision): routed(decision, now: now)
         case .acknowledged(let device): try acknowledge(device, now: now)
         case .answered(let device, let sdp): try answer(device, sdp: sdp, now: now)
         case .declined(let device): try decline(device, now: now)
@@ -176,63 +232,148 @@ public struct CallStateMachine: Sendable {
         case .media(let event): handleMedia(event, now: now)
         case .deviceDisconnected(let device): disconnected(device, now: now)
         case .deviceLost(let device): lost(device, now: now)
-        case .deviceReconnected(let device): graceDeadlines[device] = nil
+        case .deviceReconnected(let device): setGrace(of: device, to: nil)
         case .failed(let error):
             if state != .ended { end(.error, error: error, now: now) }
         }
         return flush(before)
     }
 
-    /// Fires the timers that are due at `now`: maximum length (`timeout`), ring timeout
-    /// (`noAnswer` or `timeout`), media setup (`error` `media_failed`), reconnect grace (`inactive`).
+    /// Fires the timers that are due at `now`: maximum length (`timeout`), routing
+    /// (`error` `destination_unavailable`), ring timeout (`noAnswer` or `timeout`), media
+    /// setup (`error` `media_failed`), reconnect grace (`inactive`).
     public mutating func handleTimeout(now: CallTime) -> [CallAction] {
         let before = record
         output = []
-        if state != .ended {
-            if let deadline = maximumDeadline, deadline <= now.instant {
-                end(.timeout, now: now)
-            } else if let deadline = ringDeadline, deadline <= now.instant {
-                end(anyAcknowledged ? .timeout : .noAnswer, now: now)
-            } else if let deadline = setupDeadline, deadline <= now.instant {
-                end(.error, error: .init(code: .mediaFailed, message: "media not established within \(configuration.mediaSetupTimeout)"), now: now)
-            } else if graceDeadlines.values.contains(where: { $0 <= now.instant }) {
+        let due = { (deadline: ContinuousClock.Instant?) in deadline.map { $0 <= now.instant } ?? false }
+        switch phase {
+        case .ended, .modifying: break
+        case _ where maximumDeadline <= now.instant:
+            end(.timeout, now: now)
+        case .routing(let routing):
+            if due(routing.deadline) {
+                end(.error, error: .init(code: .destinationUnavailable, message: "no routing decision within \(configuration.routingTimeout)"), now: now)
+            } else if due(routing.callerGrace) {
                 end(.inactive, now: now)
             }
+        case .initiating(let offering, _), .progressing(let offering), .ringing(let offering):
+            if due(offering.ringDeadline) {
+                end(state == .ringing ? .timeout : .noAnswer, now: now)
+            } else if due(offering.callerGrace) {
+                end(.inactive, now: now)
+            }
+        case .answered(let connecting):
+            if due(connecting.setupDeadline) {
+                end(.error, error: .init(code: .mediaFailed, message: "media not established within \(configuration.mediaSetupTimeout)"), now: now)
+            } else if connecting.graces.values.contains(where: { $0 <= now.instant }) {
+                end(.inactive, now: now)
+            }
+        case .established(let talking):
+            if talking.graces.values.contains(where: { $0 <= now.instant }) { end(.inactive, now: now) }
         }
         return flush(before)
     }
 
+    // MARK: Routing
+
+    private mutating func routed(_ decision: RoutingDecision, now: CallTime) {
+        guard case .routing(let routing) = phase else { return }
+        switch decision {
+        case .reject(let error):
+            end(.error, error: error, now: now)
+        case .dialNumber, .dialSIP, .joinRoom:
+            let kind = decision.unbuiltKind?.rawValue ?? "this"
+            end(.error, error: .init(code: .notImplemented, message: "calls to \(kind) addresses are not implemented yet"), now: now)
+        case .ringDevices(let devices), .pushDevices(let devices):
+            let pushed: Bool
+            if case .pushDevices = decision { pushed = true } else { pushed = false }
+            var offering = Offering(callees: [], status: [:], ringDeadline: startInstant.advanced(by: configuration.ringTimeout),
+                                    callerGrace: routing.callerGrace)
+            for device in devices where device != caller && offering.status[device] == nil {
+                offering.callees.append(device)
+                offering.status[device] = pushed ? .pushed : .awaitingOffer
+            }
+            guard !offering.callees.isEmpty else {
+                end(.error, error: .init(code: .destinationUnavailable, message: "destination user has no connected device"), now: now)
+                return
+            }
+            phase = .initiating(offering, relayedEarly: false)
+            output.append(.media(.answerCaller(callID: callID, offer: callerOffer)))
+            if pushed {
+                output.append(.push(PushInstruction(
+                    callID: callID, devices: offering.callees, caller: caller.user, headers: headers,
+                    video: video, issuedTime: now.unixMillis,
+                    expiresTime: record.startedTime + Self.milliseconds(configuration.ringTimeout))))
+            }
+        }
+    }
+
     // MARK: Requests
 
-    private var isAnswered: Bool { state == .answered || state == .established }
+    private var isAnswered: Bool { answerer != nil }
 
     private func requireNotEnded(_ what: String) throws(CallingError) {
-        if state == .ended {
+        if case .ended = phase {
             throw CallingError(.invalidState, callID: callID, "cannot \(what): the call ended")
         }
     }
 
-    /// The status of a callee device that may act on the call, or the error for one that may not.
+    /// The status of a callee device that may act on the call, or the error for one that
+    /// may not. The answerer counts as offered (and acknowledged).
     private func calleeStatus(of device: Device, to what: String) throws(CallingError) -> CalleeStatus {
         try requireNotEnded(what)
-        if let status = calleeStatus[device] { return status }
+        switch phase {
+        case .initiating(let offering, _), .progressing(let offering), .ringing(let offering):
+            if let status = offering.status[device] { return status }
+        case .answered, .established:
+            if device == answerer { return .offered(acknowledged: true) }
+        case .routing, .ended, .modifying:
+            break
+        }
         if formerCallees.contains(device) {
             throw CallingError(.invalidState, callID: callID, "cannot \(what): the call ended for this device")
         }
         throw CallingError(.callNotFound, callID: callID, "device \(device.deviceID) is not a callee of this call")
     }
 
+    /// Runs `body` on the offering data of a call before the answer, in place.
+    private mutating func modifyOffering<Result>(_ body: (inout Offering) -> Result) -> Result? {
+        switch phase {
+        case .initiating(var offering, let relayedEarly):
+            phase = .modifying
+            let result = body(&offering)
+            phase = .initiating(offering, relayedEarly: relayedEarly)
+            return result
+        case .progressing(var offering):
+            phase = .modifying
+            let result = body(&offering)
+            phase = .progressing(offering)
+            return result
+        case .ringing(var offering):
+            phase = .modifying
+            let result = body(&offering)
+            phase = .ringing(offering)
+            return result
+        default:
+            return nil
+        }
+    }
+
     private mutating func acknowledge(_ device: Device, now: CallTime) throws(CallingError) {
         guard case .offered(let acknowledged) = try calleeStatus(of: device, to: "acknowledge") else {
             throw CallingError(.invalidState, callID: callID, "cannot acknowledge: call.incoming not sent yet")
         }
-        if acknowledged { return }
-        calleeStatus[device] = .offered(acknowledged: true)
-        guard !anyAcknowledged, !isAnswered else { return }
-        anyAcknowledged = true
+        if acknowledged || isAnswered { return }
+        modifyOffering { $0.status[device] = .offered(acknowledged: true) }
+        ringCaller(now: now)
+    }
+
+    /// The first callee acknowledged: the caller hears `ringing` (only from progressing).
+    private mutating func ringCaller(now: CallTime) {
+        guard case .progressing(let offering) = phase else { return }
+        phase = .ringing(offering)
         record.rungTime = now.unixMillis
-        record.state = .ringing
-        output.append(.send(caller, .callRinging(.init(callID: callID, time: now.unixMillis))))
+        notify(caller, .ringing(callID: callID, time: now.unixMillis))
     }
 
     /// A pushed device relayed its payload: it now waits for its leg like a connected
@@ -240,23 +381,15 @@ public struct CallStateMachine: Sendable {
     /// again, or after `call.incoming`, changes nothing.
     private mutating func pushRelayed(_ device: Device, now: CallTime) throws(CallingError) {
         guard case .pushed = try calleeStatus(of: device, to: "relay a push for") else { return }
-        calleeStatus[device] = .awaitingOffer
+        modifyOffering { $0.status[device] = .awaitingOffer }
         // Before the caller's leg is ready, `callerLegReady` offers every waiting device
         // and rings the caller (its events keep their order: media, progress, ringing).
-        guard state != .initiating else {
-            relayedBeforeProgress = true
+        if case .initiating(let offering, _) = phase {
+            phase = .initiating(offering, relayedEarly: true)
             return
         }
-        output.append(.media(.offerCallee(callID: callID, device: device)))
-        ringCallerForRelay(now: now)
-    }
-
-    private mutating func ringCallerForRelay(now: CallTime) {
-        guard !anyAcknowledged, !isAnswered else { return }
-        anyAcknowledged = true
-        record.rungTime = now.unixMillis
-        record.state = .ringing
-        output.append(.send(caller, .callRinging(.init(callID: callID, time: now.unixMillis))))
+        output.append(.media(.offerCallee(callID: callID, party: .device(device))))
+        ringCaller(now: now)
     }
 
     /// The cause a device that is no longer in this (live) call is told when it relays a
@@ -268,7 +401,7 @@ public struct CallStateMachine: Sendable {
 
     /// The call's times as a callee device that relays a push late sees them.
     public func detailsForLateRelay(_ device: Device, at time: Int64) -> SignalingMessage.CallDetails {
-        details(for: device, endedAt: time)
+        details(for: device, answerer: answerer, endedAt: time)
     }
 
     private mutating func answer(_ device: Device, sdp: String, now: CallTime) throws(CallingError) {
@@ -279,20 +412,27 @@ public struct CallStateMachine: Sendable {
         guard case .offered = status else {
             throw CallingError(.invalidState, callID: callID, "cannot answer: call.incoming not sent yet")
         }
-        answeredDevice = device
+        let offering: Offering
+        switch phase {
+        case .progressing(let current), .ringing(let current): offering = current
+        default: preconditionFailure("invalid transition: answer by an offered device in state \(state)")
+        }
+        var graces: [Device: ContinuousClock.Instant] = [:]
+        graces[caller] = offering.callerGrace
+        phase = .answered(Connecting(
+            answerer: device, callerLegConnected: offering.callerLegConnected,
+            answererLegConnected: offering.connectedCalleeLegs.contains(device),
+            setupDeadline: now.instant.advanced(by: configuration.mediaSetupTimeout), graces: graces))
         record.answeredDeviceID = device.deviceID
         record.answeredTime = now.unixMillis
-        record.state = .answered
-        ringDeadline = nil
-        setupDeadline = now.instant.advanced(by: configuration.mediaSetupTimeout)
-        let event = SignalingMessage.CallEvent(callID: callID, time: now.unixMillis)
-        output.append(.send(caller, .callAnswered(event)))
-        output.append(.send(device, .callAnswered(event)))
-        for other in callees where other != device {
-            removeCallee(other, cause: .otherDeviceAnswered, now: now)
+        notify(caller, .answered(callID: callID, time: now.unixMillis))
+        notify(device, .answered(callID: callID, time: now.unixMillis))
+        for other in offering.callees where other != device {
+            formerCallees.insert(other)
+            leaveCall(other, status: offering.status[other], cause: .otherDeviceAnswered, now: now)
         }
-        output.append(.media(.acceptAnswer(callID: callID, device: device, answer: sdp)))
-        output.append(.media(.bridge(callID: callID, device: device)))
+        output.append(.media(.acceptAnswer(callID: callID, party: .device(device), answer: sdp)))
+        output.append(.media(.bridge(callID: callID, party: .device(device))))
         checkEstablished(now: now)
     }
 
@@ -314,7 +454,7 @@ public struct CallStateMachine: Sendable {
             return
         }
         let status = try calleeStatus(of: device, to: "hang up")
-        if device == answeredDevice {
+        if device == answerer {
             end(.hungUp, now: now)
         } else if case .offered = status, !isAnswered {
             end(.denied, now: now)
@@ -325,48 +465,49 @@ public struct CallStateMachine: Sendable {
 
     private mutating func sendDTMF(from device: Device, digits: String) throws(CallingError) {
         try requireNotEnded("send DTMF")
-        guard device == caller || device == answeredDevice else {
+        guard device == caller || device == answerer else {
             _ = try calleeStatus(of: device, to: "send DTMF")
             throw CallingError(.invalidState, callID: callID, "cannot send DTMF: the call is not established")
         }
-        guard state == .established, let answeredDevice else {
+        guard case .established(let talking) = phase else {
             throw CallingError(.invalidState, callID: callID, "cannot send DTMF: the call is not established")
         }
-        let leg: MediaLeg = device == caller ? .callee(answeredDevice) : .caller
+        let leg: CallLegID = device == caller ? .callee(.device(talking.answerer)) : .caller
         output.append(.media(.sendDTMF(callID: callID, leg: leg, digits: digits)))
     }
 
     // MARK: Media and connections
 
     private mutating func handleMedia(_ event: MediaEvent, now: CallTime) {
-        guard state != .ended else { return }
+        switch phase {
+        case .routing, .ended, .modifying: return
+        default: break
+        }
         switch event {
         case .callerLegReady(let sdp):
-            guard state == .initiating else { return }
-            output.append(.send(caller, .callMedia(.init(callID: callID, sdp: sdp))))
-            record.state = .progressing
+            guard case .initiating(let offering, let relayedEarly) = phase else { return }
+            phase = .progressing(offering)
             record.progressedTime = now.unixMillis
-            output.append(.send(caller, .callProgress(.init(callID: callID, time: now.unixMillis))))
-            for device in callees where calleeStatus[device] == .awaitingOffer {
-                output.append(.media(.offerCallee(callID: callID, device: device)))
+            notify(caller, .mediaReady(callID: callID, sdp: sdp))
+            notify(caller, .progress(callID: callID, time: now.unixMillis))
+            for device in offering.callees where offering.status[device] == .awaitingOffer {
+                output.append(.media(.offerCallee(callID: callID, party: .device(device))))
             }
-            if relayedBeforeProgress { ringCallerForRelay(now: now) }
-        case .calleeLegReady(let device, let sdp):
-            guard calleeStatus[device] == .awaitingOffer, !isAnswered else { return }
-            calleeStatus[device] = .offered(acknowledged: false)
-            let incoming = SignalingMessage.CallIncoming(
+            if relayedEarly { ringCaller(now: now) }
+        case .calleeLegReady(let party, let sdp):
+            // Offers are asked for only once the caller's leg is ready (progressing).
+            guard let device = party.device, state == .progressing || state == .ringing else { return }
+            let offered = modifyOffering { offering -> Bool in
+                guard offering.status[device] == .awaitingOffer else { return false }
+                offering.status[device] = .offered(acknowledged: false)
+                return true
+            }
+            guard offered == true else { return }
+            notify(device, .offered(CallOffer(
                 callID: callID, from: .user(caller.user.userID), headers: headers, video: video,
-                time: record.startedTime, sdp: sdp
-            )
-            output.append(.send(device, .callIncoming(incoming)))
+                time: record.startedTime, sdp: sdp)))
         case .legConnected(let leg):
-            switch leg {
-            case .caller: callerLegConnected = true
-            case .callee(let device):
-                guard calleeStatus[device] != nil else { return }
-                connectedCalleeLegs.insert(device)
-            }
-            checkEstablished(now: now)
+            legConnected(leg, now: now)
         case .legFailed(let leg, let reason):
             if isPartyLeg(leg) {
                 if state == .established {
@@ -374,8 +515,11 @@ public struct CallStateMachine: Sendable {
                 } else {
                     end(.error, error: .init(code: .mediaFailed, message: "\(leg) media leg failed: \(reason)".prefixUTF8(1024)), now: now)
                 }
-            } else if case .callee(let device) = leg, calleeStatus[device] != nil {
-                removeCallee(device, cause: .error, error: .init(code: .mediaFailed, message: "media leg failed: \(reason)".prefixUTF8(1024)), now: now)
+            } else if case .callee(let party) = leg, let device = party.device {
+                guard let status = modifyOffering({ $0.remove(device) }) ?? nil else { return }
+                formerCallees.insert(device)
+                leaveCall(device, status: status, cause: .error,
+                          error: .init(code: .mediaFailed, message: "media leg failed: \(reason)".prefixUTF8(1024)), now: now)
                 endIfNoCallees(code: .mediaFailed, message: "no callee device could be offered the call", now: now)
             }
         case .legInactive(let leg):
@@ -383,33 +527,88 @@ public struct CallStateMachine: Sendable {
         }
     }
 
+    private mutating func legConnected(_ leg: CallLegID, now: CallTime) {
+        switch (phase, leg) {
+        case (.answered(var connecting), .caller):
+            connecting.callerLegConnected = true
+            phase = .answered(connecting)
+        case (.answered(var connecting), .callee(let party)):
+            guard party.device == connecting.answerer else { return }
+            connecting.answererLegConnected = true
+            phase = .answered(connecting)
+        case (_, .caller):
+            _ = modifyOffering { $0.callerLegConnected = true }
+        case (_, .callee(let party)):
+            guard let device = party.device else { return }
+            _ = modifyOffering { offering in
+                if offering.status[device] != nil { offering.connectedCalleeLegs.insert(device) }
+            }
+        }
+        checkEstablished(now: now)
+    }
+
     /// The caller's leg, or the answering device's: the legs whose loss ends the call.
-    private func isPartyLeg(_ leg: MediaLeg) -> Bool {
+    private func isPartyLeg(_ leg: CallLegID) -> Bool {
         switch leg {
         case .caller: true
-        case .callee(let device): device == answeredDevice
+        case .callee(let party): answerer != nil && party.device == answerer
+        }
+    }
+
+    private mutating func setGrace(of device: Device, to deadline: ContinuousClock.Instant?) {
+        switch phase {
+        case .routing(var routing):
+            guard device == caller else { return }
+            routing.callerGrace = deadline
+            phase = .routing(routing)
+        case .initiating, .progressing, .ringing:
+            guard device == caller else { return }
+            _ = modifyOffering { $0.callerGrace = deadline }
+        case .answered(var connecting):
+            guard device == caller || device == connecting.answerer else { return }
+            connecting.graces[device] = deadline
+            phase = .answered(connecting)
+        case .established(var talking):
+            guard device == caller || device == talking.answerer else { return }
+            talking.graces[device] = deadline
+            phase = .established(talking)
+        case .ended, .modifying:
+            break
+        }
+    }
+
+    private func grace(of device: Device) -> ContinuousClock.Instant? {
+        switch phase {
+        case .routing(let routing): device == caller ? routing.callerGrace : nil
+        case .initiating(let offering, _), .progressing(let offering), .ringing(let offering): device == caller ? offering.callerGrace : nil
+        case .answered(let connecting): connecting.graces[device]
+        case .established(let talking): talking.graces[device]
+        case .ended, .modifying: nil
         }
     }
 
     private mutating func disconnected(_ device: Device, now: CallTime) {
         guard state != .ended else { return }
-        if device == caller || device == answeredDevice {
-            if graceDeadlines[device] == nil {
-                graceDeadlines[device] = now.instant.advanced(by: configuration.reconnectGrace)
+        if device == caller || device == answerer {
+            if grace(of: device) == nil {
+                setGrace(of: device, to: now.instant.advanced(by: configuration.reconnectGrace))
             }
-        } else if calleeStatus[device] == .pushed {
-            // A device woken by push connects (a new session: "lost") before it relays.
             return
-        } else if calleeStatus[device] != nil {
-            // A ringing device that drops leaves the ring set; the others keep ringing.
-            removeCallee(device, cause: .inactive, now: now)
-            endIfNoCallees(code: .destinationUnavailable, message: "every callee device disconnected", now: now)
         }
+        // A device woken by push connects (a new session: "lost") before it relays.
+        guard let status = modifyOffering({ offering -> CalleeStatus? in
+            guard let status = offering.status[device], status != .pushed else { return nil }
+            return offering.remove(device)
+        }) ?? nil else { return }
+        // A ringing device that drops leaves the ring set; the others keep ringing.
+        formerCallees.insert(device)
+        leaveCall(device, status: status, cause: .inactive, now: now)
+        endIfNoCallees(code: .destinationUnavailable, message: "every callee device disconnected", now: now)
     }
 
     private mutating func lost(_ device: Device, now: CallTime) {
         guard state != .ended else { return }
-        if device == caller || device == answeredDevice {
+        if device == caller || device == answerer {
             end(.inactive, now: now)
         } else {
             disconnected(device, now: now)
@@ -417,58 +616,62 @@ public struct CallStateMachine: Sendable {
     }
 
     private mutating func checkEstablished(now: CallTime) {
-        guard state == .answered, callerLegConnected, let answeredDevice, connectedCalleeLegs.contains(answeredDevice) else { return }
-        record.state = .established
+        guard case .answered(let connecting) = phase, connecting.callerLegConnected, connecting.answererLegConnected else { return }
+        phase = .established(Talking(answerer: connecting.answerer, graces: connecting.graces))
         record.establishedTime = now.unixMillis
-        setupDeadline = nil
-        let event = SignalingMessage.CallEvent(callID: callID, time: now.unixMillis)
-        output.append(.send(caller, .callEstablished(event)))
-        output.append(.send(answeredDevice, .callEstablished(event)))
+        notify(caller, .established(callID: callID, time: now.unixMillis))
+        notify(connecting.answerer, .established(callID: callID, time: now.unixMillis))
     }
 
     // MARK: Ending
 
-    /// Takes one callee device out of the call: `call.ended` to it if it knew of the call,
+    /// A callee device taken out of the ring set: `ended` to it if it knew of the call,
     /// and its leg closed.
-    private mutating func removeCallee(_ device: Device, cause: SignalingMessage.EndCause, error: SignalingMessage.CallError? = nil, now: CallTime) {
-        guard let status = calleeStatus.removeValue(forKey: device) else { return }
-        callees.removeAll { $0 == device }
-        formerCallees.insert(device)
-        connectedCalleeLegs.remove(device)
-        graceDeadlines[device] = nil
+    private mutating func leaveCall(_ device: Device, status: CalleeStatus?, cause: SignalingMessage.EndCause,
+                                    error: SignalingMessage.CallError? = nil, now: CallTime) {
         if case .offered = status {
-            output.append(.send(device, .callEnded(.init(callID: callID, cause: cause, error: error, details: details(for: device, endedAt: now.unixMillis)))))
+            notify(device, .ended(callID: callID, cause: cause, error: error, details: details(for: device, answerer: answerer, endedAt: now.unixMillis)))
         }
-        output.append(.media(.closeLeg(callID: callID, leg: .callee(device))))
+        output.append(.media(.closeLeg(callID: callID, leg: .callee(.device(device)))))
     }
 
     private mutating func endIfNoCallees(code: SignalingErrorCode, message: String, now: CallTime) {
-        if callees.isEmpty, !isAnswered {
-            end(.error, error: .init(code: code, message: message), now: now)
-        }
+        guard let empty = modifyOffering({ $0.callees.isEmpty }), empty else { return }
+        end(.error, error: .init(code: code, message: message), now: now)
     }
 
-    /// Ends the call: `call.ended` to the caller, then to each callee device that knew of
-    /// it, then the media layer closes every leg.
+    /// Ends the call: `ended` to the caller, then to each callee device that knew of it,
+    /// then (once legs were asked for) the media layer closes every leg.
     private mutating func end(_ cause: SignalingMessage.EndCause, error: SignalingMessage.CallError? = nil, now: CallTime) {
-        guard state != .ended else { return }
-        record.state = .ended
+        let informed: [Device]
+        let legsRequested: Bool
+        let answerer = self.answerer
+        switch phase {
+        case .ended, .modifying: return
+        case .routing:
+            informed = []
+            legsRequested = false
+        case .initiating(let offering, _), .progressing(let offering), .ringing(let offering):
+            informed = offering.callees.filter { if case .offered = offering.status[$0] { true } else { false } }
+            formerCallees.formUnion(offering.callees)
+            legsRequested = true
+        case .answered(let connecting):
+            informed = [connecting.answerer]
+            formerCallees.insert(connecting.answerer)
+            legsRequested = true
+        case .established(let talking):
+            informed = [talking.answerer]
+            formerCallees.insert(talking.answerer)
+            legsRequested = true
+        }
+        phase = .ended
         record.endedTime = now.unixMillis
         record.endCause = cause
         record.errorCode = error?.code.rawValue
         record.errorMessage = error?.message
-        ringDeadline = nil
-        setupDeadline = nil
-        graceDeadlines = [:]
-        output.append(.send(caller, .callEnded(.init(callID: callID, cause: cause, error: error, details: details(for: caller, endedAt: now.unixMillis)))))
-        for device in callees {
-            if case .offered = calleeStatus[device] {
-                output.append(.send(device, .callEnded(.init(callID: callID, cause: cause, error: error, details: details(for: device, endedAt: now.unixMillis)))))
-            }
-            formerCallees.insert(device)
+        for device in [caller] + informed {
+            notify(device, .ended(callID: callID, cause: cause, error: error, details: details(for: device, answerer: answerer, endedAt: now.unixMillis)))
         }
-        callees = []
-        calleeStatus = [:]
         if legsRequested {
             output.append(.media(.closeAll(callID: callID)))
         }
@@ -476,14 +679,14 @@ public struct CallStateMachine: Sendable {
 
     /// The call's times as `device` saw them: the caller saw every step; a callee device
     /// saw the start, and the answer and establishment only if it answered.
-    private func details(for device: Device, endedAt ended: Int64) -> SignalingMessage.CallDetails {
+    private func details(for device: Device, answerer: Device?, endedAt ended: Int64) -> SignalingMessage.CallDetails {
         if device == caller {
             return .init(
                 startedTime: record.startedTime, progressedTime: record.progressedTime, rungTime: record.rungTime,
                 answeredTime: record.answeredTime, establishedTime: record.establishedTime, endedTime: ended
             )
         }
-        let answered = device == answeredDevice
+        let answered = device == answerer
         return .init(
             startedTime: record.startedTime,
             answeredTime: answered ? record.answeredTime : nil,
@@ -492,7 +695,14 @@ public struct CallStateMachine: Sendable {
         )
     }
 
-    private mutating func flush(_ before: CallRecord) -> [CallAction] {
+    private mutating func notify(_ device: Device, _ notification: CallNotification) {
+        output.append(.notify(.device(device), notification))
+    }
+
+    /// The actions of one event, with the record's new version when it changed (always
+    /// for the first, when `before` is nil).
+    private mutating func flush(_ before: CallRecord?) -> [CallAction] {
+        record.state = phase.callState
         if record != before { output.append(.record(record)) }
         let actions = output
         output = []

@@ -58,16 +58,6 @@ public struct Presence: Sendable {
         (pushable[user] ?? []).map { Device(user: user, deviceID: $0) }
     }
 
-    /// What a call to `user` can reach now: its connected devices; else its devices with
-    /// a push token; else nothing.
-    public func reach(_ user: AppUser) -> CalleeReach {
-        guard known.contains(user) else { return .unknownUser }
-        let devices = devices(of: user)
-        if !devices.isEmpty { return .devices(devices) }
-        let pushDevices = pushDevices(of: user)
-        return pushDevices.isEmpty ? .unavailable : .push(pushDevices)
-    }
-
     /// How many devices are connected, over all applications.
     public var connectedDeviceCount: Int {
         connected.values.reduce(0) { $0 + $1.count }

@@ -3,7 +3,8 @@ import ParleyAuth
 import ParleyStore
 
 /// `parleyd app create|list|rotate-secret`: application management straight on the store
-/// file (SQLiteStore), safe beside a running server thanks to WAL and the busy timeout.
+/// (a connection of its own from `DaemonStores`), safe beside a running server (SQLite:
+/// thanks to WAL and the busy timeout).
 enum AdminCommands {
     /// A failure that is not the user's typing: the store, the disk. Exit status 1.
     struct Failure: Error, CustomStringConvertible {
@@ -92,19 +93,8 @@ enum AdminCommands {
         }
     }
 
-    private static func open(_ options: AdminOptions, creating: Bool) throws -> SQLiteStore {
-        let path = options.dataDirectory + "/" + SQLiteStore.defaultFileName
-        if creating {
-            do {
-                try FileManager.default.createDirectory(atPath: options.dataDirectory, withIntermediateDirectories: true,
-                                                        attributes: [.posixPermissions: 0o700])
-            } catch {
-                throw Failure(description: "cannot create data directory \(options.dataDirectory): \((error as NSError).localizedDescription)")
-            }
-        } else if !FileManager.default.fileExists(atPath: path) {
-            throw Failure(description: "no store at \(path) (start parleyd or run parleyd app create with this --data-dir)")
-        }
-        return try storeCall { () throws(StoreError) in try SQLiteStore(path: path, durability: .powerLoss) }
+    private static func open(_ options: AdminOptions, creating: Bool) throws -> any CallStore {
+        try DaemonStores.administering(options.dataDirectory, creating: creating)
     }
 
     private static func storeCall<T>(_ body: () throws(StoreError) -> T) throws -> T {

@@ -86,11 +86,7 @@ enum PushAdminCommands {
 
     /// Runs the command on the store in `options.dataDirectory`; returns what to print.
     static func run(_ command: PushAdminCommand, options: AdminOptions, now: Int64) throws -> String {
-        let path = options.dataDirectory + "/" + SQLiteStore.defaultFileName
-        guard FileManager.default.fileExists(atPath: path) else {
-            throw AdminCommands.Failure(description: "no store at \(path) (start parleyd or run parleyd app create with this --data-dir)")
-        }
-        let store = try call { () throws(StoreError) in try SQLiteStore(path: path, durability: .powerLoss) }
+        let store = try DaemonStores.administering(options.dataDirectory, creating: false)
         switch command {
         case .setAPNs(let key, let teamID, let keyID, let p8Path):
             let credentials: APNsCredentials
@@ -135,7 +131,7 @@ enum PushAdminCommands {
         }
     }
 
-    private static func show(_ key: String, _ store: SQLiteStore) throws -> ShowJSON {
+    private static func show(_ key: String, _ store: any CallStore) throws -> ShowJSON {
         var shown = ShowJSON(key: key)
         for stored in try call({ () throws(StoreError) in try store.pushCredentials(applicationKey: key) }) {
             switch stored.provider {
@@ -153,7 +149,7 @@ enum PushAdminCommands {
         return shown
     }
 
-    private static func requireApplication(_ key: String, _ store: SQLiteStore) throws {
+    private static func requireApplication(_ key: String, _ store: any CallStore) throws {
         guard try call({ () throws(StoreError) in try store.application(key: key) }) != nil else {
             throw AdminCommands.Failure(description: "no application \(key) (see parleyd app list)")
         }

@@ -18,6 +18,9 @@ struct ClientCallRecord: Sendable, Hashable {
     /// Incoming: the user answered (the leg is answering or has answered the offer).
     var answerRequested = false
     var hangupRequested = false
+    /// It ended by this device's doing: its hangup (cancel, decline, hang up) or
+    /// `terminate`, not the other party, another device or the server.
+    var endedByThisDevice = false
     /// The server knows this call (incoming always; outgoing once `call.start` was sent).
     var serverKnows: Bool { direction == .incoming || startSent }
 }

@@ -25,6 +25,8 @@ struct ClientSessionCore {
         var rateLimitPause: Duration = .seconds(5)
         /// Consecutive failed connection attempts before the client gives up.
         var maxReconnectAttempts = 10
+        /// How long a `push.unregister` may wait for a connection before it fails (reported).
+        var unregisterTimeout: Duration = .seconds(30)
         var randomSeed: UInt64 = 0x5EED
 
         #if os(Linux)
@@ -61,10 +63,12 @@ struct ClientSessionCore {
         case ack(callID: String)
         case answer(callID: String, sdp: String)
         case hangup(callID: String)
+        /// Declines a call this device never showed (the system refused it).
+        case decline(callID: String)
 
         var callID: String {
             switch self {
-            case .start(let id, _, _, _), .ack(let id), .answer(let id, _), .hangup(let id): id
+            case .start(let id, _, _, _), .ack(let id), .answer(let id, _), .hangup(let id), .decline(let id): id
             }
         }
 
@@ -74,6 +78,7 @@ struct ClientSessionCore {
             case .ack: "call.ack"
             case .answer: "call.answer"
             case .hangup: "call.hangup"
+            case .decline: "call.decline"
             }
         }
 
@@ -84,6 +89,7 @@ struct ClientSessionCore {
             case .ack(let callID): .callAck(.init(requestID: id, callID: callID))
             case .answer(let callID, let sdp): .callAnswer(.init(requestID: id, callID: callID, sdp: sdp))
             case .hangup(let callID): .callHangup(.init(requestID: id, callID: callID))
+            case .decline(let callID): .callDecline(.init(requestID: id, callID: callID))
             }
         }
     }
@@ -92,6 +98,8 @@ struct ClientSessionCore {
         case ping
         case call(CallRequest, resent: Bool)
         case push(PushRequest)
+
+        var isUnregister: Bool { if case .push(let request) = self { request.isUnregister } else { false } }
     }
 
     private struct PendingRequest: Sendable, Hashable {
@@ -120,6 +128,16 @@ struct ClientSessionCore {
     /// Calls announced by a relayed push whose `call.incoming` has not come yet, as the
     /// push described them: ended at once if the server says the call is over.
     private(set) var relayedCalls: [String: ClientCallRecord] = [:]
+    /// Calls announced by a push the system refused to show: relayed, then declined as
+    /// soon as their `call.incoming` arrives, never delivered. Oldest first, bounded.
+    private(set) var decliningCalls: [String] = []
+    /// Set while a `push.unregister` is queued or in flight: when it must have been sent.
+    /// The shell keeps the client alive until it is cleared (answered, refused, timed out
+    /// or failed, each reported), so dropping the client cannot lose a logout.
+    private(set) var unregisterDeadline: ContinuousClock.Instant?
+    /// `terminate` came while a `push.unregister` was outstanding: the session stays (no
+    /// calls, no delegate events) until it finishes, then closes with 1000 and stops.
+    private(set) var terminatingAfterUnregister = false
     /// Recently ended calls, so late or duplicate events for them are ignored.
     private var endedCallIDs: [String] = []
     private var endedCallSet: Set<String> = []
@@ -141,8 +159,14 @@ struct ClientSessionCore {
         case .open: if let nextPing { candidates.append(nextPing) }
         case .idle, .connecting, .stopped: break
         }
+        // A sent unregister has its own reply deadline in `pending`; only a queued one waits on this.
+        if let unregisterDeadline, queuedPush.contains(where: \.isUnregister) { candidates.append(unregisterDeadline) }
         return candidates.min()
     }
+
+    /// Work the client must finish before it may go away: a `push.unregister` not yet
+    /// answered (it is what stops a logged-out user's pushes).
+    var hasWorkToFinish: Bool { unregisterDeadline != nil }
 
     mutating func tick(now: Time) -> [ClientSessionOutput] {
         var out: [ClientSessionOutput] = []
@@ -178,6 +202,13 @@ struct ClientSessionCore {
                                   now: now, into: &out)
             }
         }
+        if let deadline = unregisterDeadline, now.instant >= deadline, queuedPush.contains(where: \.isUnregister) {
+            queuedPush.removeAll(where: \.isUnregister)
+            out.append(.pushUnregisterFailed(ParleyClientError(
+                code: "request_timeout", message: "push.unregister could not be sent within \(configuration.unregisterTimeout): no session with the server")))
+            unregisterFinished(into: &out)
+            if phase == .stopped { return out }
+        }
         if case .open = phase, let ping = nextPing, now.instant >= ping, let heartbeat {
             let id = nextRequestID()
             out.append(.send(.ping(.init(requestID: id))))
@@ -199,7 +230,12 @@ struct ClientSessionCore {
             connect(into: &out)
             return out
         default:
-            return []
+            guard terminatingAfterUnregister else { return [] }
+            // Started again while a logout waited for its unregister: the session stays.
+            terminatingAfterUnregister = false
+            guard case .open = phase else { return [] }
+            isStarted = true
+            return [.clientStarted]
         }
     }
 
@@ -212,9 +248,25 @@ struct ClientSessionCore {
                 out.append(.send(CallRequest.hangup(callID: call.callID).message(id: nextRequestID())))
             }
             let cause: ParleyCallEndCause = call.state >= .answered ? .hungUp : (call.direction == .outgoing ? .canceled : .denied)
-            endCall(call.callID, cause: cause, error: nil, now: now, into: &out)
+            endCall(call.callID, cause: cause, error: nil, byThisDevice: true, now: now, into: &out)
         }
         endRelayedCalls(cause: .canceled, error: nil, now: now, into: &out)
+        decliningCalls = []
+        if unregisterDeadline != nil {
+            // A logout: the server must hear push.unregister, or the user keeps getting
+            // call pushes. Stay (quietly, no calls) until it is answered or fails.
+            terminatingAfterUnregister = true
+            isStarted = false
+            queued = []
+            queuedPush.removeAll { !$0.isUnregister }
+            pending = pending.filter {
+                switch $0.value.request {
+                case .ping, .push(.unregister): true
+                case .call, .push: false
+                }
+            }
+            return out
+        }
         if let connection = currentConnection { out.append(.close(connection: connection, code: 1000)) }
         stop()
         return out
@@ -376,7 +428,7 @@ struct ClientSessionCore {
         guard var call = calls[callID], !call.hangupRequested else { return [] }
         var out: [ClientSessionOutput] = []
         guard call.serverKnows else {
-            endCall(callID, cause: .canceled, error: nil, now: now, into: &out)
+            endCall(callID, cause: .canceled, error: nil, byThisDevice: true, now: now, into: &out)
             return out
         }
         call.hangupRequested = true
@@ -410,7 +462,7 @@ struct ClientSessionCore {
         let interval = Duration.milliseconds(min(max(ok.heartbeatInterval, 1000), 600_000))
         heartbeat = interval
         nextPing = now.instant + interval
-        if !isStarted {
+        if !isStarted && !terminatingAfterUnregister {
             isStarted = true
             out.append(.clientStarted)
         }
@@ -493,8 +545,14 @@ struct ClientSessionCore {
             endCall(call.callID, cause: .inactive, error: nil, now: now, into: &out)
         }
         endRelayedCalls(cause: .inactive, error: nil, now: now, into: &out)
+        let unregisters = queuedPush.filter(\.isUnregister).count + pending.values.filter(\.request.isUnregister).count
+        for _ in 0..<unregisters {
+            out.append(.pushUnregisterFailed(ParleyClientError(code: error.code, message: "push.unregister was not answered: \(error.message)")))
+        }
+        // A logout that was waiting for its unregister promised no delegate call but that one.
+        let quiet = terminatingAfterUnregister
         stop()
-        out.append(.clientFailed(error))
+        if !quiet { out.append(.clientFailed(error)) }
     }
 
     private mutating func stop() {
@@ -506,6 +564,9 @@ struct ClientSessionCore {
         queuedPush = []
         nextPing = nil
         heartbeat = nil
+        decliningCalls = []
+        unregisterDeadline = nil
+        terminatingAfterUnregister = false
     }
 
     private mutating func nextRequestID() -> String {
@@ -531,7 +592,15 @@ struct ClientSessionCore {
             pending[reply.replyTo] = nil
         case .result(let reply):
             guard let request = pending.removeValue(forKey: reply.replyTo) else { return }
-            if case .push(.register(let device)) = request.request { pushRegistered(device, pushKey: reply.pushKey, into: &out) }
+            switch request.request {
+            case .push(.register(let device)):
+                pushRegistered(device, pushKey: reply.pushKey, into: &out)
+            case .push(.unregister):
+                out.append(.pushUnregisterSucceeded)
+                unregisterFinished(into: &out)
+            case .ping, .call, .push(.relay):
+                break
+            }
         case .error(let error):
             guard let re = error.replyTo, let request = pending.removeValue(forKey: re) else { return }
             if case .push(let push) = request.request {
@@ -544,6 +613,16 @@ struct ClientSessionCore {
         case .callIncoming(let incoming):
             relayedCalls[incoming.callID] = nil
             guard calls[incoming.callID] == nil, !endedCallSet.contains(incoming.callID) else { return }
+            if let index = decliningCalls.firstIndex(of: incoming.callID) {
+                decliningCalls.remove(at: index)
+                declineUnshown(incoming.callID, now: now, into: &out)
+                return
+            }
+            if terminatingAfterUnregister {
+                // Logging out: this user takes no more calls here.
+                declineUnshown(incoming.callID, now: now, into: &out)
+                return
+            }
             var call = ClientCallRecord(callID: incoming.callID, direction: .incoming, remoteUserID: incoming.from.address, headers: incoming.headers)
             call.state = .ringing
             call.offer = incoming.sdp
@@ -565,6 +644,8 @@ struct ClientSessionCore {
         case .callEstablished(let event):
             progress(event, kind: .established, now: now, into: &out)
         case .callEnded(let ended):
+            // Over before it arrived: nothing left to decline.
+            decliningCalls.removeAll { $0 == ended.callID }
             if calls[ended.callID] == nil, relayedCalls[ended.callID] != nil {
                 // A relayed push for a call that is already over (canceled while the
                 // push was out): the app reported it to the system, so it must end.
@@ -585,7 +666,16 @@ struct ClientSessionCore {
             let cause = ParleyCallEndCause(rawValue: ended.cause.rawValue) ?? .error
             let error = ended.error.map { ParleyCallError(code: $0.code.rawValue, message: $0.message) }
                 ?? (cause == .error ? ParleyCallError(code: "internal_error", message: "the call failed") : nil)
-            endCall(ended.callID, cause: cause, error: error, endedAt: d.endedTime, now: now, into: &out)
+            // This device's hangup ended it if the cause is the one its hangup gives (a
+            // racing end from elsewhere, e.g. the callee's decline of our cancel, is not).
+            let causeOfOwnHangup = switch cause {
+            case .hungUp: true
+            case .canceled: call.direction == .outgoing
+            case .denied: call.direction == .incoming
+            default: false
+            }
+            let byThisDevice = call.hangupRequested && causeOfOwnHangup
+            endCall(ended.callID, cause: cause, error: error, endedAt: d.endedTime, byThisDevice: byThisDevice, now: now, into: &out)
         default:
             // Replies to nothing we sent, a second hello.ok, device-to-server types: ignored.
             break
@@ -622,9 +712,10 @@ struct ClientSessionCore {
     }
 
     private mutating func endCall(_ callID: String, cause: ParleyCallEndCause, error: ParleyCallError?, endedAt: Int64? = nil,
-                                  now: Time, into out: inout [ClientSessionOutput]) {
+                                  byThisDevice: Bool = false, now: Time, into out: inout [ClientSessionOutput]) {
         guard var call = calls.removeValue(forKey: callID) else { return }
         call.state = .ended
+        call.endedByThisDevice = byThisDevice
         call.details.endCause = cause
         call.details.error = error
         call.details.endedTime = Self.date(endedAt ?? now.wallMilliseconds)
@@ -659,12 +750,49 @@ struct ClientSessionCore {
 
     /// `unregisterPushNotificationDeviceToken()`: the server forgets this device's token;
     /// locally it is forgotten at once, so later pushes no longer verify.
+    /// The request is sent once a session is open (at most `unregisterTimeout` from now)
+    /// and its outcome is reported; with no session started or coming (idle, stopped) it
+    /// fails at once, `not_started`, since nothing would ever send it.
     mutating func unregisterPush(now: Time) -> [ClientSessionOutput] {
         let token = pushRegistration?.token
         pushRegistration = nil
         queuedPush.removeAll { if case .register = $0 { true } else { false } }
         var out: [ClientSessionOutput] = [.pushUnregistered]
+        if phase == .idle || phase == .stopped {
+            out.append(.pushUnregisterFailed(ParleyClientError(
+                code: "not_started", message: "push.unregister needs a started client (call start() first): the server still holds the token")))
+            return out
+        }
+        unregisterDeadline = now.instant + configuration.unregisterTimeout
         sendOrQueue(.unregister(token: token), now: now, into: &out)
+        return out
+    }
+
+    /// No unregister is left: forget the deadline, and finish a logout that waited for it.
+    private mutating func unregisterFinished(into out: inout [ClientSessionOutput]) {
+        guard !queuedPush.contains(where: \.isUnregister), !pending.values.contains(where: \.request.isUnregister) else { return }
+        unregisterDeadline = nil
+        guard terminatingAfterUnregister else { return }
+        if let connection = currentConnection { out.append(.close(connection: connection, code: 1000)) }
+        stop()
+    }
+
+    /// `declinePushNotification`: the system refused to show the call a verified push
+    /// announced (Do Not Disturb, a call in progress). Relay the push so the server knows
+    /// this device has it, then decline the call the moment its `call.incoming` arrives,
+    /// so the caller hears `denied` at once instead of ringing until the ring timeout.
+    /// The call is never delivered. A call already here is hung up (declined) instead.
+    mutating func declinePush(_ call: ParleyCallNotificationResult, payload: String, now: Time) -> [ClientSessionOutput] {
+        let callID = call.callId
+        if calls[callID] != nil { return hangup(callID, now: now) }
+        guard !endedCallSet.contains(callID), !decliningCalls.contains(callID) else { return [] }
+        decliningCalls.append(callID)
+        // Bounded like the relayed calls: a flood of refused pushes must not grow it.
+        if decliningCalls.count > 64 { decliningCalls.removeFirst() }
+        // Relayed already (the app relayed, then the system refused): the relay is out.
+        guard relayedCalls.removeValue(forKey: callID) == nil else { return [] }
+        var out: [ClientSessionOutput] = []
+        sendOrQueue(.relay(callID: callID, payload: payload), now: now, into: &out)
         return out
     }
 
@@ -710,10 +838,13 @@ struct ClientSessionCore {
         case .register:
             out.append(.pushRegistrationFailed(ParleyClientError(code: code, message: message)))
         case .unregister:
-            // Nothing to undo: the token is forgotten here; the server drops it when the
-            // push service reports it gone.
-            break
+            // Nothing to undo here (the token is already forgotten locally), but the app
+            // must hear that the server may still hold it.
+            out.append(.pushUnregisterFailed(ParleyClientError(code: code, message: message)))
+            unregisterFinished(into: &out)
         case .relay(let callID, _):
+            // A refused relay of a call being declined: the server has no such live call.
+            decliningCalls.removeAll { $0 == callID }
             if relayedCalls[callID] != nil, calls[callID] == nil {
                 endRelayedCall(callID, cause: .error, error: ParleyCallError(code: code, message: message), endedAt: nil, now: now, into: &out)
             }
@@ -734,6 +865,15 @@ struct ClientSessionCore {
         endedCallSet.insert(callID)
         if endedCallIDs.count > 1024 { endedCallSet.remove(endedCallIDs.removeFirst()) }
         out.append(.call(.ended, call))
+    }
+
+    /// Declines a `call.incoming` that is never shown: `call.decline` (the server ends the
+    /// call `denied`), and the call is remembered as ended so its `call.ended` is dropped.
+    private mutating func declineUnshown(_ callID: String, now: Time, into out: inout [ClientSessionOutput]) {
+        endedCallIDs.append(callID)
+        endedCallSet.insert(callID)
+        if endedCallIDs.count > 1024 { endedCallSet.remove(endedCallIDs.removeFirst()) }
+        sendOrQueue(.decline(callID: callID), resent: false, now: now, into: &out)
     }
 
     private mutating func endRelayedCalls(cause: ParleyCallEndCause, error: ParleyCallError?, now: Time, into out: inout [ClientSessionOutput]) {

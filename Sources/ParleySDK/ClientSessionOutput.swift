@@ -43,6 +43,11 @@ enum ClientSessionOutput: Sendable, Hashable, CustomStringConvertible {
     case pushRegistrationFailed(ParleyClientError)
     /// Forget the stored registration (the server is being told).
     case pushUnregistered
+    /// The server answered `push.unregister`: it no longer holds this device's token.
+    case pushUnregisterSucceeded
+    /// `push.unregister` was refused, timed out or could not be sent: the server may
+    /// still wake this device.
+    case pushUnregisterFailed(ParleyClientError)
 
     /// A compact line for test tables and logs.
     var description: String {
@@ -66,6 +71,8 @@ enum ClientSessionOutput: Sendable, Hashable, CustomStringConvertible {
         case .pushRegistered(let device, let key): "push registered \(device.pushType.rawValue) \(device.token) key=\(key)"
         case .pushRegistrationFailed(let error): "push failed \(error.code)"
         case .pushUnregistered: "push unregistered"
+        case .pushUnregisterSucceeded: "push unregister done"
+        case .pushUnregisterFailed(let error): "push unregister failed \(error.code)"
         }
     }
 }

@@ -45,6 +45,10 @@ public final class ParleyCall: @unchecked Sendable {
         client?.hangup(callId)
     }
 
+    /// Whether this device ended the call (its hangup or `terminateGracefully()`), not
+    /// the other party, another device or the server.
+    var endedByThisDevice: Bool { record.current.endedByThisDevice }
+
     func update(_ newRecord: ClientCallRecord) { record.withLock { $0 = newRecord } }
     func update(_ newStatistics: ParleyCallStatistics) { stats.withLock { $0 = newStatistics } }
 }

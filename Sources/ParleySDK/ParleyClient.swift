@@ -59,6 +59,23 @@ public final class ParleyClient: @unchecked Sendable {
     private var media: [String: CallMediaSession] = [:]
     private var mediaLoop: EventLoop?
     private let timer: any DispatchSourceTimer
+    /// Every delegate call passes through here, in order: an item waits for the items
+    /// before it, and a call's end also waits (bounded) for its media to close, so
+    /// `callDidEnd` finds the recording written and the final statistics in place.
+    private let deliveries = DispatchQueue(label: "parley.sdk.deliveries")
+    /// Calls whose media is closing, with the group that is left once it closed (workQueue only).
+    private var mediaClosing: [String: DispatchGroup] = [:]
+    /// Connections being closed; each group is left when its reader thread has finished
+    /// (the close frame is out). Pruned as they finish (workQueue only).
+    private var closingTransports: [DispatchGroup] = []
+    /// `terminateGracefully(completion:)` callers waiting for the client to stop (workQueue only).
+    private var stopCompletions: [@Sendable () -> Void] = []
+    /// The client itself while it has work it must finish (a `push.unregister` not yet
+    /// answered): an app that drops its last reference right after `logOut()` must not
+    /// lose the logout. Cleared as soon as the work is done or has failed (workQueue only).
+    private var keepAlive: ParleyClient?
+    /// The longest `callDidEnd` waits for the call's media to close and its recording to be written.
+    static let mediaCloseWait: Duration = .seconds(10)
 
     /// A stable random device id for this process, used when none is given.
     static let processDeviceID = "parley-swift-" + UUID().uuidString.lowercased()
@@ -140,9 +157,22 @@ public final class ParleyClient: @unchecked Sendable {
         input { core, now in core.start(now: now) }
     }
 
-    /// Hangs up every call, closes the connection with 1000 and stops. No delegate call follows.
+    /// Hangs up every call, closes the connection with 1000 and stops. No delegate call
+    /// follows, except each call's `callDidEnd` (and a pending unregister's outcome).
     public func terminateGracefully() {
         input { core, now in core.terminate(now: now) }
+    }
+
+    /// Like `terminateGracefully()`, then runs `completion` on `callbackQueue` once the
+    /// client has stopped: every call's `callDidEnd` delivered (their media closed and
+    /// `.wavFile` recordings written), the close frame sent, and a `push.unregister`
+    /// queued before it (by `logOut()`) answered or failed. A process that exits in
+    /// `completion` loses none of it.
+    public func terminateGracefully(completion: @escaping @Sendable () -> Void) {
+        workQueue.async { [self] in
+            stopCompletions.append(completion)
+            perform(core.terminate(now: Self.now()))
+        }
     }
 
     // MARK: Calls (from ParleyCall / ParleyCallClient)
@@ -172,9 +202,21 @@ public final class ParleyClient: @unchecked Sendable {
     // MARK: Driving the core
 
     func input(_ step: @escaping @Sendable (inout ClientSessionCore, ClientSessionCore.Time) -> [ClientSessionOutput]) {
-        workQueue.async { [weak self] in
-            guard let self else { return }
+        // Strong: work asked for (a logout, a hangup) runs even if the app dropped the
+        // client right after asking; the block holds it until then.
+        workQueue.async { [self] in
             perform(step(&core, Self.now()))
+        }
+    }
+
+    /// Hands `body` to `callbackQueue` in order with every other delegate call, after
+    /// `gates` have been left (each waited for at most `mediaCloseWait` in all).
+    func deliver(after gates: [DispatchGroup] = [], _ body: @escaping @Sendable () -> Void) {
+        let callbackQueue = callbackQueue
+        deliveries.async {
+            let deadline = DispatchTime.now() + .nanoseconds(Int(Self.mediaCloseWait.components.seconds) * 1_000_000_000)
+            for gate in gates { _ = gate.wait(timeout: deadline) }
+            callbackQueue.async(execute: body)
         }
     }
 
@@ -192,6 +234,8 @@ public final class ParleyClient: @unchecked Sendable {
             case .close(let connection, let code):
                 if let current = transport, current.connection == connection {
                     current.transport.close(code: code)
+                    closingTransports.removeAll { $0.wait(timeout: .now()) == .success }
+                    closingTransports.append(current.transport.finished)
                     transport = nil
                 }
             case .send(let message):
@@ -200,10 +244,10 @@ public final class ParleyClient: @unchecked Sendable {
                 requestToken(connection: connection)
             case .clientStarted:
                 started.withLock { $0 = true }
-                callbackQueue.async { [self] in delegate?.clientDidStart(self) }
+                deliver { [self] in delegate?.clientDidStart(self) }
             case .clientFailed(let error):
                 started.withLock { $0 = false }
-                callbackQueue.async { [self] in delegate?.clientDidFail(self, error: error) }
+                deliver { [self] in delegate?.clientDidFail(self, error: error) }
             case .call(let kind, let record):
                 deliver(kind, record)
             case .media(let instruction):
@@ -212,14 +256,25 @@ public final class ParleyClient: @unchecked Sendable {
                 let registration = ParleyPushRegistration(pushType: device.pushType, token: device.token, environment: device.environment,
                                                           appId: device.appID, pushKey: pushKey, userId: userId, deviceId: deviceId)
                 pushRegistrationStore.save(registration)
-                callbackQueue.async { [self] in pushDelegate?.clientDidRegisterPushNotificationDeviceToken(self) }
+                deliver { [self] in pushDelegate?.clientDidRegisterPushNotificationDeviceToken(self) }
             case .pushRegistrationFailed(let error):
-                callbackQueue.async { [self] in pushDelegate?.client(self, didFailToRegisterPushNotificationDeviceTokenWithError: error) }
+                deliver { [self] in pushDelegate?.client(self, didFailToRegisterPushNotificationDeviceTokenWithError: error) }
             case .pushUnregistered:
                 pushRegistrationStore.save(nil)
+            case .pushUnregisterSucceeded:
+                deliver { [self] in pushDelegate?.clientDidUnregisterPushNotificationDeviceToken(self) }
+            case .pushUnregisterFailed(let error):
+                deliver { [self] in pushDelegate?.client(self, didFailToUnregisterPushNotificationDeviceTokenWithError: error) }
             }
         }
         started.withLock { $0 = core.isStarted }
+        keepAlive = core.hasWorkToFinish ? self : nil
+        if !stopCompletions.isEmpty, core.phase == .stopped || core.phase == .idle {
+            let completions = stopCompletions
+            stopCompletions = []
+            closingTransports.removeAll { $0.wait(timeout: .now()) == .success }
+            deliver(after: closingTransports) { for completion in completions { completion() } }
+        }
         if let deadline = core.nextDeadline {
             let delay = max(ContinuousClock.now.duration(to: deadline), .zero)
             let (seconds, attoseconds) = delay.components
@@ -254,7 +309,7 @@ public final class ParleyClient: @unchecked Sendable {
                 }
             }
         }
-        callbackQueue.async { [self] in
+        deliver { [self] in
             if let delegate {
                 delegate.clientRequiresRegistrationCredentials(self, withCallback: registration)
             } else {
@@ -264,17 +319,22 @@ public final class ParleyClient: @unchecked Sendable {
     }
 
     private func deliver(_ kind: ClientCallEventKind, _ record: ClientCallRecord) {
+        // The end waits for the call's media to close (its recording written).
+        let gates = kind == .ended ? mediaClosing.removeValue(forKey: record.callID).map { [$0] } ?? [] : []
         let call: ParleyCall
         if kind == .incoming {
             call = ParleyCall(record: record, client: self)
             calls[record.callID] = call
         } else {
-            guard let known = calls[record.callID] else { return }
+            guard let known = calls[record.callID] else {
+                if !gates.isEmpty { deliver(after: gates) {} }
+                return
+            }
             call = known
         }
         if kind == .ended { calls[record.callID] = nil }
         let callClient = callClient
-        callbackQueue.async {
+        deliver(after: gates) {
             call.update(record)
             switch kind {
             case .incoming: callClient.delegate?.client(callClient, didReceiveIncomingCall: call)
@@ -331,8 +391,16 @@ public final class ParleyClient: @unchecked Sendable {
         case .close(let callID):
             guard let session = media.removeValue(forKey: callID) else { return }
             let call = calls[callID]
-            session.enqueue { session in
+            let closed = DispatchGroup()
+            closed.enter()
+            mediaClosing[callID] = closed
+            // Holds the client until the close is done: its media loop must outlive the
+            // leg's close, and the recording is written after it (an app may drop the
+            // client right after terminateGracefully()).
+            session.enqueue { [self] session in
                 if let statistics = await session.close() { call?.update(statistics) }
+                closed.leave()
+                withExtendedLifetime(self) {}
             }
         }
     }

@@ -32,9 +32,17 @@ final class WebSocketTransport: @unchecked Sendable {
         self.handler = handler
     }
 
+    /// Left when the reader thread has finished (failed, closed, or sent the close frame
+    /// asked for by `close(code:)`).
+    let finished = DispatchGroup()
+
     /// Starts the reader thread, which connects first.
     func open() {
-        let thread = Thread { [self] in run() }
+        finished.enter()
+        let thread = Thread { [self] in
+            run()
+            finished.leave()
+        }
         thread.name = "parley-sdk-ws"
         thread.start()
     }

@@ -8,7 +8,7 @@ import ParleyNet
 final class AnchoredLeg: @unchecked Sendable {
     // @unchecked: owned by the MediaAnchor and touched on its loop's thread only.
     let callID: String
-    let leg: ParleyCalling.MediaLeg
+    let leg: CallLegID
     let socket: UDPSocket
     /// Our host candidate as the core announces it (the announced address, the socket's port).
     let localICE: ICETransportAddress
@@ -35,7 +35,7 @@ final class AnchoredLeg: @unchecked Sendable {
         return address
     }
 
-    init(callID: String, leg: ParleyCalling.MediaLeg, socket: UDPSocket,
+    init(callID: String, leg: CallLegID, socket: UDPSocket,
          localICE: ICETransportAddress, now: ContinuousClock.Instant) {
         self.callID = callID
         self.leg = leg

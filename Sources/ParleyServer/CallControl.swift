@@ -1,4 +1,4 @@
-public import ParleyCalling
+public import ParleyCallModel
 
 /// What the REST API asks of the live call engine. The REST handlers read call records
 /// from the store; only hanging up needs the engine, and only it knows live states.

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import ParleyAuth
+import ParleyCallModel
 import ParleyCalling
 import ParleyCrypto
 import ParleyEdge
@@ -575,6 +576,7 @@ final class CallEngine: @unchecked Sendable {
         for action in actions {
             switch action {
             case .send(let device, let message): deliver(message, to: device)
+            case .notify(let party, let notification): tell(party, notification)
             case .media(let instruction):
                 let application = registry.record(of: instruction.callID)?.caller.applicationKey ?? ""
                 anchor?.perform(instruction, applicationKey: application, now: now)
@@ -583,6 +585,14 @@ final class CallEngine: @unchecked Sendable {
                 push?.send(instruction)
             case .record: break
             }
+        }
+    }
+
+    /// Hands a call notification to the party's adapter: a device hears it as the frame
+    /// `DeviceAdapter` renders, through its session.
+    private func tell(_ party: Party, _ notification: CallNotification) {
+        switch party {
+        case .device(let device): deliver(DeviceAdapter.frame(for: notification), to: device)
         }
     }
 
@@ -629,6 +639,11 @@ final class CallEngine: @unchecked Sendable {
             case .send(let device, let message):
                 keys.insert(.device(device))
                 if let callID = message.callID { keys.insert(.call(callID)) }
+            case .notify(let party, let notification):
+                switch party {
+                case .device(let device): keys.insert(.device(device))
+                }
+                keys.insert(.call(notification.callID))
             case .media(let instruction): keys.insert(.call(instruction.callID))
             case .push(let instruction): keys.insert(.call(instruction.callID))
             case .record(let record): keys.insert(.call(record.callID))
@@ -645,7 +660,7 @@ final class CallEngine: @unchecked Sendable {
     private static func describe(_ event: MediaEvent) -> String {
         switch event {
         case .callerLegReady: "callerLegReady"
-        case .calleeLegReady(let device, _): "calleeLegReady \(device.deviceID)"
+        case .calleeLegReady(let party, _): "calleeLegReady \(party.device?.deviceID ?? party.description)"
         case .legConnected(let leg): "legConnected \(leg)"
         case .legFailed(let leg, let reason): "legFailed \(leg): \(reason)"
         case .legInactive(let leg): "legInactive \(leg)"
@@ -654,14 +669,14 @@ final class CallEngine: @unchecked Sendable {
 
     /// The caller's leg and the answering device's leg, as the store keeps them (one row
     /// per role; legs of devices that only rang are not kept).
-    static func storedLegs(_ statistics: [ParleyCalling.MediaLeg: MediaLegStatistics], of record: CallRecord, at time: Int64) -> [CallLeg] {
+    static func storedLegs(_ statistics: [CallLegID: MediaLegStatistics], of record: CallRecord, at time: Int64) -> [CallLeg] {
         var legs: [CallLeg] = []
         if let caller = statistics[.caller] {
             legs.append(CallLeg(role: .caller, userId: record.caller.userID, deviceId: record.callerDeviceID, updatedTime: time,
                                 statistics: CallLegStatistics(caller)))
         }
         if let answered = record.answeredDeviceID,
-           let callee = statistics[.callee(Device(user: record.callee, deviceID: answered))] {
+           let callee = statistics[.callee(.device(Device(user: record.callee, deviceID: answered)))] {
             legs.append(CallLeg(role: .callee, userId: record.callee.userID, deviceId: answered, updatedTime: time,
                                 statistics: CallLegStatistics(callee)))
         }

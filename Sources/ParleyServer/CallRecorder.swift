@@ -1,3 +1,4 @@
+import ParleyCallModel
 import ParleyCalling
 import ParleySignaling
 import ParleyStore
@@ -9,7 +10,7 @@ import Synchronization
 ///
 /// Every write goes to a `StoreWriter` (a connection and a thread of its own, group
 /// commits, retried while the store is locked or failing), so the engine's loop never
-/// waits on SQLite. `persist` returns the write's ticket and whether the engine must
+/// waits on the store. `persist` returns the write's ticket and whether the engine must
 /// wait for it before acting on this version: a new call (its `result` reply, the
 /// callee's `call.incoming`) and an ended one (its `call.ended`) are acted on only once
 /// their record is committed; the engine learns that through `committed`, on its loop.
@@ -24,14 +25,14 @@ final class CallRecorder: @unchecked Sendable {
     /// Who hears of commits (set once by the engine; called on the writer's thread).
     private let relay: CommitRelay
 
-    /// Opens a store connection of its own on `path` for the writes.
-    init(path: String, log: ServerLog, metrics: ServerMetrics) throws(StoreError) {
+    /// Opens a store connection of its own through `stores` for the writes.
+    init(stores: CallStoreFactory, log: ServerLog, metrics: ServerMetrics) throws(StoreError) {
         self.log = log
         self.metrics = metrics
         let relay = CommitRelay()
         self.relay = relay
         writer = try StoreWriter(
-            path: path, label: "parley.recorder",
+            opening: stores, label: "parley.recorder",
             onCommitted: { ticket in
                 relay.handler.withLock { $0 }?(ticket)
             },

@@ -1,4 +1,5 @@
 import Dispatch
+import ParleyCallModel
 import ParleyCalling
 import ParleyCrypto
 import ParleyICE
@@ -29,7 +30,7 @@ import Synchronization
 final class MediaAnchor: @unchecked Sendable {
     // @unchecked: `calls`, `closed` are used on `engineLoop`'s thread only; a `CallMedia`
     // on its media loop's only; the rest is immutable or a Mutex.
-    typealias LegID = ParleyCalling.MediaLeg
+    typealias LegID = CallLegID
 
     /// One call's media: its topology and the sockets and timers of its legs.
     private final class CallMedia: @unchecked Sendable {
@@ -147,7 +148,7 @@ final class MediaAnchor: @unchecked Sendable {
                 call = existing
             } else {
                 guard !closed else {
-                    let leg: LegID = if case .offerCallee(_, let device) = instruction { .callee(device) } else { .caller }
+                    let leg: LegID = if case .offerCallee(_, let party) = instruction { .callee(party) } else { .caller }
                     reportToEngine(.legFailed(leg, reason: "state: the media anchor is shut down"), callID)
                     return
                 }
@@ -155,9 +156,9 @@ final class MediaAnchor: @unchecked Sendable {
                 call = CallMedia(callID: callID, loop: loop, buffers: buffers[ObjectIdentifier(loop)]!, topology: RelayBridge<LegID>())
                 calls[callID] = call
             }
-        case .acceptAnswer(_, let device, _):
+        case .acceptAnswer(_, let party, _):
             guard let existing = calls[callID] else {
-                reportToEngine(.legFailed(.callee(device), reason: "no media leg for this device"), callID)
+                reportToEngine(.legFailed(.callee(party), reason: "no media leg for this device"), callID)
                 return
             }
             call = existing
@@ -241,42 +242,42 @@ final class MediaAnchor: @unchecked Sendable {
                 log.warning("media.leg.failed", ["call": callID, "leg": "caller", "reason": error.description])
                 report(.legFailed(.caller, reason: error.description), callID)
             }
-        case .offerCallee(_, let device):
+        case .offerCallee(_, let party):
             do throws(MediaLegError) {
-                let leg = try openLeg(.callee(device), in: call, applicationKey: applicationKey, now: now)
-                let offer = try call.topology.withLeg(.callee(device)) { (core: inout MediaLegCore) throws(MediaLegError) in
+                let leg = try openLeg(.callee(party), in: call, applicationKey: applicationKey, now: now)
+                let offer = try call.topology.withLeg(.callee(party)) { (core: inout MediaLegCore) throws(MediaLegError) in
                     try core.makeOffer()
                 } ?? ""
-                log.info("media.leg.offered", ["call": callID, "leg": device.deviceID, "port": String(leg.socket.localAddress.port)])
-                report(.calleeLegReady(device, sdp: offer), callID)
+                log.info("media.leg.offered", ["call": callID, "leg": party.logName, "port": String(leg.socket.localAddress.port)])
+                report(.calleeLegReady(party, sdp: offer), callID)
             } catch {
-                closeLeg(.callee(device), in: call, now: now.instant)
-                log.warning("media.leg.failed", ["call": callID, "leg": device.deviceID, "reason": error.description])
-                report(.legFailed(.callee(device), reason: error.description), callID)
+                closeLeg(.callee(party), in: call, now: now.instant)
+                log.warning("media.leg.failed", ["call": callID, "leg": party.logName, "reason": error.description])
+                report(.legFailed(.callee(party), reason: error.description), callID)
             }
-        case .acceptAnswer(_, let device, let answer):
-            guard let leg = call.legs[.callee(device)] else {
-                report(.legFailed(.callee(device), reason: "no media leg for this device"), callID)
+        case .acceptAnswer(_, let party, let answer):
+            guard let leg = call.legs[.callee(party)] else {
+                report(.legFailed(.callee(party), reason: "no media leg for this device"), callID)
                 return
             }
             do throws(MediaLegError) {
-                _ = try call.topology.withLeg(.callee(device)) { (core: inout MediaLegCore) throws(MediaLegError) in
+                _ = try call.topology.withLeg(.callee(party)) { (core: inout MediaLegCore) throws(MediaLegError) in
                     try core.acceptAnswer(answer)
                 }
                 try start(leg, in: call, now: now.instant)
             } catch {
-                log.warning("media.leg.failed", ["call": callID, "leg": device.deviceID, "reason": error.description])
-                report(.legFailed(.callee(device), reason: error.description), callID)
+                log.warning("media.leg.failed", ["call": callID, "leg": party.logName, "reason": error.description])
+                report(.legFailed(.callee(party), reason: error.description), callID)
             }
-        case .bridge(_, let device):
+        case .bridge(_, let party):
             guard !call.ended else { return }
             do throws(MediaTopologyError) {
                 try call.topology.join(.caller)
-                try call.topology.join(.callee(device))
-                log.info("media.bridge", ["call": callID, "callee": device.deviceID])
+                try call.topology.join(.callee(party))
+                log.info("media.bridge", ["call": callID, "callee": party.logName])
             } catch {
                 // A leg that failed is gone already and was reported; the call ends on that report.
-                log.warning("media.bridge.refused", ["call": callID, "callee": device.deviceID, "reason": error.description])
+                log.warning("media.bridge.refused", ["call": callID, "callee": party.logName, "reason": error.description])
             }
             // A leg connected before the bridge existed was reported then; nothing to redo.
         case .closeLeg(_, let leg):
@@ -561,5 +562,14 @@ extension CallLegStatistics {
             inboundJitterMilliseconds: rtp.inboundJitterMilliseconds, outboundFractionLost: rtp.outboundFractionLost,
             outboundCumulativeLost: rtp.outboundCumulativeLost, outboundJitterMilliseconds: rtp.outboundJitterMilliseconds,
             roundTripTimeMilliseconds: rtp.roundTripTimeMilliseconds)
+    }
+}
+
+extension Party {
+    /// How logs name the party's leg: a device by its device id.
+    fileprivate var logName: String {
+        switch self {
+        case .device(let device): device.deviceID
+        }
     }
 }

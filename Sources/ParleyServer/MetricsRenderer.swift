@@ -1,4 +1,5 @@
-public import ParleyCalling
+public import ParleyCallModel
+import ParleyCalling
 import ParleySignaling
 
 /// Turns the server's counters into the Prometheus text exposition format, version 0.0.4

@@ -1,9 +1,9 @@
-import Foundation
 public import ParleyEdge
 public import ParleyHTTP
 public import ParleyNet
 public import ParleyStore
 import ParleyAuth
+import ParleyCallModel
 import ParleyCalling
 import ParleyCrypto
 import ParleyWebSocket
@@ -17,7 +17,8 @@ public typealias HTTPHandler = @Sendable (HTTPRequest, EdgeRequestContext, EdgeR
 /// anchor and the call records, on one port with the REST API the daemon installs.
 ///
 /// ```swift
-/// let server = try ParleyServer(configuration: configuration, log: ServerLog())
+/// let stores = try CallStoreFactory.sqlite(dataDirectory: configuration.dataDirectory)
+/// let server = try ParleyServer(configuration: configuration, stores: stores, log: ServerLog())
 /// server.installHTTPHandler(rest.handle)     // optional: /healthz and 404 otherwise
 /// try server.start()
 /// ...
@@ -26,7 +27,8 @@ public typealias HTTPHandler = @Sendable (HTTPRequest, EdgeRequestContext, EdgeR
 ///
 /// Threads: the edge runs its own loops; the engine (sessions, `CallRegistry`) runs on one
 /// loop of its own ("parley-calls"); media legs on media loops, one per core
-/// ("parley-media-N"); SQLite runs on the store's queues.
+/// ("parley-media-N"); the store runs on its queues and its writer's thread, each with a
+/// connection of its own from the factory the caller chose.
 public final class ParleyServer: Sendable {
     /// The settings the server runs with.
     public let configuration: ServerConfiguration
@@ -54,16 +56,16 @@ public final class ParleyServer: Sendable {
         var stopped = false
     }
 
-    /// Opens (creates) the store in `configuration.dataDirectory`, recovers calls left by
-    /// a crash, creates the development application if configured and the store has none,
-    /// and prepares the call engine and media anchor. Nothing listens until `start()`.
-    public init(configuration: ServerConfiguration, log: ServerLog) throws {
+    /// Opens the store's connections through `stores` (the composition root chose the
+    /// store: parleyd's is SQLite in its data directory), recovers calls left by a crash,
+    /// creates the development application if configured and the store has none, and
+    /// prepares the call engine and media anchor. Nothing listens until `start()`.
+    public init(configuration: ServerConfiguration, stores: CallStoreFactory, log: ServerLog) throws {
         self.configuration = configuration
         self.log = log
         metrics = ServerMetrics()
-        try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
-        let path = (configuration.dataDirectory as NSString).appendingPathComponent(SQLiteStore.defaultFileName)
-        store = try StoreQueue(path: path)
+        store = try StoreQueue(opening: stores)
+        // The REST cursor key stays in the data directory whatever the store is.
         restCursorKey = try RESTCursorKey.loadOrCreate(inDirectory: configuration.dataDirectory)
         let now = ServerClock.unixMillis()
         let generated = configuration.createDevelopmentApplication ? try ApplicationCredentials.generate() : nil
@@ -96,15 +98,15 @@ public final class ParleyServer: Sendable {
         let loop = try EventLoop(name: "parley-calls")
         do {
             engine = try CallEngine(loop: loop, configuration: configuration, log: log, metrics: metrics, store: store,
-                                    helloStore: StoreQueue(path: path, label: "parley.store.hello"),
-                                    recorder: CallRecorder(path: path, log: log, metrics: metrics),
+                                    helloStore: StoreQueue(opening: stores, label: "parley.store.hello"),
+                                    recorder: CallRecorder(stores: stores, log: log, metrics: metrics),
                                     certificate: certificate,
                                     knownUsers: known.map { AppUser(applicationKey: $0.applicationKey, userID: $0.userId) })
         } catch {
             loop.shutdown()
             throw error
         }
-        log.info("server.ready", ["data": configuration.dataDirectory, "knownUsers": String(known.count),
+        log.info("server.ready", ["data": configuration.dataDirectory, "store": stores.description, "knownUsers": String(known.count),
                                   "recovered": String(recovered.count)])
     }
 

@@ -262,6 +262,9 @@ public final class RESTAPI: Sendable {
             return Self.error(400, "invalid_parameter", error.message)
         case .notFound:
             return Self.error(404, "not_found", error.message)
+        // A SQLite detail left on the port: SQLite's busy code (5) is what rest.md's 503 means.
+        // Another adapter needs its own busy test here (isTransient would also cover I/O
+        // errors and a full disk, which are 500 today).
         case .database where error.sqliteCode.map({ $0 & 0xFF == 5 }) ?? false:
             log?.warning("rest.store_busy", ["error": error.message])
             return Self.error(503, "store_busy", "the store is busy; try again")

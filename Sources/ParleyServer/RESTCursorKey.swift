@@ -39,6 +39,10 @@ public struct RESTCursorKey: Sendable, Hashable {
     /// it, not silently replaced: deleting it invalidates every cursor handed out.
     public static func loadOrCreate(inDirectory directory: String) throws(RESTCursorKeyError) -> RESTCursorKey {
         let path = directory.hasSuffix("/") ? directory + fileName : directory + "/" + fileName
+        // The data directory exists when the store is SQLite; made here (private) for any other.
+        if mkdir(directory, 0o700) != 0, errno != EEXIST {
+            throw RESTCursorKeyError(message: "cannot create \(directory): \(String(cString: strerror(errno)))")
+        }
         for _ in 0..<2 {
             if let text = try read(path) {
                 let trimmed = text.split(whereSeparator: { $0 == "\n" || $0 == "\r" || $0 == " " }).first.map(String.init) ?? ""

@@ -5,7 +5,8 @@ public import ParleyPush
 /// environment variables and an optional JSON file (docs/operations.md); the server itself
 /// reads nothing but this value.
 public struct ServerConfiguration: Sendable, Hashable {
-    /// Where the SQLite store (`parley.sqlite`) lives.
+    /// The data directory: where parleyd's SQLite store (`parley.sqlite`) lives. The server
+    /// only logs it; the store itself comes from the `CallStoreFactory` its caller passes.
     public var dataDirectory: String
     /// Signaling (WebSocket `/v1/ws`) and REST (`/v1/...`, `/healthz`, `/metrics`) on one
     /// port; several addresses for IPv4 and IPv6.

@@ -1,3 +1,4 @@
+public import ParleyCallModel
 import ParleyWireCore
 extension SignalingMessage {
     /// `push.register` (device to server): the device can be woken by this push token when
@@ -40,19 +41,9 @@ extension SignalingMessage {
         }
     }
 
-    /// A push service.
-    public enum PushType: String, Sendable, Hashable, CaseIterable, Codable {
-        /// Apple Push Notification service, VoIP pushes (PushKit).
-        case apnsVoip
-        /// Firebase Cloud Messaging, high-priority data messages.
-        case fcm
-    }
+    /// A push service: the call model's `PushType`, which the store records too.
+    public typealias PushType = ParleyCallModel.PushType
 
-    /// Which APNs environment issued a token.
-    public enum PushEnvironment: String, Sendable, Hashable, CaseIterable, Codable {
-        /// Development builds (api.sandbox APNs host).
-        case sandbox
-        /// App Store, TestFlight and ad-hoc builds; also every FCM token.
-        case production
-    }
+    /// Which APNs environment issued a token: the call model's `PushEnvironment`.
+    public typealias PushEnvironment = ParleyCallModel.PushEnvironment
 }

@@ -1,4 +1,4 @@
-public import ParleySignaling
+public import ParleyCallModel
 
 /// A device's push token as stored: what `push.register` gave, plus the `pushKey` the
 /// server made for this registration (the key of the payload's HS256 signature).
@@ -6,9 +6,9 @@ public struct PushRegistration: Sendable, Hashable {
     public var applicationKey: String
     public var userId: String
     public var deviceId: String
-    public var pushType: SignalingMessage.PushType
+    public var pushType: PushType
     public var token: String
-    public var environment: SignalingMessage.PushEnvironment
+    public var environment: PushEnvironment
     /// The app's bundle id / package name.
     public var appId: String
     /// 32 random bytes, replaced on every registration.
@@ -16,8 +16,8 @@ public struct PushRegistration: Sendable, Hashable {
     public var registeredTime: Int64
 
     public init(
-        applicationKey: String, userId: String, deviceId: String, pushType: SignalingMessage.PushType, token: String,
-        environment: SignalingMessage.PushEnvironment, appId: String, pushKey: [UInt8], registeredTime: Int64
+        applicationKey: String, userId: String, deviceId: String, pushType: PushType, token: String,
+        environment: PushEnvironment, appId: String, pushKey: [UInt8], registeredTime: Int64
     ) {
         self.applicationKey = applicationKey
         self.userId = userId

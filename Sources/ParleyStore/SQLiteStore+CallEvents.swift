@@ -28,7 +28,7 @@ extension SQLiteStore {
 
     /// A call's timeline in the order the events were recorded; empty for a call of
     /// another application when `applicationKey` is given.
-    public func callEvents(callId: String, applicationKey: String? = nil) throws(StoreError) -> [CallEvent] {
+    public func callEvents(callId: String, applicationKey: String?) throws(StoreError) -> [CallEvent] {
         try read {
             let rows = try db.cachedStatement(
                 "SELECT application_key, time, kind, detail FROM call_events WHERE call_id = ?1 ORDER BY seq")

@@ -1,5 +1,5 @@
 import ParleySQLite
-public import ParleySignaling
+public import ParleyCallModel
 
 extension SQLiteStore {
     // MARK: Push tokens (issue 5)
@@ -34,7 +34,7 @@ extension SQLiteStore {
     /// Removes a device's push tokens (all types, or the one with `token`).
     /// - Returns: how many were removed.
     @discardableResult
-    public func unregisterPushTokens(applicationKey: String, deviceId: String, token: String? = nil) throws(StoreError) -> Int {
+    public func unregisterPushTokens(applicationKey: String, deviceId: String, token: String?) throws(StoreError) -> Int {
         try write(durable: true) {
             if let token {
                 try db.execute("DELETE FROM push_tokens WHERE application_key = ?1 AND device_id = ?2 AND token = ?3",
@@ -49,7 +49,7 @@ extension SQLiteStore {
 
     /// Removes one token wherever it is registered (the provider said it is gone).
     @discardableResult
-    public func removePushToken(applicationKey: String, pushType: SignalingMessage.PushType, token: String) throws(StoreError) -> Int {
+    public func removePushToken(applicationKey: String, pushType: PushType, token: String) throws(StoreError) -> Int {
         try write(durable: true) {
             try db.execute("DELETE FROM push_tokens WHERE application_key = ?1 AND push_type = ?2 AND token = ?3",
                            [.text(applicationKey), .text(pushType.rawValue), .text(token)])
@@ -131,8 +131,8 @@ extension SQLiteStore {
 
     private static func decode(_ row: PushRow) throws(StoreError) -> PushRegistration {
         let v = row.values
-        guard let pushType = SignalingMessage.PushType(rawValue: v[3]) else { throw StoreError(.database, "push_tokens.push_type \(v[3]) is unknown") }
-        guard let environment = SignalingMessage.PushEnvironment(rawValue: v[5]) else {
+        guard let pushType = PushType(rawValue: v[3]) else { throw StoreError(.database, "push_tokens.push_type \(v[3]) is unknown") }
+        guard let environment = PushEnvironment(rawValue: v[5]) else {
             throw StoreError(.database, "push_tokens.environment \(v[5]) is unknown")
         }
         return PushRegistration(

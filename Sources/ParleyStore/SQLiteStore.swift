@@ -1,9 +1,13 @@
-public import ParleyCalling
-public import ParleySignaling
+public import ParleyCallModel
 import ParleySQLite
 
-/// Parley's data on SQLite: applications, the users each application has seen, and call
-/// records with their media legs. See docs/store.md for the schema and the guarantees.
+/// The store port (`CallStore`) on SQLite, its first adapter: applications, the users each
+/// application has seen, call records with their media legs, call timelines and push
+/// registrations in one WAL-mode file. See docs/store.md for the schema and the guarantees.
+///
+/// What is SQLite's own rather than the port's: the file (`path`, `defaultFileName`), the
+/// `Durability` levels (WAL with `synchronous` NORMAL or FULL), the busy timeout, the
+/// schema migrations and `sqliteCode` on its errors.
 ///
 /// Every time is a parameter in milliseconds since the Unix epoch; the store never reads
 /// a clock. Every public method is one transaction: when it returns, its change is
@@ -12,7 +16,7 @@ import ParleySQLite
 /// Thread safety: not `Sendable`, like the connection it owns. `parleyd` gives the store
 /// to one thread (blocking disk work stays off the cooperative pool) and sends it
 /// requests; a second `SQLiteStore` on the same file (another thread or process) is safe.
-public final class SQLiteStore {
+public final class SQLiteStore: CallStore {
     /// What a commit must survive. See docs/store.md, "Durability".
     public enum Durability: Sendable, Hashable {
         /// Every commit survives the process being killed (`kill -9`, a crash): in WAL
@@ -53,7 +57,8 @@ public final class SQLiteStore {
             db = try SQLiteDatabase(
                 path: path, options: .init(synchronous: .normal, busyTimeoutMilliseconds: busyTimeoutMilliseconds))
         } catch {
-            throw StoreError(.database, "cannot open store: \(error)", sqliteCode: error.code)
+            throw StoreError(.database, "cannot open store: \(error)", sqliteCode: error.code,
+                             isTransient: Self.isTransient(code: error.code))
         }
         let db = self.db
         appliedMigrations = try Self.mapErrors { try Schema.migrate(db) }
@@ -152,7 +157,7 @@ public final class SQLiteStore {
                 throw StoreError(.notFound, "application \(applicationKey) not found")
             }
             guard let user = try fetchUser(applicationKey, userId) else {
-                throw StoreError(.database, "user \(userId) vanished after being recorded")
+                throw StoreError(.database, "user \(userId) vanished after being recorded", isTransient: true)
             }
             return user
         }
@@ -163,15 +168,10 @@ public final class SQLiteStore {
         try read { try fetchUser(applicationKey, userId) }
     }
 
-    /// Whether `applicationKey` has seen `userId` (the "destination user not found" check).
-    public func isKnownUser(applicationKey: String, userId: String) throws(StoreError) -> Bool {
-        try knownUser(applicationKey: applicationKey, userId: userId) != nil
-    }
-
     /// Every user the store has seen, of one application or of all, ordered by application
     /// and user id: parleyd seeds its presence with them at start, so calls to users seen
     /// in earlier runs reach "unavailable" rather than "destination user not found".
-    public func knownUsers(applicationKey: String? = nil) throws(StoreError) -> [KnownUser] {
+    public func knownUsers(applicationKey: String?) throws(StoreError) -> [KnownUser] {
         try read {
             let sql = "SELECT application_key, user_id, first_seen_at, last_seen_at FROM users"
                 + (applicationKey == nil ? "" : " WHERE application_key = ?1") + " ORDER BY application_key, user_id"
@@ -189,7 +189,7 @@ public final class SQLiteStore {
     ///   application.
     @discardableResult
     public func createCall(
-        id: String, applicationKey: String, caller: String, callee: String, direction: CallDirection = .appToApp,
+        id: String, applicationKey: String, caller: String, callee: String, direction: CallDirection,
         startedTime: Int64
     ) throws(StoreError) -> StoredCall {
         try write(durable: false) {
@@ -254,7 +254,7 @@ public final class SQLiteStore {
     ///   for another cause.
     @discardableResult
     public func finishCall(
-        id: String, cause: SignalingMessage.EndCause, error callError: CallError? = nil, at time: Int64, legs: [CallLeg] = []
+        id: String, cause: CallEndCause, error callError: CallError?, at time: Int64, legs: [CallLeg]
     ) throws(StoreError) -> StoredCall {
         try Self.checkCause(cause, callError, id)
         return try write(durable: true) {
@@ -263,7 +263,7 @@ public final class SQLiteStore {
             try endCall(seq: seq, cause: cause, error: callError, at: time)
             for leg in legs { try upsertLeg(seq, leg) }
             guard let record = try fetchCall(whereClause: "seq = ?1", [.integer(seq)]) else {
-                throw StoreError(.database, "call \(id) vanished while ending")
+                throw StoreError(.database, "call \(id) vanished while ending", isTransient: true)
             }
             return record
         }
@@ -275,7 +275,7 @@ public final class SQLiteStore {
     /// - Returns: the calls closed, so their parties can be told.
     @discardableResult
     public func closeCallsInProgress(
-        cause: SignalingMessage.EndCause = .error, error callError: CallError? = .serverRestarted, at time: Int64
+        cause: CallEndCause, error callError: CallError?, at time: Int64
     ) throws(StoreError) -> [StoredCall] {
         try Self.checkCause(cause, callError, "in progress")
         return try write(durable: true) {
@@ -292,7 +292,7 @@ public final class SQLiteStore {
 
     /// The call with `id`, with its legs; nil if there is none, or if `applicationKey` is
     /// given and the call belongs to another application.
-    public func call(id: String, applicationKey: String? = nil) throws(StoreError) -> StoredCall? {
+    public func call(id: String, applicationKey: String?) throws(StoreError) -> StoredCall? {
         try read {
             if let applicationKey {
                 return try fetchCall(whereClause: "id = ?1 AND application_key = ?2", [.text(id), .text(applicationKey)])
@@ -338,7 +338,7 @@ public final class SQLiteStore {
     }
 
     /// How many calls are in each state (for metrics), of one application or of all.
-    public func callCountsByState(applicationKey: String? = nil) throws(StoreError) -> [CallState: Int] {
+    public func callCountsByState(applicationKey: String?) throws(StoreError) -> [CallState: Int] {
         try read {
             let filter = applicationKey == nil ? "" : "WHERE application_key = ?1"
             let pairs = try db.cachedStatement("SELECT state, count(*) FROM calls \(filter) GROUP BY state")
@@ -372,7 +372,7 @@ public final class SQLiteStore {
     /// transaction becomes a savepoint inside it): all of them commit together, or none.
     /// With `durable` and `.powerLoss`, the commit waits for `fsync`. `StoreWriter` uses
     /// it for group commits.
-    public func transaction<T>(durable: Bool, _ body: (SQLiteStore) throws(StoreError) -> T) throws(StoreError) -> T {
+    public func transaction<T>(durable: Bool, _ body: (any CallStore) throws(StoreError) -> T) throws(StoreError) -> T {
         try write(durable: durable) { () throws -> T in try body(self) }
     }
 
@@ -387,13 +387,24 @@ public final class SQLiteStore {
         } catch let error as StoreError {
             throw error
         } catch let error as SQLiteError {
-            throw StoreError(.database, error.description, sqliteCode: error.code)
+            throw StoreError(.database, error.description, sqliteCode: error.code, isTransient: Self.isTransient(code: error.code))
         } catch {
-            throw StoreError(.database, "\(error)")
+            throw StoreError(.database, "\(error)", isTransient: true)
         }
     }
 
-    private static func checkCause(_ cause: SignalingMessage.EndCause, _ error: CallError?, _ what: String) throws(StoreError) {
+    /// SQLite failures that pass with time: the file busy or locked, no memory, I/O, a full
+    /// disk, a file that cannot be opened now, a WAL lock protocol error.
+    static func isTransient(code: Int32) -> Bool {
+        switch code & 0xff {
+        case 5 /* BUSY */, 6 /* LOCKED */, 7 /* NOMEM */, 10 /* IOERR */, 13 /* FULL */, 14 /* CANTOPEN */, 15 /* PROTOCOL */:
+            return true
+        default:
+            return false
+        }
+    }
+
+    private static func checkCause(_ cause: CallEndCause, _ error: CallError?, _ what: String) throws(StoreError) {
         if cause == .error, error == nil {
             throw StoreError(.invalidArgument, "call \(what): cause error needs an error code and message")
         }
@@ -467,7 +478,7 @@ public final class SQLiteStore {
         var record = row.record
         record.direction = try value(row.direction, "direction")
         record.state = try value(row.state, "state")
-        if let cause = row.endCause { record.endCause = try value(cause, "end_cause") as SignalingMessage.EndCause }
+        if let cause = row.endCause { record.endCause = try value(cause, "end_cause") as CallEndCause }
         return record
     }
 
@@ -524,7 +535,7 @@ public final class SQLiteStore {
         throw StoreError(.callEnded, "call \(id) has ended")
     }
 
-    private func endCall(seq: Int64, cause: SignalingMessage.EndCause, error: CallError?, at time: Int64) throws {
+    private func endCall(seq: Int64, cause: CallEndCause, error: CallError?, at time: Int64) throws {
         try db.execute(
             """
             UPDATE calls SET state = 'ended', ended_at = ?2, end_cause = ?3, error_code = ?4, error_message = ?5,

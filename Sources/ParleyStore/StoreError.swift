@@ -1,4 +1,4 @@
-/// The one error type of ParleyStore.
+/// The one error type of the store port (`CallStore`), whatever the adapter.
 ///
 /// `kind` says what the caller should do (a REST layer maps `notFound` to 404,
 /// `alreadyExists` and `callEnded` to 409, `invalidArgument` to 400, the rest to 500);
@@ -34,7 +34,8 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let schemaTooNew = Kind(.schemaTooNew)
         /// A stored value could not be read back (an unknown state or cause string).
         public static let corruptRecord = Kind(.corruptRecord)
-        /// SQLite failed (busy, disk full, I/O error, ...); `sqliteCode` has its code.
+        /// The database failed (busy, disk full, I/O error, ...); `isTransient` says
+        /// whether trying again later may succeed, and a SQLite store sets `sqliteCode`.
         public static let database = Kind(.database)
 
         public var description: String { code.rawValue }
@@ -44,13 +45,22 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     public let kind: Kind
     /// One line saying what and where.
     public let message: String
-    /// SQLite's extended result code when `kind` is `database`, else nil.
+    /// SQLite's extended result code when a SQLite store failed with `database`, else nil.
+    /// (A SQLite detail on the port's error: REST answers 503 for SQLite's busy code.)
     public let sqliteCode: Int32?
+    /// Whether the failure passes with time, so the same operation may succeed when tried
+    /// again: the database was locked or busy, an I/O error, a full disk, no memory. Only
+    /// ever true for `database`; the adapter decides, because only it knows its codes.
+    /// `StoreWriter` retries a transaction that failed this way and drops a write that
+    /// failed otherwise.
+    public let isTransient: Bool
 
-    init(_ kind: Kind, _ message: String, sqliteCode: Int32? = nil) {
+    /// An error of `kind`; `isTransient` only takes effect for `database`.
+    public init(_ kind: Kind, _ message: String, sqliteCode: Int32? = nil, isTransient: Bool = false) {
         self.kind = kind
         self.message = message
         self.sqliteCode = sqliteCode
+        self.isTransient = kind == .database && isTransient
     }
 
     public var description: String { "\(message) (\(kind))" }

@@ -2,7 +2,8 @@ import Dispatch
 import Synchronization
 
 /// Writes to the store in order, many per commit, on a connection and a queue of its own,
-/// retrying what SQLite could not commit now, so that no caller ever waits on the disk.
+/// retrying what the store could not commit now, so that no caller ever waits on the disk.
+/// It works on any `CallStore` (it uses `transaction(durable:)` and `StoreError.isTransient`).
 ///
 /// `enqueue` hands over one write and returns its ticket at once; the writes run in
 /// ticket order on the writer's queue, as many as are waiting (up to `maxBatch`) in one
@@ -19,7 +20,7 @@ import Synchronization
 /// out, reported, and the others commit without it.
 ///
 /// ```swift
-/// let writer = try StoreWriter(path: path, onCommitted: { ticket in loop.execute { release(upTo: ticket) } })
+/// let writer = try StoreWriter(opening: stores, onCommitted: { ticket in loop.execute { release(upTo: ticket) } })
 /// let ticket = writer.enqueue(.init(name: "createCall", subject: id, durable: false) { try $0.createCall(...) })
 /// ```
 public final class StoreWriter: Sendable {
@@ -34,12 +35,12 @@ public final class StoreWriter: Sendable {
         public var durable: Bool
         /// Runs in the transaction; it may run more than once (a retried transaction), so it
         /// must only change the store.
-        public var body: @Sendable (SQLiteStore) throws(StoreError) -> Void
+        public var body: @Sendable (any CallStore) throws(StoreError) -> Void
         /// Runs on the writer's queue once the write is committed (logs, counters).
         public var committed: (@Sendable () -> Void)?
 
         public init(name: String, subject: String?, durable: Bool, committed: (@Sendable () -> Void)? = nil,
-                    _ body: @escaping @Sendable (SQLiteStore) throws(StoreError) -> Void) {
+                    _ body: @escaping @Sendable (any CallStore) throws(StoreError) -> Void) {
             self.name = name
             self.subject = subject
             self.durable = durable
@@ -96,28 +97,39 @@ public final class StoreWriter: Sendable {
 
     // The store is used only on `queue` (one block at a time), which is what makes a
     // non-Sendable connection safe here.
-    private nonisolated(unsafe) let store: SQLiteStore
+    private nonisolated(unsafe) let store: any CallStore
     private let queue: DispatchQueue
     private let state = Mutex(State())
     private let onCommitted: @Sendable (UInt64) -> Void
     private let onFailure: @Sendable (Failure) -> Void
 
-    /// Opens a connection of its own on the store at `path` (the schema must be migrated,
-    /// or is migrated now).
+    /// Takes over `store`, a connection nobody else uses, for the writes.
     public init(
-        path: String, durability: SQLiteStore.Durability = .processCrash, busyTimeoutMilliseconds: Int = 1000,
+        store: sending any CallStore,
         maxBatch: Int = 256, retryDelay: Duration = .milliseconds(20), maxRetryDelay: Duration = .seconds(1),
         label: String = "parley.store.writer",
         onCommitted: @escaping @Sendable (UInt64) -> Void = { _ in },
         onFailure: @escaping @Sendable (Failure) -> Void = { _ in }
-    ) throws(StoreError) {
-        store = try SQLiteStore(path: path, durability: durability, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+    ) {
+        self.store = store
         queue = DispatchQueue(label: label)
         self.maxBatch = max(1, maxBatch)
         self.retryDelay = retryDelay
         self.maxRetryDelay = max(retryDelay, maxRetryDelay)
         self.onCommitted = onCommitted
         self.onFailure = onFailure
+    }
+
+    /// Opens a connection of its own (`.writer`) through `factory`.
+    public convenience init(
+        opening factory: CallStoreFactory,
+        maxBatch: Int = 256, retryDelay: Duration = .milliseconds(20), maxRetryDelay: Duration = .seconds(1),
+        label: String = "parley.store.writer",
+        onCommitted: @escaping @Sendable (UInt64) -> Void = { _ in },
+        onFailure: @escaping @Sendable (Failure) -> Void = { _ in }
+    ) throws(StoreError) {
+        self.init(store: try factory.open(for: .writer), maxBatch: maxBatch, retryDelay: retryDelay, maxRetryDelay: maxRetryDelay,
+                  label: label, onCommitted: onCommitted, onFailure: onFailure)
     }
 
     /// Hands over a write; returns its ticket (increasing from 1). Never blocks. After
@@ -240,7 +252,7 @@ public final class StoreWriter: Sendable {
                 for (ticket, write) in batch where !excluded.contains(ticket) {
                     do throws(StoreError) {
                         try write.body(store)
-                    } catch where Self.isTransient(error) {
+                    } catch where error.isTransient {
                         throw error
                     } catch {
                         refusal = (ticket, write, error)
@@ -251,18 +263,6 @@ public final class StoreWriter: Sendable {
         } catch {
             if let refusal { throw .refused(refusal.0, refusal.1, refusal.2) }
             throw .transient(error)
-        }
-    }
-
-    /// Failures that pass with time: the file locked or busy, I/O, a full disk, memory.
-    static func isTransient(_ error: StoreError) -> Bool {
-        guard error.kind == .database else { return false }
-        guard let code = error.sqliteCode else { return true }
-        switch code & 0xff {
-        case 5 /* BUSY */, 6 /* LOCKED */, 7 /* NOMEM */, 10 /* IOERR */, 13 /* FULL */, 14 /* CANTOPEN */, 15 /* PROTOCOL */:
-            return true
-        default:
-            return false
         }
     }
 

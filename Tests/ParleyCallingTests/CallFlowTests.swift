@@ -1,3 +1,4 @@
+import ParleyCallModel
 import ParleyCalling
 import ParleySignaling
 import Testing
@@ -35,7 +36,7 @@ struct CallFlowTests {
         #expect(world.registry.record(of: id)?.state == .ringing)
         world.answer(bob1, id)
         #expect(world.registry.record(of: id)?.state == .answered)
-        world.media(.legConnected(.callee(bob1)), id)
+        world.media(.legConnected(.callee(.device(bob1))), id)
         #expect(world.registry.record(of: id)?.state == .established)
         world.hangup(alice, id)
 
@@ -57,11 +58,11 @@ struct CallFlowTests {
         #expect(incoming.time == world.records.first?.startedTime)
         #expect(world.mediaLog == [
             .answerCaller(callID: id, offer: CallWorld.callerOffer),
-            .offerCallee(callID: id, device: bob1),
-            .offerCallee(callID: id, device: bob2),
-            .closeLeg(callID: id, leg: .callee(bob2)),
-            .acceptAnswer(callID: id, device: bob1, answer: CallWorld.deviceAnswer),
-            .bridge(callID: id, device: bob1),
+            .offerCallee(callID: id, party: .device(bob1)),
+            .offerCallee(callID: id, party: .device(bob2)),
+            .closeLeg(callID: id, leg: .callee(.device(bob2))),
+            .acceptAnswer(callID: id, party: .device(bob1), answer: CallWorld.deviceAnswer),
+            .bridge(callID: id, party: .device(bob1)),
             .closeAll(callID: id),
         ])
     }
@@ -77,7 +78,7 @@ struct CallFlowTests {
         world.answer(bob1, id)
         world.advance(by: .milliseconds(100))
         world.media(.legConnected(.caller), id)
-        world.media(.legConnected(.callee(bob1)), id)
+        world.media(.legConnected(.callee(.device(bob1))), id)
         world.advance(by: .seconds(60))
         world.hangup(bob1, id)
 
@@ -137,7 +138,7 @@ struct CallFlowTests {
         world.call(from: alice, to: "bob", callID: id)
         world.ack(bob1, id)
         world.answer(bob1, id)
-        world.media(.legConnected(.callee(bob1)), id)
+        world.media(.legConnected(.callee(.device(bob1))), id)
         world.media(.legConnected(.caller), id)
         world.hangup(bob1, id)
         #expect(world.log(alice) == ["result", "call.media", "call.progress", "call.ringing", "call.answered", "call.established", "call.ended:hungUp"])
@@ -164,9 +165,9 @@ struct CallFlowTests {
         #expect(world.log(bob3) == ["call.incoming", "result", "call.ended:otherDeviceAnswered"])
         #expect(world.log(bob2) == ["call.incoming", "result", "result", "call.answered"])
         #expect(world.log(alice) == ["result", "call.media", "call.progress", "call.ringing", "call.answered"])
-        #expect(world.mediaLog.contains(.closeLeg(callID: id, leg: .callee(bob1))))
-        #expect(world.mediaLog.contains(.closeLeg(callID: id, leg: .callee(bob3))))
-        #expect(!world.mediaLog.contains(.closeLeg(callID: id, leg: .callee(bob2))))
+        #expect(world.mediaLog.contains(.closeLeg(callID: id, leg: .callee(.device(bob1)))))
+        #expect(world.mediaLog.contains(.closeLeg(callID: id, leg: .callee(.device(bob3)))))
+        #expect(!world.mediaLog.contains(.closeLeg(callID: id, leg: .callee(.device(bob2)))))
 
         // A late answer or ack from a device that lost the race.
         world.answer(bob3, id)

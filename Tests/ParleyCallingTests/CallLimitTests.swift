@@ -1,3 +1,4 @@
+import ParleyCallModel
 import ParleyCalling
 import ParleySignaling
 import ParleyTestSupport

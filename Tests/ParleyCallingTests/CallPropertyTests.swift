@@ -1,3 +1,4 @@
+import ParleyCallModel
 import ParleyCalling
 import ParleySignaling
 import ParleyTestSupport
@@ -5,6 +6,8 @@ import Testing
 
 /// Random input sequences (seeded, bounded): the engine never traps, keeps each device's
 /// events in the protocol's order, and ends every call once the clock runs long enough.
+/// A third of the seeds route through a router that answers late (or never): their
+/// sequences also deliver routing decisions of every kind at random moments.
 @Suite("Call engine under random inputs")
 struct CallPropertyTests {
     static let users = ["alice", "bob", "carol"]
@@ -33,10 +36,31 @@ struct CallPropertyTests {
         configuration.mediaSetupTimeout = .seconds(1 + random.below(30))
         configuration.reconnectGrace = .seconds(1 + random.below(30))
         configuration.maximumCallLength = .seconds(60 + random.below(600))
-        var world = CallWorld(configuration: configuration)
+        // Chosen by the seed, not the generator, so that the other seeds' sequences stay as they were.
+        let lateRouting = seed % 3 == 1
+        if lateRouting { configuration.routingTimeout = .seconds(1 + random.below(20)) }
+        var world = CallWorld(configuration: configuration, router: lateRouting ? LateRouter() : PresenceRouter())
         world.autoMedia = random.below(2) == 0
         let callIDs = (0..<5).map { _ in CallID.random(using: &random) }
         var started: Set<String> = []
+        var destinations: [String: (caller: Device, callee: String)] = [:]
+
+        /// A late decision: mostly what presence says now, else any other kind.
+        func anyDecision(_ id: String) -> RoutingDecision {
+            let callees = Self.devices.filter { _ in random.below(2) == 0 }
+            switch random.below(10) {
+            case 0: return .dialNumber(PhoneRoute(number: "+46701234567"))
+            case 1: return .dialSIP(uri: "sip:bob@pbx.example.com", headers: [:])
+            case 2: return .joinRoom("room")
+            case 3: return .reject(.init(code: .destinationNotFound, message: "destination user not found"))
+            case 4: return .pushDevices(callees)
+            case 5: return .ringDevices(callees)
+            default:
+                guard let destination = destinations[id],
+                      let decision = world.presenceDecision(from: destination.caller, to: destination.callee) else { return .ringDevices([]) }
+                return decision
+            }
+        }
 
         func anyDevice() -> Device { Self.devices[random.below(Self.devices.count)] }
         func anyCall() -> String { callIDs[random.below(callIDs.count)] }
@@ -47,7 +71,7 @@ struct CallPropertyTests {
             let deviceID = record.answeredDeviceID ?? "\(record.callee.userID)-\(1 + random.below(2))"
             return Device(user: record.callee, deviceID: deviceID)
         }
-        func anyLeg(_ id: String) -> MediaLeg { random.below(3) == 0 ? .caller : .callee(calleeDevice(id)) }
+        func anyLeg(_ id: String) -> CallLegID { random.below(3) == 0 ? .caller : .callee(.device(calleeDevice(id))) }
 
         // Most devices start connected, so that calls ring; the sequence drops and
         // reconnects them now and then.
@@ -56,13 +80,15 @@ struct CallPropertyTests {
         for _ in 0..<150 {
             let id = anyCall()
             let device = random.below(3) == 0 ? anyDevice() : calleeDevice(id)
-            switch random.below(24) {
+            switch random.below(lateRouting ? 27 : 24) {
             case 0: world.connect(device, resumed: random.below(2) == 0)
             case 1: world.disconnect(device)
             case 2, 3, 4:
                 let callee = random.below(8) == 0 ? "zed" : Self.users[random.below(Self.users.count)]
+                if world.registry.record(of: id) == nil { destinations[id] = (device, callee) }
                 world.call(from: device, to: callee, callID: id)
                 started.insert(id)
+            case 24, 25, 26: world.route(id, anyDecision(id))
             case 5, 6: world.ack(device, id)
             case 7, 8, 9: world.answer(device, id)
             case 10: world.decline(device, id)
@@ -71,7 +97,7 @@ struct CallPropertyTests {
                 let dtmf = SignalingMessage.callDTMF(.init(requestID: "d", callID: id, digits: "1"))
                 world.perform(world.registry.handleRequest(dtmf, from: device, now: world.now))
             case 13: world.media(.callerLegReady(sdp: CallWorld.anchorAnswer), id)
-            case 14, 15: world.media(.calleeLegReady(device, sdp: CallWorld.anchorOffer(device)), id)
+            case 14, 15: world.media(.calleeLegReady(.device(device), sdp: CallWorld.anchorOffer(device)), id)
             case 16:
                 switch random.below(3) {
                 case 0: world.media(.legFailed(anyLeg(id), reason: "random failure"), id)
@@ -91,17 +117,21 @@ struct CallPropertyTests {
         checkEveryoneEnded(world, started: started, seed: seed)
         var reached: Set<String> = []
         for message in world.inbox.values.joined() {
-            if case .callEnded(let ended) = message { reached.insert(ended.cause.rawValue) }
+            if case .callEnded(let ended) = message {
+                reached.insert(ended.cause.rawValue)
+                if ended.error?.message.hasPrefix("no routing decision") == true { reached.insert("routing timeout") }
+                if ended.error?.code == .notImplemented { reached.insert("not implemented") }
+            }
             if case .callEstablished = message { reached.insert("established") }
         }
         return reached
     }
 
-    @Test("Random sequences reach every end cause and established calls")
+    @Test("Random sequences reach every end cause, established calls, the routing timeout and refused late decisions")
     func coverage() {
         var reached: Set<String> = []
         for seed in 1000..<1050 { reached.formUnion(run(seed: UInt64(seed))) }
-        let expected = Set(SignalingMessage.EndCause.allCases.map(\.rawValue) + ["established"])
+        let expected = Set(SignalingMessage.EndCause.allCases.map(\.rawValue) + ["established", "routing timeout", "not implemented"])
         #expect(reached == expected, "missing: \(expected.subtracting(reached).sorted())")
     }
 

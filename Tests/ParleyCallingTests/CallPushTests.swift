@@ -1,3 +1,4 @@
+import ParleyCallModel
 import ParleyCalling
 import ParleySignaling
 import Testing
@@ -26,7 +27,7 @@ struct CallPushTests {
         #expect(push.devices == [bob1, bob2] && push.callID == id && push.headers == ["k": "v"])
         #expect(push.expiresTime - push.issuedTime == 60_000)
         // No leg is made for a device that has not relayed.
-        #expect(!world.mediaLog.contains(.offerCallee(callID: id, device: bob1)))
+        #expect(!world.mediaLog.contains(.offerCallee(callID: id, party: .device(bob1))))
 
         // B1 wakes: a new session ("lost" for its calls) must not drop it from the ring set.
         world.connect(bob1)
@@ -36,7 +37,7 @@ struct CallPushTests {
         #expect(world.registry.record(of: id)?.state == .ringing)
         world.answer(bob1, id)
         world.media(.legConnected(.caller), id)
-        world.media(.legConnected(.callee(bob1)), id)
+        world.media(.legConnected(.callee(.device(bob1))), id)
         #expect(world.registry.record(of: id)?.state == .established)
 
         // B2 relays after B1 answered: told at once, never rings.
@@ -96,11 +97,11 @@ struct CallPushTests {
         world.call(from: alice, to: "bob", callID: id)
         world.connect(bob1)
         world.relay(bob1, id)
-        #expect(!world.mediaLog.contains(.offerCallee(callID: id, device: bob1)))
+        #expect(!world.mediaLog.contains(.offerCallee(callID: id, party: .device(bob1))))
         #expect(world.log(alice) == ["result"])
         world.media(.callerLegReady(sdp: CallWorld.anchorAnswer), id)
-        #expect(world.mediaLog.contains(.offerCallee(callID: id, device: bob1)))
-        #expect(!world.mediaLog.contains(.offerCallee(callID: id, device: bob2)))
+        #expect(world.mediaLog.contains(.offerCallee(callID: id, party: .device(bob1))))
+        #expect(!world.mediaLog.contains(.offerCallee(callID: id, party: .device(bob2))))
         #expect(world.log(alice) == ["result", "call.media", "call.progress", "call.ringing"])
     }
 }

@@ -1,3 +1,4 @@
+import ParleyCallModel
 import Foundation
 import ParleyCalling
 import ParleySignaling

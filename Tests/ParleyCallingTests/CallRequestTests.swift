@@ -1,3 +1,4 @@
+import ParleyCallModel
 import ParleyCalling
 import ParleySignaling
 import ParleyTestSupport
@@ -128,12 +129,12 @@ struct CallRequestTests {
         world.call(from: alice, to: "bob", callID: id)
         world.answer(bob1, id)
         world.media(.legConnected(.caller), id)
-        world.media(.legConnected(.callee(bob1)), id)
+        world.media(.legConnected(.callee(.device(bob1))), id)
         world.perform(world.registry.handleRequest(.callDTMF(.init(requestID: "5", callID: id, digits: "12#")), from: alice, now: world.now))
         world.perform(world.registry.handleRequest(.callDTMF(.init(requestID: "6", callID: id, digits: "9")), from: bob1, now: world.now))
         #expect(world.log(alice).last == "result")
         #expect(world.mediaLog.suffix(2) == [
-            .sendDTMF(callID: id, leg: .callee(bob1), digits: "12#"),
+            .sendDTMF(callID: id, leg: .callee(.device(bob1)), digits: "12#"),
             .sendDTMF(callID: id, leg: .caller, digits: "9"),
         ])
     }

@@ -1,3 +1,4 @@
+import ParleyCallModel
 import ParleyCalling
 import ParleySignaling
 import ParleyTestSupport
@@ -27,7 +28,7 @@ struct CallTimerTests {
         world.ack(bob1, id)
         world.answer(bob1, id)
         world.media(.legConnected(.caller), id)
-        world.media(.legConnected(.callee(bob1)), id)
+        world.media(.legConnected(.callee(.device(bob1))), id)
         #expect(world.registry.record(of: id)?.state == .established)
     }
 
@@ -134,7 +135,7 @@ struct CallTimerTests {
     func mediaInactive() {
         var world = world()
         established(&world)
-        world.media(.legInactive(.callee(bob1)), id)
+        world.media(.legInactive(.callee(.device(bob1))), id)
         #expect(world.ended(alice)?.cause == .inactive)
         #expect(world.ended(bob1)?.cause == .inactive)
     }
@@ -175,7 +176,7 @@ struct CallTimerTests {
         world.disconnect(bob1)
         #expect(world.log(bob1) == ["call.incoming", "result", "call.ended:inactive"])
         #expect(world.registry.record(of: id)?.state == .ringing)
-        #expect(world.mediaLog.contains(.closeLeg(callID: id, leg: .callee(bob1))))
+        #expect(world.mediaLog.contains(.closeLeg(callID: id, leg: .callee(.device(bob1)))))
         world.answer(bob2, id)
         #expect(world.log(alice).last == "call.answered")
 
@@ -195,13 +196,13 @@ struct CallTimerTests {
         world.call(from: alice, to: "bob", callID: id)
         world.media(.callerLegReady(sdp: CallWorld.anchorAnswer), id)
         #expect(world.log(alice) == ["result", "call.media", "call.progress"])
-        world.media(.calleeLegReady(bob2, sdp: CallWorld.anchorOffer(bob2)), id)
+        world.media(.calleeLegReady(.device(bob2), sdp: CallWorld.anchorOffer(bob2)), id)
         #expect(world.log(bob2) == ["call.incoming"])
-        world.media(.legFailed(.callee(bob1), reason: "no port"), id)
+        world.media(.legFailed(.callee(.device(bob1)), reason: "no port"), id)
         #expect(world.log(bob1) == [])
         // A duplicate or late report changes nothing.
-        world.media(.calleeLegReady(bob2, sdp: CallWorld.anchorOffer(bob2)), id)
-        world.media(.calleeLegReady(bob1, sdp: CallWorld.anchorOffer(bob1)), id)
+        world.media(.calleeLegReady(.device(bob2), sdp: CallWorld.anchorOffer(bob2)), id)
+        world.media(.calleeLegReady(.device(bob1), sdp: CallWorld.anchorOffer(bob1)), id)
         #expect(world.log(bob2) == ["call.incoming"])
         #expect(world.log(bob1) == [])
         world.answer(bob2, id)
@@ -213,8 +214,8 @@ struct CallTimerTests {
         var world = world()
         world.call(from: alice, to: "bob", callID: id)
         world.media(.legConnected(.caller), id)
-        world.media(.legConnected(.callee(bob1)), id)
-        world.media(.legConnected(.callee(bob2)), id)
+        world.media(.legConnected(.callee(.device(bob1))), id)
+        world.media(.legConnected(.callee(.device(bob2))), id)
         #expect(world.registry.record(of: id)?.state == .progressing)
         world.answer(bob1, id)
         #expect(world.log(alice) == ["result", "call.media", "call.progress", "call.answered", "call.established"])

@@ -1,3 +1,4 @@
+import ParleyCallModel
 import ParleyCalling
 import ParleySignaling
 
@@ -22,8 +23,8 @@ struct CallWorld {
     var autoMedia = true
     private var requestCounter = 0
 
-    init(configuration: CallConfiguration = CallConfiguration()) {
-        registry = CallRegistry(configuration: configuration)
+    init(configuration: CallConfiguration = CallConfiguration(), router: any CallRouter = PresenceRouter()) {
+        registry = CallRegistry(configuration: configuration, router: router)
         now = CallTime(instant: ContinuousClock.now, unixMillis: 1_764_421_200_000)
     }
 
@@ -40,6 +41,8 @@ struct CallWorld {
             switch action {
             case .send(let device, let message):
                 inbox[device, default: []].append(message)
+            case .notify(.device(let device), let notification):
+                inbox[device, default: []].append(DeviceAdapter.frame(for: notification))
             case .record(let record):
                 records.append(record)
             case .push(let instruction):
@@ -50,8 +53,8 @@ struct CallWorld {
                 switch instruction {
                 case .answerCaller(let callID, _):
                     queue += registry.handleMedia(.callerLegReady(sdp: Self.anchorAnswer), callID: callID, now: now)
-                case .offerCallee(let callID, let device):
-                    queue += registry.handleMedia(.calleeLegReady(device, sdp: Self.anchorOffer(device)), callID: callID, now: now)
+                case .offerCallee(let callID, .device(let device)):
+                    queue += registry.handleMedia(.calleeLegReady(.device(device), sdp: Self.anchorOffer(device)), callID: callID, now: now)
                 default:
                     break
                 }
@@ -97,6 +100,17 @@ struct CallWorld {
 
     mutating func relay(_ device: Device, _ callID: String) {
         perform(registry.relayPush(callID: callID, requestID: nextRequestID(), from: device, now: now))
+    }
+
+    /// A router's late decision arrives for `callID`.
+    mutating func route(_ callID: String, _ decision: RoutingDecision) {
+        perform(registry.handleRouting(decision, callID: callID, now: now))
+    }
+
+    /// The decision the local router would give now for a call from `caller` to user `callee`.
+    func presenceDecision(from caller: Device, to callee: String) -> RoutingDecision? {
+        let request = RouteRequest(callID: "", caller: caller, destination: .user(callee), headers: [:], video: false)
+        return PresenceRouter().route(request, presence: registry.presence)
     }
 
     mutating func media(_ event: MediaEvent, _ callID: String) {

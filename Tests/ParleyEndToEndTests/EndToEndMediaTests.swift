@@ -42,6 +42,42 @@ extension EndToEndRealTimeMediaTests {
             }
         }
 
+        /// The recording is complete the moment `parley` exits, however it exits: the SDK
+        /// reports a call's end only once its media has closed and the WAV is written, and
+        /// the softphone exits only once the client has stopped. (It used to exit 300 ms
+        /// after the end, before a long call's recording was written: an empty WAV.)
+        @Test func theRecordingIsCompleteWhenTheSoftphoneExits() throws {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("parley-e2e-record-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let server = try ParleydInstance()
+
+            // The caller hangs up after 12 s: the listener's call ends, it exits at once.
+            let longCall = directory.appendingPathComponent("long.wav").path
+            let bob = try SoftphoneProcess.listen("listen bob", on: server, as: "bob", ["--answer", "--record", longCall])
+            let alice = try SoftphoneProcess.call("bob", on: server, as: "alice", ["--duration", "12"])
+            #expect(try bob.waitForExit(timeout: 60) == 0, "\(bob.report)")
+            let long = try RecordingAnalysis(path: longCall, expectedFrequency: 440)
+            #expect(long.audibleSeconds >= 11, "\(longCall) at exit: \(long.audibleSeconds) s of the 12 s call")
+            #expect(try alice.waitForExit(timeout: 15) == 0, "\(alice.report)")
+
+            // Ctrl-C, then Ctrl-C again: the second leaves at once (130) unless the hang-up
+            // was quicker (0); either way only after the recording is written.
+            let cutShort = directory.appendingPathComponent("interrupted.wav").path
+            let carol = try SoftphoneProcess.listen("listen carol", on: server, as: "carol", ["--answer", "--record", cutShort])
+            let dave = try SoftphoneProcess.call("carol", on: server, as: "dave")
+            try carol.waitForEvent("established", timeout: 30)
+            Thread.sleep(forTimeInterval: 3)   // audio to record, not synchronisation
+            carol.process.interrupt()
+            try carol.waitForEvent("hangingUp", timeout: 5)
+            carol.process.interrupt()
+            let status = try carol.waitForExit(timeout: 30)
+            #expect(status == 130 || status == 0, "\(carol.report)")
+            let interrupted = try RecordingAnalysis(path: cutShort, expectedFrequency: 440)
+            #expect(interrupted.audibleSeconds >= 2.5, "\(cutShort) at exit: \(interrupted.audibleSeconds) s")
+            _ = try dave.waitForExit(timeout: 20)
+        }
+
         /// A client killed with SIGKILL sends no hangup: its media stops, and the server
         /// ends the call for the other side as `inactive` within the media timeout.
         @Test func killedClientEndsTheCallAsInactive() throws {

@@ -51,5 +51,62 @@ extension EndToEndRealTimeMediaTests {
             // Nobody relays, so the call ends as noAnswer once the ring timeout passes.
             #expect(try alice.waitForExit(timeout: 30) == 5, "noAnswer: \(alice.report)")
         }
+
+        /// The wake-up path with the shipped tools: `parley listen --push-token` registers
+        /// bob's VoIP token and keeps the push key in `--push-store`, then goes offline;
+        /// alice calls; the emulator gets the push; `parley listen --relay-push` (as the app
+        /// woken by it) reports and relays it, and the call is answered and established.
+        @Test func theSoftphoneRegistersAPushTokenAndIsWokenByItsPush() throws {
+            let emulator = try ProviderEmulator()
+            let server = try ParleydInstance(flags: [
+                "--apns-url", emulator.baseURL, "--apns-sandbox-url", emulator.baseURL, "--fcm-url", emulator.baseURL,
+                "--push-ca-file", emulator.caFile, "--push-attempts", "2", "--push-retry-delay", "0.05", "--ring-timeout", "20",
+            ])
+            let p8 = server.dataDirectory.appendingPathComponent("apns.p8")
+            try emulator.apns.privateKeyPEM.write(to: p8, atomically: true, encoding: .utf8)
+            let setAPNs = try ManagedProcess(
+                name: "parleyd app push set-apns", executable: BuiltProducts.parleyd,
+                arguments: ["app", "push", "set-apns", server.applicationKey, "--team-id", emulator.apns.teamID,
+                            "--key-id", emulator.apns.keyID, "--p8", p8.path, "--data-dir", server.dataDirectory.path])
+            #expect(try setAPNs.waitForExit(timeout: 20) == 0, "\(setAPNs.report)")
+            let store = server.dataDirectory.appendingPathComponent("bob-push.json").path
+            let payloadFile = server.dataDirectory.appendingPathComponent("push.json").path
+
+            // Bob's phone registers its token, then the app is gone (Ctrl-C between calls).
+            let registering = try SoftphoneProcess.listen("listen bob (register)", on: server, as: "bob", [
+                "--device-id", "bob-phone", "--push-token", Self.apnsToken, "--push-environment", "sandbox",
+                "--push-app-id", "com.example.chat", "--push-store", store,
+            ])
+            let registered = try registering.waitForEvent("pushRegistered", timeout: 15)
+            #expect(registered["pushType"] as? String == "apnsVoip" && registered["already"] as? Bool == false)
+            registering.process.interrupt()
+            #expect(try registering.waitForExit(timeout: 15) == 0, "\(registering.report)")
+            let kept = try #require(FileManager.default.contents(atPath: store), "the registration is kept in --push-store")
+            let registration = try #require(try JSONSerialization.jsonObject(with: kept) as? [String: Any])
+            #expect(registration["token"] as? String == Self.apnsToken && (registration["pushKey"] as? String)?.count == 43)
+
+            let alice = try SoftphoneProcess.call("bob", on: server, as: "alice", ["--duration", "2"])
+            let calling = try alice.waitForEvent("calling", timeout: 20)
+            let deadline = Date(timeIntervalSinceNow: 15)
+            var pushes: [[String: Any]] = []
+            while pushes.isEmpty, Date() < deadline {
+                pushes = try emulator.requests().filter { $0["provider"] as? String == "apns" }
+                if pushes.isEmpty { Thread.sleep(forTimeInterval: 0.05) }
+            }
+            let push = try #require(pushes.first, "no push reached the emulator; parleyd: \(server.process?.report ?? "")")
+            try #require(push["body"] as? String).write(toFile: payloadFile, atomically: true, encoding: .utf8)
+
+            // The push wakes the app: a new listener on the same device and store relays it.
+            let woken = try SoftphoneProcess.listen("listen bob (woken)", on: server, as: "bob", [
+                "--device-id", "bob-phone", "--push-store", store, "--relay-push", payloadFile, "--answer",
+            ])
+            let relayed = try woken.waitForEvent("pushRelayed", timeout: 15)
+            #expect(relayed["callId"] as? String == calling["callId"] as? String && relayed["from"] as? String == "alice")
+            #expect(try alice.waitForExit(timeout: 40) == 0, "\(alice.report)")
+            #expect(try woken.waitForExit(timeout: 15) == 0, "\(woken.report)")
+            #expect(woken.eventNames.containsInOrder(["pushRelayed", "incoming", "answering", "established", "ended", "summary"]), "\(woken.eventNames)")
+            #expect(try woken.waitForEvent("ended", timeout: 1)["cause"] as? String == "hungUp")
+            #expect(alice.eventNames.containsInOrder(["calling", "ringing", "answered", "established", "ended"]), "\(alice.eventNames)")
+        }
     }
 }

@@ -45,6 +45,8 @@ final class SDKUser: ParleyClientDelegate, ParleyPushDelegate, ParleyCallObserve
     func clientDidFail(_ client: ParleyClient, error: any Error) { note("failed \(error)") }
     func clientDidRegisterPushNotificationDeviceToken(_ client: ParleyClient) { note("push registered") }
     func client(_ client: ParleyClient, didFailToRegisterPushNotificationDeviceTokenWithError error: any Error) { note("push failed \(error)") }
+    func clientDidUnregisterPushNotificationDeviceToken(_ client: ParleyClient) { note("push unregistered") }
+    func client(_ client: ParleyClient, didFailToUnregisterPushNotificationDeviceTokenWithError error: any Error) { note("push unregister failed \(error)") }
     func mediator(_ mediator: ParleyCallMediator, didReceiveIncomingCall call: ParleyCall) {
         lock.withLock { incoming.append(call) }
         note("incoming \(call.callId)")
@@ -53,6 +55,29 @@ final class SDKUser: ParleyClientDelegate, ParleyPushDelegate, ParleyCallObserve
     func callDidAnswer(_ call: ParleyCall) { note("answered \(call.callId)") }
     func callDidEstablish(_ call: ParleyCall) { note("established \(call.callId)") }
     func callDidEnd(_ call: ParleyCall) { note("ended \(call.callId) \(call.details.endCause.rawValue)") }
+}
+
+/// A value set on one thread and read on another.
+final class Recorded<Value>: @unchecked Sendable {
+    // @unchecked: `stored` is behind `lock`.
+    private let lock = NSLock()
+    private var stored: Value
+    init(_ value: Value) { stored = value }
+    var value: Value { lock.withLock { stored } }
+    func set(_ value: Value) { lock.withLock { stored = value } }
+}
+
+/// A push delegate that outlives the client it listens to.
+final class PushOutcomes: ParleyPushDelegate, @unchecked Sendable {
+    // @unchecked: `heard` is behind `lock`.
+    private let lock = NSLock()
+    private var heard: [String] = []
+    var events: [String] { lock.withLock { heard } }
+    func clientDidRegisterPushNotificationDeviceToken(_ client: ParleyClient) { lock.withLock { heard.append("registered") } }
+    func clientDidUnregisterPushNotificationDeviceToken(_ client: ParleyClient) { lock.withLock { heard.append("unregistered") } }
+    func client(_ client: ParleyClient, didFailToUnregisterPushNotificationDeviceTokenWithError error: any Error) {
+        lock.withLock { heard.append("unregister failed \(error)") }
+    }
 }
 
 struct Timeout: Error, CustomStringConvertible {
@@ -80,7 +105,7 @@ extension RealTimeMediaTests {
         configuration.pushEndpoints = emulator.endpoints
         configuration.pushCAFile = emulator.caFile
         configuration.ringTimeout = .seconds(6)
-        server = try ParleyServer(configuration: configuration, log: ServerLog(level: .debug) { line in if ProcessInfo.processInfo.environment["PARLEY_SDK_PUSH_LOG"] != nil { print(line) } })
+        server = try ParleyServer(configuration: configuration, stores: .sqlite(dataDirectory: configuration.dataDirectory), log: ServerLog(level: .debug) { line in if ProcessInfo.processInfo.environment["PARLEY_SDK_PUSH_LOG"] != nil { print(line) } })
         application = try #require(server.developmentApplication)
         try server.start()
         let key = application.key
@@ -156,7 +181,8 @@ extension RealTimeMediaTests {
         call.hangup()
         try waitFor("bob's end") { bob.events.contains("ended \(call.callId) canceled") }
         try waitFor("the system's end") { provider.calls.isEmpty }
-        #expect(provider.events.contains { if case .reportedEnded(_, .unanswered) = $0 { true } else { false } })
+        #expect(provider.events.contains { if case .reportedEnded(_, .remoteEnded) = $0 { true } else { false } },
+                "the caller's cancel is the remote party ending the call: \(provider.events)")
         bob.client.logOut()
         alice.client.terminateGracefully()
         try waitFor("the logout to forget the push key") { store.load() == nil }
@@ -216,6 +242,101 @@ extension RealTimeMediaTests {
         #expect(bob.events.filter { $0.hasPrefix("incoming") || $0.hasPrefix("ended") } == ["incoming \(call.callId)", "ended \(call.callId) canceled"])
         bob.client.terminateGracefully()
         alice.client.terminateGracefully()
+    }
+
+    /// Do Not Disturb on bob's phone: the system refuses the pushed call, and the
+    /// integration relays and declines it at once, so alice's call ends `denied` within
+    /// moments instead of `noAnswer` at the ring timeout (6 s here), and bob's app never
+    /// hears of it.
+    @Test func doNotDisturbDeclinesThePushedCallAtOnce() throws {
+        defer { cleanUp() }
+        let store = InMemoryPushRegistrationStore()
+        try registerOfflineBob(store: store)
+        let alice = try SDKUser("alice", deviceId: "alice-phone", application: application, server: server.localAddresses[0],
+                                store: InMemoryPushRegistrationStore())
+        alice.client.start()
+        try waitFor("alice's start") { alice.events.contains("started") }
+        let call = try alice.mediator.callUser(withId: "bob").get()
+        let payload = try firstPushPayload()
+        let placed = Date()
+
+        let bob = try SDKUser("bob", deviceId: "bob-phone", application: application, server: server.localAddresses[0], store: store)
+        let provider = HeadlessSystemCallProvider()
+        provider.doNotDisturb = true
+        let service = ParleySystemCallService(client: bob.client, mediator: bob.mediator, provider: provider)
+        let refusal = Recorded<(any Error)?>(nil)
+        service.reportIncomingPush(payload) { error in refusal.set(error) }
+        bob.client.start()
+        try waitFor("alice's end (alice heard \(alice.events))", seconds: 5) { alice.events.contains { $0.hasPrefix("ended \(call.callId)") } }
+        #expect(alice.events.contains("ended \(call.callId) denied"), "\(alice.events)")
+        #expect(Date().timeIntervalSince(placed) < 5, "declined at once, not at the ring timeout")
+        #expect((refusal.value as? SystemCallError)?.code == .filteredByDoNotDisturb)
+        #expect(!bob.events.contains { $0.hasPrefix("incoming") }, "the declined call is not delivered: \(bob.events)")
+        #expect(provider.calls.isEmpty && service.registry.count == 0)
+        bob.client.terminateGracefully()
+        alice.client.terminateGracefully()
+    }
+
+    /// The documented logout, with the app dropping the client right after it (as
+    /// `sinchClient = nil` does): every time, the server forgets the token and the local
+    /// store is emptied, and the push delegate hears the outcome. Five rounds.
+    @Test func logOutReachesTheServerEvenWhenTheClientIsDroppedAtOnce() throws {
+        defer { cleanUp() }
+        let key = application.key
+        func serverTokens() throws -> Int {
+            try server.store.performAndWait { (store) throws(StoreError) in
+                try store.pushRegistrations(applicationKey: key, deviceId: "bob-phone").count
+            }
+        }
+        let listener = PushOutcomes()
+        for round in 0..<5 {
+            let store = InMemoryPushRegistrationStore()
+            var bob: SDKUser? = try SDKUser("bob", deviceId: "bob-phone", application: application, server: server.localAddresses[0], store: store)
+            bob?.client.pushDelegate = listener
+            bob?.client.start()
+            try bob?.client.registerPushNotificationDeviceToken(Self.apnsToken, type: .apnsVoip, environment: .sandbox, appId: "com.example.chat")
+            try waitFor("round \(round): the registration") { store.load() != nil }
+            #expect(try serverTokens() == 1)
+            weak let client = bob?.client
+            bob?.client.logOut()
+            bob = nil
+            try waitFor("round \(round): the server to forget the token") { try serverTokens() == 0 }
+            #expect(store.load() == nil, "round \(round): the local registration is gone")
+            try waitFor("round \(round): the push delegate") { listener.events.count == 2 * (round + 1) }
+            #expect(listener.events.last == "unregistered", "\(listener.events)")
+            try waitFor("round \(round): the client to go once its work is done") { client == nil }
+        }
+    }
+
+    /// `unregisterPushNotificationDeviceToken()` alone, then the app lets go of the client:
+    /// the request still goes out and is answered. Dropped while still connecting, with
+    /// its token delegate gone too, the client cannot sign in: the failure is reported.
+    @Test func anUnregisterIsNotLostWhenTheClientIsDropped() throws {
+        defer { cleanUp() }
+        let key = application.key
+        let store = InMemoryPushRegistrationStore()
+        try registerOfflineBob(store: store)
+        let listener = PushOutcomes()
+        var bob: SDKUser? = try SDKUser("bob", deviceId: "bob-phone", application: application, server: server.localAddresses[0], store: store)
+        bob?.client.pushDelegate = listener
+        bob?.client.start()
+        try waitFor("bob's start") { bob?.events.contains("started") == true }
+        bob?.client.unregisterPushNotificationDeviceToken()
+        bob = nil
+        try waitFor("the server to forget the token") {
+            try server.store.performAndWait { (store) throws(StoreError) in try store.pushRegistrations(applicationKey: key, deviceId: "bob-phone").isEmpty }
+        }
+        try waitFor("the push delegate") { listener.events == ["unregistered"] }
+        #expect(store.load() == nil)
+
+        let again = PushOutcomes()
+        var early: SDKUser? = try SDKUser("bob", deviceId: "bob-phone", application: application, server: server.localAddresses[0], store: store)
+        early?.client.pushDelegate = again
+        early?.client.start()
+        early?.client.unregisterPushNotificationDeviceToken()
+        early = nil
+        try waitFor("the outcome (heard \(again.events))") { again.events.count == 1 }
+        #expect(again.events == ["unregistered"] || again.events.first?.hasPrefix("unregister failed registration_failed") == true, "\(again.events)")
     }
 
     @Test func aForgedPushIsNotRelayed() throws {

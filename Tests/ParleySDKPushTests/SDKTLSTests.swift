@@ -48,7 +48,7 @@ private final class TLSClientObserver: ParleyClientDelegate, @unchecked Sendable
         configuration.tlsListenAddresses = [.ipv4Loopback(port: 0)]
         configuration.tlsCertificateFile = authority.serverCertificateFile
         configuration.tlsKeyFile = authority.serverKeyFile
-        server = try ParleyServer(configuration: configuration, log: ServerLog(level: .error) { _ in })
+        server = try ParleyServer(configuration: configuration, stores: .sqlite(dataDirectory: configuration.dataDirectory), log: ServerLog(level: .error) { _ in })
         application = try #require(server.developmentApplication)
         try server.start()
     }

@@ -46,11 +46,58 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: path) }
         let controller = ParleyAudioController()
         try controller.startPlayingSoundFile(withPath: path, looping: true)
+        controller.soundFileQueue.sync {}   // converted off the caller's thread
         let file = try #require(controller.mix.soundFile.current)
         #expect(abs(file.samples.count - 480) <= 8, "resampled to 48 kHz: \(file.samples.count)")
         for _ in 0..<10 { #expect(controller.mix.nextSoundFrame()?.count == 960) }
         controller.stopPlayingSoundFile()
         #expect(controller.mix.nextSoundFrame() == nil)
+    }
+
+    /// The conversion (mix-down, 44.1 -> 48 kHz) happens off the caller's thread: the
+    /// call returns in a fraction of the time the whole conversion takes (which it used
+    /// to spend blocking, delaying e.g. `callDidAnswer` on the main queue), the file plays
+    /// once converted, and playing it again starts at once from the cache.
+    @Test func startingASoundFileDoesNotWaitForItsConversion() async throws {
+        let frames = 44_100 * 20
+        var samples = [Int16](repeating: 0, count: frames * 2)
+        for index in 0..<samples.count { samples[index] = Int16(truncatingIfNeeded: (index &* 37) % 20_000 - 10_000) }
+        let path = try temporaryWAV(WAVFile(sampleRate: 44_100, channels: 2, samples: samples))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let clock = ContinuousClock()
+        let whole = try clock.measure { _ = try SoundFile(path: path, looping: false) }
+
+        let controller = ParleyAudioController()
+        let call = try clock.measure { try controller.startPlayingSoundFile(withPath: path, looping: false) }
+        #expect(call < whole / 3, "startPlayingSoundFile took \(call); the whole conversion takes \(whole)")
+        for _ in 0..<1000 where controller.mix.soundFile.current == nil { try await Task.sleep(for: .milliseconds(10)) }
+        let playing = try #require(controller.mix.soundFile.current, "it plays once converted")
+        #expect(abs(playing.samples.count - 48_000 * 20) < 100, "20 s at 48 kHz mono: \(playing.samples.count)")
+
+        controller.stopPlayingSoundFile()
+        try controller.startPlayingSoundFile(withPath: path, looping: true)
+        #expect(controller.mix.soundFile.current?.looping == true, "a file converted before starts at once")
+    }
+
+    @Test func aStopDuringTheConversionWins() throws {
+        let path = try temporaryWAV(WAVFile(sampleRate: 16_000, samples: [Int16](repeating: 300, count: 16_000)))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let controller = ParleyAudioController()
+        controller.soundFileQueue.suspend()
+        try controller.startPlayingSoundFile(withPath: path, looping: false)
+        controller.stopPlayingSoundFile()
+        controller.soundFileQueue.resume()
+        controller.soundFileQueue.sync {}
+        #expect(controller.mix.soundFile.current == nil, "stopped before it was converted: it does not start")
+        // A newer start replaces an older one still converting.
+        let other = try temporaryWAV(WAVFile(sampleRate: 48_000, samples: [Int16](repeating: 9, count: 960)))
+        defer { try? FileManager.default.removeItem(atPath: other) }
+        controller.soundFileQueue.suspend()
+        try controller.startPlayingSoundFile(withPath: path, looping: false)
+        try controller.startPlayingSoundFile(withPath: other, looping: false)
+        controller.soundFileQueue.resume()
+        controller.soundFileQueue.sync {}
+        #expect(controller.mix.soundFile.current?.samples.first == 9)
     }
 
     @Test func aMissingOrBadSoundFileIsAClearError() {

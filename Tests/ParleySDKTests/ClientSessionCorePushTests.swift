@@ -93,11 +93,120 @@ private extension CoreHarness {
         _ = h.run(H.opening)
         #expect(h.apply { $0.unregisterPush(now: $1) } == ["push unregistered", "send push.unregister id=2"])
         #expect(h.core.pushRegistration == nil)
-        #expect(h.step(.frame(H.result("2"))) == [])
-        // Logout: unregister, then terminate; the frame goes before the close.
+        #expect(h.core.hasWorkToFinish, "the client must stay until the server answers")
+        #expect(h.step(.frame(H.result("2"))) == ["push unregister done"])
+        #expect(!h.core.hasWorkToFinish)
+    }
+
+    @Test func logoutClosesOnlyOnceTheServerAnsweredTheUnregister() {
+        var h = H()
         h.core.restorePushRegistration(device)
+        _ = h.run(H.opening)
+        _ = h.step(.frame(H.incoming(c1)))
         #expect(h.apply { $0.unregisterPush(now: $1) + $0.terminate(now: $1) }
-                == ["push unregistered", "send push.unregister id=3", "close #1 1000"])
+                == ["push unregistered", "send push.unregister id=3", "send call.hangup id=4 callId=\(c1)", "media close \(c1)", "ended \(c1) denied"])
+        #expect(!h.core.isStarted && h.core.hasWorkToFinish && h.core.terminatingAfterUnregister)
+        // Quiet meanwhile: the session is kept alive, calls are declined, nothing is delivered.
+        #expect(h.step(.advance(.seconds(5))) == [])
+        #expect(h.step(.frame(H.incoming(c2))) == ["send call.decline id=5 callId=\(c2)"])
+        #expect(h.step(.frame(H.result("3"))) == ["push unregister done", "close #1 1000"])
+        #expect(h.core.phase == .stopped && !h.core.hasWorkToFinish)
+        #expect(h.run([(.start, ["connect #2"])]).isEmpty, "a logged-out client starts again")
+    }
+
+    @Test func logoutWhileReconnectingWaitsForTheSessionToSendTheUnregister() {
+        var h = H()
+        h.core.restorePushRegistration(device)
+        _ = h.run(H.opening)
+        #expect(h.step(.closed(1006)) == [])
+        #expect(h.apply { $0.unregisterPush(now: $1) + $0.terminate(now: $1) } == ["push unregistered"])
+        #expect(h.run([
+            (.advance(.seconds(1)), ["connect #2"]),
+            (.opened, ["token? #2"]),
+            (.token("jwt-2"), ["send hello id=2 token=jwt-2 resume=s-1"]),
+            // No clientDidStart: the app logged out. Only the unregister goes out.
+            (.frame(H.helloOK(re: "2", session: "s-1", resumed: true)), ["send push.unregister id=3"]),
+            (.frame(H.result("3")), ["push unregister done", "close #2 1000"]),
+        ]) == [])
+        #expect(h.core.phase == .stopped)
+    }
+
+    @Test func anUnregisterWithNoSessionWithinItsTimeoutFailsAndIsReported() {
+        var h = H()
+        _ = h.run(H.opening)
+        _ = h.step(.closed(1006))
+        #expect(h.apply { $0.unregisterPush(now: $1) + $0.terminate(now: $1) } == ["push unregistered"])
+        // The server stays away: every reconnect fails until the unregister's 30 s are up.
+        var lines: [String] = []
+        for _ in 0..<400 where h.core.phase != .stopped {
+            lines += h.step(.advance(.milliseconds(100)))
+            if case .connecting = h.core.phase { lines += h.step(.connectFailed) }
+        }
+        #expect(h.core.phase == .stopped && !h.core.hasWorkToFinish)
+        #expect(lines.last == "push unregister failed request_timeout", "\(lines.suffix(3))")
+        #expect(!lines.contains { $0.hasPrefix("failed") }, "a logout reports no client failure")
+        #expect(h.core.nextDeadline == nil)
+    }
+
+    @Test func anUnregisterNeedsAStartedClientAndARefusalIsReported() {
+        var h = H()
+        #expect(h.apply { $0.unregisterPush(now: $1) } == ["push unregistered", "push unregister failed not_started"])
+        #expect(!h.core.hasWorkToFinish)
+        _ = h.run(H.opening)
+        #expect(h.apply { $0.unregisterPush(now: $1) } == ["push unregistered", "send push.unregister id=2"])
+        #expect(h.step(.frame(H.error("2", "internal_error", "the push token could not be removed; retry"))) == ["push unregister failed internal_error"])
+        #expect(!h.core.hasWorkToFinish)
+        #expect(h.apply { $0.unregisterPush(now: $1) } == ["push unregistered", "send push.unregister id=3"])
+        #expect(h.step(.advance(.seconds(11))) == ["push unregister failed request_timeout"])
+    }
+
+    @Test func aClientFailureDuringLogoutReportsTheUnregisterNotTheFailure() {
+        var h = H()
+        _ = h.run(H.opening)
+        _ = h.apply { $0.unregisterPush(now: $1) + $0.terminate(now: $1) }
+        #expect(h.step(.closed(4001)) == ["push unregister failed authentication_failed"])
+        #expect(h.core.phase == .stopped)
+    }
+
+    @Test func startingAgainDuringLogoutKeepsTheSession() {
+        var h = H()
+        _ = h.run(H.opening)
+        _ = h.apply { $0.unregisterPush(now: $1) + $0.terminate(now: $1) }
+        #expect(h.step(.start) == ["started"])
+        #expect(h.step(.frame(H.result("2"))) == ["push unregister done"])
+        #expect(h.core.phase == .open(connection: 1) && h.core.isStarted)
+    }
+
+    @Test func aPushTheSystemRefusedIsRelayedThenDeclinedOnArrival() {
+        var h = H()
+        #expect(h.apply { $0.declinePush(H.relayed(c1), payload: PushFixtures.valid, now: $1) } == [])
+        _ = h.run(H.opening.dropLast())
+        #expect(h.step(.frame(H.helloOK(re: "1", session: "s-1"))) == ["started", "send push.relay id=2"])
+        #expect(h.step(.frame(H.result("2"))) == [])
+        // No ack, no incoming event: declined at once.
+        #expect(h.step(.frame(H.incoming(c1))) == ["send call.decline id=3 callId=\(c1)"])
+        #expect(h.step(.frame(H.result("3"))) == [])
+        #expect(h.step(.frame(H.ended(c1, "denied"))) == [])
+        #expect(h.core.decliningCalls.isEmpty && h.core.calls.isEmpty)
+        // A second push for it changes nothing.
+        #expect(h.apply { $0.declinePush(H.relayed(c1), payload: PushFixtures.valid, now: $1) } == [])
+    }
+
+    @Test func decliningACallAlreadyHereHangsItUpAndALateOneEndsSilently() {
+        var h = H()
+        _ = h.run(H.opening)
+        _ = h.step(.frame(H.incoming(c1)))
+        #expect(h.apply { $0.declinePush(H.relayed(c1), payload: PushFixtures.valid, now: $1) } == ["send call.hangup id=3 callId=\(c1)"])
+        // Over before it arrived (canceled while the push was out): nothing to decline or show.
+        #expect(h.apply { $0.declinePush(H.relayed(c2), payload: PushFixtures.secondCall, now: $1) } == ["send push.relay id=4"])
+        #expect(h.step(.frame(H.result("4"))) == [])
+        #expect(h.step(.frame(H.ended(c2, "canceled"))) == [])
+        #expect(h.core.decliningCalls.isEmpty)
+        // A relay already out (the app relayed, then the system refused): declined on arrival.
+        let c3 = "1a2b3c4d-0000-4000-8000-000000000003"
+        _ = h.apply { $0.relayPush(H.relayed(c3), payload: "x.y.z", now: $1) }
+        #expect(h.apply { $0.declinePush(H.relayed(c3), payload: "x.y.z", now: $1) } == [])
+        #expect(h.step(.frame(H.incoming(c3))).first?.hasPrefix("send call.decline") == true)
     }
 
     @Test func relayedCallArrivesThroughCallIncoming() {

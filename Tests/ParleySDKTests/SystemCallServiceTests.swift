@@ -44,6 +44,11 @@ final class RecordingCallControl: SystemCallControl, @unchecked Sendable {
         log.withLock { $0.append("relay \(verdict.result.callResult?.callId ?? "?")") }
         return verdict.result.isValid ? .success(verdict.result) : .failure(ParleyClientError(code: "push_payload_invalid", message: "bad"))
     }
+    func declinePush(_ payload: [AnyHashable: Any]) -> Result<ParleyNotificationResult, any Error> {
+        let verdict = verifier.verify(payload, registration: registration, nowMilliseconds: now)
+        log.withLock { $0.append("decline \(verdict.result.callResult?.callId ?? "?")") }
+        return verdict.result.isValid ? .success(verdict.result) : .failure(ParleyClientError(code: "push_payload_invalid", message: "bad"))
+    }
     func setAudioSessionActive(_ active: Bool) { audioActive.withLock { $0 = active } }
 
     func incomingCall(_ callID: String = c1) -> ParleyCall {
@@ -78,10 +83,13 @@ final class RecordingCallControl: SystemCallControl, @unchecked Sendable {
         return outcome.current
     }
 
-    func end(_ call: ParleyCall, _ cause: ParleyCallEndCause) {
+    /// Ends `call` as the client would: with `cause`, answered or not, by this device or not.
+    func end(_ call: ParleyCall, _ cause: ParleyCallEndCause, answered: Bool = false, byThisDevice: Bool = false) {
         var record = ClientCallRecord(callID: call.callId, direction: call.direction, remoteUserID: call.remoteUserId, headers: [:])
         record.state = .ended
         record.details.endCause = cause
+        if answered { record.details.answeredTime = Date(timeIntervalSince1970: 1_764_421_205) }
+        record.endedByThisDevice = byThisDevice
         call.update(record)
         service.callDidEnd(call)
         settle()
@@ -167,37 +175,117 @@ final class RecordingCallControl: SystemCallControl, @unchecked Sendable {
         let call = control.incomingCall()
         service.incomingCallArrived(call)
         end(call, .canceled)
-        #expect(provider.events.last == .reportedEnded(uuid, .unanswered))
+        #expect(provider.events.last == .reportedEnded(uuid, .remoteEnded), "the caller explicitly ended it")
         #expect(provider.calls.isEmpty && service.registry.count == 0)
     }
 
-    @Test func endCausesMapToSystemReasons() {
-        let expected: [ParleyCallEndCause: SystemCallEndReason] = [
-            .denied: .remoteEnded, .hungUp: .remoteEnded, .inactive: .remoteEnded,
-            .timeout: .unanswered, .canceled: .unanswered, .noAnswer: .unanswered,
-            .otherDeviceAnswered: .answeredElsewhere, .error: .failed, .none: .failed,
+    @Test func aCallThisDeviceHungUpIsEndedWithAnEndActionNotAsRemoteEnded() throws {
+        _ = push(PushFixtures.valid)
+        let uuid = try #require(service.systemCallUUID(forCallId: c1))
+        let call = control.incomingCall()
+        service.incomingCallArrived(call)
+        provider.answerFromSystemUI(uuid)
+        settle()
+        // The app hangs up with call.hangup(), not through the system's screen.
+        end(call, .hungUp, answered: true, byThisDevice: true)
+        #expect(provider.events.contains(.action(.end, uuid, .fulfilled)), "\(provider.events)")
+        #expect(!provider.events.contains { if case .reportedEnded = $0 { true } else { false } })
+        #expect(provider.calls.isEmpty && !provider.isAudioActive && service.registry.count == 0)
+        // An outgoing call this device canceled ends the same way.
+        let placed = Locked<ParleyCall?>(nil)
+        service.startCall(toUserId: "carol") { result in placed.withLock { $0 = try? result.get() } }
+        settle()
+        let outgoing = try #require(placed.current)
+        let outgoingUUID = try #require(service.systemCallUUID(forCallId: outgoing.callId))
+        end(outgoing, .canceled, byThisDevice: true)
+        #expect(provider.events.contains(.action(.end, outgoingUUID, .fulfilled)))
+        #expect(provider.calls.isEmpty)
+    }
+
+    @Test func endReasonsFollowWhoEndedTheCallAndWhereItWas() {
+        typealias Case = (ParleyCallEndCause, ParleyCallDirection, answered: Bool, here: Bool, SystemCallEndReason?)
+        let table: [Case] = [
+            (.hungUp, .incoming, true, true, nil), (.hungUp, .outgoing, true, true, nil),
+            (.canceled, .outgoing, false, true, nil), (.denied, .incoming, false, true, nil),
+            (.hungUp, .incoming, true, false, .remoteEnded), (.hungUp, .outgoing, true, false, .remoteEnded),
+            (.canceled, .incoming, false, false, .remoteEnded),
+            (.denied, .outgoing, false, false, .remoteEnded), (.denied, .incoming, false, false, .declinedElsewhere),
+            (.otherDeviceAnswered, .incoming, false, false, .answeredElsewhere),
+            (.timeout, .incoming, false, false, .unanswered), (.timeout, .outgoing, false, false, .unanswered),
+            (.timeout, .outgoing, true, false, .failed), (.timeout, .incoming, true, false, .failed),
+            (.noAnswer, .outgoing, false, false, .unanswered), (.noAnswer, .incoming, false, false, .unanswered),
+            (.inactive, .incoming, true, false, .failed), (.inactive, .outgoing, false, false, .failed),
+            (.error, .outgoing, false, false, .failed), (.error, .incoming, true, true, .failed), (.none, .incoming, false, false, .failed),
         ]
-        for cause in ParleyCallEndCause.allCases {
-            #expect(ParleySystemCallService.endReason(for: cause) == expected[cause], "\(cause)")
+        for (cause, direction, answered, here, expected) in table {
+            #expect(ParleySystemCallService.endReason(cause: cause, direction: direction, wasAnswered: answered, endedByThisDevice: here) == expected,
+                    "\(cause) \(direction) answered=\(answered) here=\(here)")
         }
     }
 
-    @Test func doNotDisturbHangsTheCallUpAndRemovesIt() {
+    @Test func theEndOfAnAnsweredCallAtItsMaximumLengthIsNotUnanswered() throws {
+        _ = push(PushFixtures.valid)
+        let uuid = try #require(service.systemCallUUID(forCallId: c1))
+        let call = control.incomingCall()
+        service.incomingCallArrived(call)
+        end(call, .timeout, answered: true)
+        #expect(provider.events.last == .reportedEnded(uuid, .failed))
+    }
+
+    @Test func aDeclineByAnotherDeviceIsDeclinedElsewhere() throws {
+        _ = push(PushFixtures.valid)
+        let uuid = try #require(service.systemCallUUID(forCallId: c1))
+        let call = control.incomingCall()
+        service.incomingCallArrived(call)
+        end(call, .denied)
+        #expect(provider.events.last == .reportedEnded(uuid, .declinedElsewhere))
+    }
+
+    @Test func doNotDisturbDeclinesThePushedCallAtOnce() {
         provider.doNotDisturb = true
         let completion = push(PushFixtures.valid)
         let refusal: (any Error)? = completion ?? nil
         #expect((refusal as? SystemCallError)?.code == .filteredByDoNotDisturb)
         #expect(service.registry.count == 0 && provider.calls.isEmpty)
-        #expect(control.log.current.isEmpty, "a refused call is not relayed")
-        // Should the call arrive over a live connection after all, it is hung up.
+        #expect(control.log.current == ["decline \(c1)"], "relayed and declined, so the caller is not left ringing")
+        // Should the call arrive over a live connection after all, the system refuses it
+        // again and it is hung up.
         service.incomingCallArrived(control.incomingCall())
         settle()
-        #expect(control.log.current == ["hangup \(c1)"])
+        #expect(control.log.current == ["decline \(c1)", "hangup \(c1)"])
         // A call over a live connection that the system refuses is hung up too.
         service.incomingCallArrived(control.incomingCall(c2))
         settle()
-        #expect(control.log.current == ["hangup \(c1)", "hangup \(c2)"])
+        #expect(control.log.current == ["decline \(c1)", "hangup \(c1)", "hangup \(c2)"])
         #expect(service.registry.count == 0)
+    }
+
+    @Test func aPushAlreadyHereWhenTheSystemRefusesItIsHungUp() throws {
+        // The report is in flight when the call arrives over the live connection.
+        provider.doNotDisturb = true
+        provider.queue.suspend()
+        service.reportIncomingPush(["parley": PushFixtures.valid]) { _ in }
+        service.incomingCallArrived(control.incomingCall())
+        provider.queue.resume()
+        settle()
+        #expect(control.log.current == ["hangup \(c1)"], "declined as a known call, not relayed")
+        #expect(service.registry.count == 0 && provider.calls.isEmpty)
+    }
+
+    @Test func aCallRelayedAfterARefusedReportIsDeclinedNotLeftRinging() {
+        // The guide's hand-written flow gone wrong: the app reports the push itself, the
+        // system refuses, the app relays anyway. The call arrives through the mediator;
+        // the service reports it, is refused again, and declines it.
+        provider.doNotDisturb = true
+        let refused = Locked<(any Error)?>(nil)
+        provider.reportNewIncomingCall(with: UUID(), update: SystemCallUpdate(remoteHandle: "bob")) { error in refused.withLock { $0 = error } }
+        settle()
+        #expect(refused.current != nil)
+        _ = control.relayPush(["parley": PushFixtures.valid])
+        service.incomingCallArrived(control.incomingCall())
+        settle()
+        #expect(control.log.current == ["relay \(c1)", "hangup \(c1)"])
+        #expect(provider.calls.isEmpty && service.registry.count == 0)
     }
 
     @Test func providerResetHangsUpEveryCall() throws {
@@ -243,7 +331,7 @@ final class RecordingCallControl: SystemCallControl, @unchecked Sendable {
         settle()
         #expect(provider.events.filter { $0 == .reportedConnecting(uuid) || $0 == .reportedConnected(uuid) }
                 == [.reportedConnecting(uuid), .reportedConnected(uuid)])
-        end(call, .hungUp)
+        end(call, .hungUp, answered: true)
         #expect(provider.events.suffix(2) == [.reportedEnded(uuid, .remoteEnded), .audioDeactivated])
         #expect(control.audioActive.current == false)
     }

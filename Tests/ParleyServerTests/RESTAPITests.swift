@@ -1,5 +1,6 @@
 import Foundation
 import ParleyAuth
+import ParleyCallModel
 import ParleyCalling
 import ParleyEdge
 import ParleyHTTP

@@ -40,7 +40,8 @@ final class ServerHarness: Sendable {
         self.directory = directory
         let lines = self.lines
         let log = ServerLog(level: .debug) { line in lines.append(line) }
-        server = try ParleyServer(configuration: Self.configuration(directory: directory, adjust), log: log)
+        let configuration = Self.configuration(directory: directory, adjust)
+        server = try ParleyServer(configuration: configuration, stores: .sqlite(dataDirectory: configuration.dataDirectory), log: log)
         if let development = server.developmentApplication {
             application = development
         } else {
@@ -74,11 +75,11 @@ final class ServerHarness: Sendable {
         try query { (store) throws(StoreError) in try store.call(id: id) }
     }
 
-    func query<T>(_ body: (SQLiteStore) throws(StoreError) -> T) throws -> T {
+    func query<T>(_ body: (any CallStore) throws(StoreError) -> T) throws -> T {
         try Self.query(server, body)
     }
 
-    static func query<T>(_ server: ParleyServer, _ body: (SQLiteStore) throws(StoreError) -> T) throws -> T {
+    static func query<T>(_ server: ParleyServer, _ body: (any CallStore) throws(StoreError) -> T) throws -> T {
         try server.store.performAndWait(body)
     }
 

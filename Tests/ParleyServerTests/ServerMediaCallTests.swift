@@ -107,13 +107,14 @@ extension RealTimeMediaTests {
         }
 
         /// Brings a call from alice to bob to `established` with tones on both legs.
-        static func establish(_ harness: ServerHarness, aliceLoop: EventLoop, bobLoop: EventLoop)
+        static func establish(_ harness: ServerHarness, aliceLoop: EventLoop, bobLoop: EventLoop,
+                              caller: String = "alice", callee: String = "bob")
             async throws -> (alice: TestDevice, bob: TestDevice, callID: String, aliceLeg: MediaLeg, bobLeg: MediaLeg) {
-            let alice = try harness.device("alice")
-            let bob = try harness.device("bob")
+            let alice = try harness.device(caller)
+            let bob = try harness.device(callee)
             let aliceLeg = try deviceLeg(on: aliceLoop)
             let bobLeg = try deviceLeg(on: bobLoop)
-            let callID = try alice.startCall(to: "bob", sdp: try await aliceLeg.makeOffer())
+            let callID = try alice.startCall(to: callee, sdp: try await aliceLeg.makeOffer())
             try await aliceLeg.acceptAnswer(try #require(try alice.expect(.callMedia).sdp))
             try await aliceLeg.start(source: ToneSource(frequency: 440, amplitude: 0.3))
             try alice.expect(.callProgress)
@@ -126,6 +127,39 @@ extension RealTimeMediaTests {
             try alice.expect(.callEstablished, timeout: .seconds(10))
             try bob.expect(.callEstablished, timeout: .seconds(10))
             return (alice, bob, callID, aliceLeg, bobLeg)
+        }
+
+        /// docs/operations.md, "When the store is slow or locked": a call ended while another
+        /// process holds the store's write lock waits for its record, and an unrelated
+        /// established call's audio keeps flowing both ways meanwhile.
+        @Test func aLockedStoreStopsNoOtherCallsAudio() async throws {
+            let harness = try ServerHarness()
+            let loop = try EventLoop(name: "devices")
+            defer { loop.shutdown() }
+            let first = try await Self.establish(harness, aliceLoop: loop, bobLoop: loop)
+            let second = try await Self.establish(harness, aliceLoop: loop, bobLoop: loop, caller: "carol", callee: "dave")
+            let lock = try StoreLockHolder(path: harness.directory + "/" + SQLiteStore.defaultFileName, seconds: 6)
+            // Ending the first call needs the store; its call.ended waits for the lock.
+            try first.bob.send(.callHangup(.init(requestID: "h", callID: first.callID)))
+            try await Task.sleep(for: .milliseconds(300))
+            let carolBefore = await second.aliceLeg.statistics.rtp.packetsReceived
+            let daveBefore = await second.bobLeg.statistics.rtp.packetsReceived
+            let window = ContinuousClock.now
+            try await Task.sleep(for: .seconds(3))
+            let elapsed = ContinuousClock.now - window
+            let carolGot = await second.aliceLeg.statistics.rtp.packetsReceived - carolBefore
+            let daveGot = await second.bobLeg.statistics.rtp.packetsReceived - daveBefore
+            let expected = Double(elapsed.components.seconds) * 50
+            #expect(Double(carolGot) >= expected * 0.9, "carol got \(carolGot) packets in \(elapsed) while the store was locked")
+            #expect(Double(daveGot) >= expected * 0.9, "dave got \(daveGot) packets in \(elapsed) while the store was locked")
+            #expect(try harness.storedCall(first.callID)?.state == .established, "the end is not stored during the lock")
+            #expect(try first.bob.expect(.result, timeout: .seconds(10)).replyTo == "h")
+            #expect(try first.bob.expectEnded(first.callID, timeout: .seconds(5)).cause == "hungUp")
+            #expect(try first.alice.expectEnded(first.callID, timeout: .seconds(5)).cause == "hungUp")
+            #expect(try harness.storedCall(first.callID)?.endCause == .hungUp)
+            try lock.wait()
+            try second.alice.request(SignalingMessage.callHangup, callID: second.callID)
+            for leg in [first.aliceLeg, first.bobLeg, second.aliceLeg, second.bobLeg] { await leg.close() }
         }
 
         @Test func aDeviceThatGoesSilentEndsTheCallAsInactive() async throws {

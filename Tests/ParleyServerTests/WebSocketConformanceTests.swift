@@ -360,7 +360,7 @@ final class ConformanceServer: @unchecked Sendable {
                 let directory = NSTemporaryDirectory() + "parley-conformance-\(UUID().uuidString)"
                 var configuration = ServerConfiguration(dataDirectory: directory, listenAddresses: [.ipv4Loopback(port: 0)])
                 configuration.mediaPorts = 47_000...47_099
-                let server = try ParleyServer(configuration: configuration, log: ServerLog(level: .error, sink: { _ in }))
+                let server = try ParleyServer(configuration: configuration, stores: .sqlite(dataDirectory: configuration.dataDirectory), log: ServerLog(level: .error, sink: { _ in }))
                 try server.start()
                 guard let address = server.localAddresses.first else { throw RawWebSocketPeer.Failure.handshake("server has no address") }
                 return (server, address)

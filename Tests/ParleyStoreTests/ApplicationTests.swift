@@ -1,9 +1,12 @@
 import ParleyStore
 import Testing
 
+/// Applications and known users, on every store.
 @Suite struct ApplicationTests {
-    @Test func createListAndGet() throws {
-        let store = try SQLiteStore.inMemory()
+    @Test(arguments: StoreFactory.all) func createListAndGet(_ factory: StoreFactory) throws {
+        let fixture = try factory.make()
+        defer { fixture.remove() }
+        let store = try fixture.open()
         #expect(try store.applications().isEmpty)
         let created = try store.createApplication(key: "k2", name: "second", secret: "czI=", at: T.at(5))
         try store.createApplication(key: "k1", name: "first", secret: "czE=", at: T.at(1))
@@ -13,16 +16,20 @@ import Testing
         #expect(try store.application(key: "nope") == nil)
     }
 
-    @Test func duplicateKeyIsAlreadyExists() throws {
-        let store = try SQLiteStore.inMemory()
+    @Test(arguments: StoreFactory.all) func duplicateKeyIsAlreadyExists(_ factory: StoreFactory) throws {
+        let fixture = try factory.make()
+        defer { fixture.remove() }
+        let store = try fixture.open()
         try store.createApplication(key: "k", name: "a", secret: "s", at: T.base)
         let error = #expect(throws: StoreError.self) { try store.createApplication(key: "k", name: "b", secret: "t", at: T.base) }
         #expect(error?.kind == .alreadyExists)
         #expect(error?.message == "application k already exists")
     }
 
-    @Test func rotationKeepsThePreviousSecretForTheGracePeriod() throws {
-        let store = try SQLiteStore.inMemory()
+    @Test(arguments: StoreFactory.all) func rotationKeepsThePreviousSecretForTheGracePeriod(_ factory: StoreFactory) throws {
+        let fixture = try factory.make()
+        defer { fixture.remove() }
+        let store = try fixture.open()
         try store.createApplication(key: "k", name: "a", secret: "old", at: T.base)
         let rotated = try store.rotateSecret(key: "k", newSecret: "new", at: T.at(1000), gracePeriodMilliseconds: 60_000)
         #expect(rotated.secret == "new")
@@ -41,8 +48,10 @@ import Testing
         #expect(try store.application(key: "k") == again)
     }
 
-    @Test func rotationRefusals() throws {
-        let store = try SQLiteStore.inMemory()
+    @Test(arguments: StoreFactory.all) func rotationRefusals(_ factory: StoreFactory) throws {
+        let fixture = try factory.make()
+        defer { fixture.remove() }
+        let store = try fixture.open()
         try store.createApplication(key: "k", name: "a", secret: "s", at: T.base)
         let unknown = #expect(throws: StoreError.self) { try store.rotateSecret(key: "x", newSecret: "t", at: T.base, gracePeriodMilliseconds: 0) }
         #expect(unknown?.kind == .notFound)
@@ -53,8 +62,10 @@ import Testing
         #expect(try store.application(key: "k")?.secret == "s")
     }
 
-    @Test func usersBecomeKnownPerApplicationWhenFirstSeen() throws {
-        let store = try SQLiteStore.inMemory()
+    @Test(arguments: StoreFactory.all) func usersBecomeKnownPerApplicationWhenFirstSeen(_ factory: StoreFactory) throws {
+        let fixture = try factory.make()
+        defer { fixture.remove() }
+        let store = try fixture.open()
         try store.createApplication(key: "a1", name: "one", secret: "s", at: T.base)
         try store.createApplication(key: "a2", name: "two", secret: "s", at: T.base)
         #expect(try !store.isKnownUser(applicationKey: "a1", userId: "alice"))
@@ -72,8 +83,10 @@ import Testing
         let unknownApp = #expect(throws: StoreError.self) { try store.recordUserSeen(applicationKey: "zz", userId: "alice", at: T.base) }
         #expect(unknownApp?.kind == .notFound)
     }
-    @Test func knownUsersListsEveryUserSeenPerApplication() throws {
-        let store = try SQLiteStore.inMemory()
+    @Test(arguments: StoreFactory.all) func knownUsersListsEveryUserSeenPerApplication(_ factory: StoreFactory) throws {
+        let fixture = try factory.make()
+        defer { fixture.remove() }
+        let store = try fixture.open()
         try store.createApplication(key: "a1", name: "one", secret: "s", at: T.base)
         try store.createApplication(key: "a2", name: "two", secret: "s", at: T.base)
         #expect(try store.knownUsers().isEmpty)

@@ -2,10 +2,12 @@ import ParleySQLite
 import ParleyStore
 import Testing
 
-/// A call's timeline (migration 3).
+/// A call's timeline (migration 3), on every store.
 @Suite struct CallEventStoreTests {
-    @Test func eventsComeBackInOrderWithTheirDetail() throws {
-        let store = try SQLiteStore.withApplication()
+    @Test(arguments: StoreFactory.all) func eventsComeBackInOrderWithTheirDetail(_ factory: StoreFactory) throws {
+        let fixture = try factory.make()
+        defer { fixture.remove() }
+        let store = try fixture.withApplication()
         // Before the call record exists: push answers may be written first.
         #expect(try store.recordCallEvent(callId: "c1", applicationKey: "app",
                                           CallEvent(time: T.base + 5, kind: "push.sent", detail: ["device": "b1", "attempt": "1"])))
@@ -21,16 +23,20 @@ import Testing
         #expect(try store.callEvents(callId: "missing").isEmpty)
     }
 
-    @Test func badInputIsRefused() throws {
-        let store = try SQLiteStore.withApplication()
+    @Test(arguments: StoreFactory.all) func badInputIsRefused(_ factory: StoreFactory) throws {
+        let fixture = try factory.make()
+        defer { fixture.remove() }
+        let store = try fixture.withApplication()
         #expect(throws: StoreError.self) { try store.recordCallEvent(callId: "c1", applicationKey: "nope", CallEvent(time: 1, kind: "push.sent")) }
         #expect(throws: StoreError.self) { try store.recordCallEvent(callId: "", applicationKey: "app", CallEvent(time: 1, kind: "push.sent")) }
         #expect(throws: StoreError.self) { try store.recordCallEvent(callId: "c1", applicationKey: "app", CallEvent(time: 1, kind: "")) }
         #expect(try store.callEvents(callId: "c1").isEmpty)
     }
 
-    @Test func aCallKeepsAtMostTheMaximumNumberOfEvents() throws {
-        let store = try SQLiteStore.withApplication()
+    @Test(arguments: StoreFactory.all) func aCallKeepsAtMostTheMaximumNumberOfEvents(_ factory: StoreFactory) throws {
+        let fixture = try factory.make()
+        defer { fixture.remove() }
+        let store = try fixture.withApplication()
         for index in 0..<CallEvent.maximumPerCall {
             #expect(try store.recordCallEvent(callId: "c1", applicationKey: "app", CallEvent(time: Int64(index), kind: "push.retry")))
         }
@@ -38,6 +44,7 @@ import Testing
         #expect(try store.callEvents(callId: "c1").count == CallEvent.maximumPerCall)
     }
 
+    /// SQLite-only: the bad value is written with raw SQL.
     @Test func aStoredDetailThatIsNotAStringObjectReadsAsEmpty() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

@@ -1,12 +1,13 @@
-import ParleyCalling
-import ParleySignaling
-import Foundation
+import ParleyCallModel
 import ParleyStore
 import Testing
 
+/// A call record from start to end, and the rules every store keeps about it.
 @Suite struct CallLifecycleTests {
-    @Test func aCallIsRecordedAsItGoes() throws {
-        let store = try SQLiteStore.withApplication()
+    @Test(arguments: StoreFactory.all) func aCallIsRecordedAsItGoes(_ factory: StoreFactory) throws {
+        let fixture = try factory.make()
+        defer { fixture.remove() }
+        let store = try fixture.withApplication()
         let id = callID(1)
         let created = try store.createCall(id: id, applicationKey: "app", caller: "alice", callee: "bob", startedTime: T.at(0))
         #expect(created.state == .initiating)
@@ -45,8 +46,10 @@ import Testing
         #expect(try store.call(id: id, applicationKey: "other") == nil)
     }
 
-    @Test func anEndedCallNoLongerChanges() throws {
-        let store = try SQLiteStore.withApplication()
+    @Test(arguments: StoreFactory.all) func anEndedCallNoLongerChanges(_ factory: StoreFactory) throws {
+        let fixture = try factory.make()
+        defer { fixture.remove() }
+        let store = try fixture.withApplication()
         let finished = try store.completedCall(callID(2), start: T.base)
         let again = #expect(throws: StoreError.self) { try store.finishCall(id: callID(2), cause: .canceled, at: T.at(999_999)) }
         #expect(again?.kind == .callEnded)
@@ -59,8 +62,10 @@ import Testing
         #expect(try store.call(id: callID(2)) == finished)
     }
 
-    @Test func unknownCallsAndApplicationsAreNotFound() throws {
-        let store = try SQLiteStore.withApplication()
+    @Test(arguments: StoreFactory.all) func unknownCallsAndApplicationsAreNotFound(_ factory: StoreFactory) throws {
+        let fixture = try factory.make()
+        defer { fixture.remove() }
+        let store = try fixture.withApplication()
         #expect(try store.call(id: callID(9)) == nil)
         let update = #expect(throws: StoreError.self) { try store.updateCallState(id: callID(9), to: .ringing, at: T.base) }
         #expect(update?.kind == .notFound)
@@ -77,8 +82,10 @@ import Testing
         #expect(app?.kind == .notFound)
     }
 
-    @Test func duplicateCallIdIsAlreadyExists() throws {
-        let store = try SQLiteStore.withApplication()
+    @Test(arguments: StoreFactory.all) func duplicateCallIdIsAlreadyExists(_ factory: StoreFactory) throws {
+        let fixture = try factory.make()
+        defer { fixture.remove() }
+        let store = try fixture.withApplication()
         try store.createCall(id: callID(3), applicationKey: "app", caller: "alice", callee: "bob", startedTime: T.base)
         let error = #expect(throws: StoreError.self) {
             try store.createCall(id: callID(3), applicationKey: "app", caller: "bob", callee: "alice", startedTime: T.base)
@@ -86,8 +93,10 @@ import Testing
         #expect(error?.kind == .alreadyExists)
     }
 
-    @Test func causeAndErrorMustAgree() throws {
-        let store = try SQLiteStore.withApplication()
+    @Test(arguments: StoreFactory.all) func causeAndErrorMustAgree(_ factory: StoreFactory) throws {
+        let fixture = try factory.make()
+        defer { fixture.remove() }
+        let store = try fixture.withApplication()
         try store.createCall(id: callID(4), applicationKey: "app", caller: "alice", callee: "bob", startedTime: T.base)
         let missing = #expect(throws: StoreError.self) { try store.finishCall(id: callID(4), cause: .error, at: T.base) }
         #expect(missing?.kind == .invalidArgument)
@@ -100,8 +109,10 @@ import Testing
         #expect(try store.call(id: callID(4))?.state == .initiating)
     }
 
-    @Test func anUnknownCalleeFailsAtOnceWithZeroDuration() throws {
-        let store = try SQLiteStore.withApplication()
+    @Test(arguments: StoreFactory.all) func anUnknownCalleeFailsAtOnceWithZeroDuration(_ factory: StoreFactory) throws {
+        let fixture = try factory.make()
+        defer { fixture.remove() }
+        let store = try fixture.withApplication()
         #expect(try !store.isKnownUser(applicationKey: "app", userId: "dave"))
         try store.createCall(id: callID(5), applicationKey: "app", caller: "alice", callee: "dave", startedTime: T.at(0))
         let failed = try store.finishCall(
@@ -114,9 +125,11 @@ import Testing
         #expect(failed.legs.isEmpty)
     }
 
-    @Test func everyEndCauseRoundTrips() throws {
-        let store = try SQLiteStore.withApplication()
-        for (index, cause) in SignalingMessage.EndCause.allCases.enumerated() {
+    @Test(arguments: StoreFactory.all) func everyEndCauseRoundTrips(_ factory: StoreFactory) throws {
+        let fixture = try factory.make()
+        defer { fixture.remove() }
+        let store = try fixture.withApplication()
+        for (index, cause) in CallEndCause.allCases.enumerated() {
             let id = callID(100 + index)
             try store.createCall(id: id, applicationKey: "app", caller: "alice", callee: "bob", startedTime: T.base)
             let error = cause == .error ? CallError(code: "media_failed", message: "no media") : nil
@@ -126,11 +139,13 @@ import Testing
             #expect(record.error == error)
         }
         let counts = try store.callCountsByState()
-        #expect(counts == [.ended: SignalingMessage.EndCause.allCases.count])
+        #expect(counts == [.ended: CallEndCause.allCases.count])
     }
 
-    @Test func nonFiniteStatisticsAreStoredAsZeroOrAbsent() throws {
-        let store = try SQLiteStore.withApplication()
+    @Test(arguments: StoreFactory.all) func nonFiniteStatisticsAreStoredAsZeroOrAbsent(_ factory: StoreFactory) throws {
+        let fixture = try factory.make()
+        defer { fixture.remove() }
+        let store = try fixture.withApplication()
         try store.createCall(id: callID(6), applicationKey: "app", caller: "alice", callee: "bob", startedTime: T.base)
         var statistics = CallLegStatistics(inboundJitterMilliseconds: .nan, roundTripTimeMilliseconds: .infinity)
         statistics.outboundFractionLost = .nan
@@ -147,8 +162,10 @@ import Testing
         #expect(CallLegStatistics(packetsReceived: 10, inboundCumulativeLost: -3).inboundLossRatio == 0)
     }
 
-    @Test func callCountsByStateForMetrics() throws {
-        let store = try SQLiteStore.withApplication()
+    @Test(arguments: StoreFactory.all) func callCountsByStateForMetrics(_ factory: StoreFactory) throws {
+        let fixture = try factory.make()
+        defer { fixture.remove() }
+        let store = try fixture.withApplication()
         try store.completedCall(callID(1), start: T.base)
         try store.createCall(id: callID(2), applicationKey: "app", caller: "alice", callee: "bob", startedTime: T.base)
         try store.createCall(id: callID(3), applicationKey: "app", caller: "bob", callee: "alice", startedTime: T.base)

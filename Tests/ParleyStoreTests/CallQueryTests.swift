@@ -2,11 +2,12 @@ import ParleyStore
 import ParleyTestSupport
 import Testing
 
+/// `GET /v1/calls` queries and paging, on every store.
 @Suite struct CallQueryTests {
     /// alice->bob at 0, bob->carol at 1000, carol->alice at 2000, alice->carol at 3000;
     /// and a call of another application.
-    private func fourCalls() throws -> SQLiteStore {
-        let store = try SQLiteStore.withApplication()
+    private func fourCalls(_ fixture: TestStore) throws -> any CallStore {
+        let store = try fixture.withApplication()
         try store.completedCall(callID(1), caller: "alice", callee: "bob", start: T.at(0))
         try store.completedCall(callID(2), caller: "bob", callee: "carol", start: T.at(1000))
         try store.completedCall(callID(3), caller: "carol", callee: "alice", start: T.at(2000))
@@ -16,8 +17,10 @@ import Testing
         return store
     }
 
-    @Test func byUserMatchesCallerOrCalleeOldestFirst() throws {
-        let store = try fourCalls()
+    @Test(arguments: StoreFactory.all) func byUserMatchesCallerOrCalleeOldestFirst(_ factory: StoreFactory) throws {
+        let fixture = try factory.make()
+        defer { fixture.remove() }
+        let store = try fourCalls(fixture)
         let alice = try store.calls(CallQuery(applicationKey: "app", user: "alice"))
         #expect(alice.calls.map(\.callId) == [callID(1), callID(3), callID(4)])
         #expect(alice.nextCursor == nil)
@@ -28,8 +31,10 @@ import Testing
         #expect(bob.calls[0].legs.count == 2)
     }
 
-    @Test func sinceIsInclusiveAndApplicationsAreSeparate() throws {
-        let store = try fourCalls()
+    @Test(arguments: StoreFactory.all) func sinceIsInclusiveAndApplicationsAreSeparate(_ factory: StoreFactory) throws {
+        let fixture = try factory.make()
+        defer { fixture.remove() }
+        let store = try fourCalls(fixture)
         let since = try store.calls(CallQuery(applicationKey: "app", since: T.at(1000)))
         #expect(since.calls.map(\.callId) == [callID(2), callID(3), callID(4)])
         let aliceSince = try store.calls(CallQuery(applicationKey: "app", user: "alice", since: T.at(2001)))
@@ -39,8 +44,10 @@ import Testing
         #expect(try store.calls(CallQuery(applicationKey: "none")).calls.isEmpty)
     }
 
-    @Test func pagesWalkEveryCallOnceInStableOrder() throws {
-        let store = try SQLiteStore.withApplication()
+    @Test(arguments: StoreFactory.all) func pagesWalkEveryCallOnceInStableOrder(_ factory: StoreFactory) throws {
+        let fixture = try factory.make()
+        defer { fixture.remove() }
+        let store = try fixture.withApplication()
         var generator = SeededGenerator(seed: 42)
         var expected: [(Int64, Int, String)] = []
         // Many calls sharing start milliseconds, inserted out of time order.
@@ -75,8 +82,10 @@ import Testing
         #expect(rest.calls.map(\.callId) == expected.dropFirst(10).map(\.2) + [callID(999)])
     }
 
-    @Test func badLimitsAndCursorsAreInvalidArguments() throws {
-        let store = try fourCalls()
+    @Test(arguments: StoreFactory.all) func badLimitsAndCursorsAreInvalidArguments(_ factory: StoreFactory) throws {
+        let fixture = try factory.make()
+        defer { fixture.remove() }
+        let store = try fourCalls(fixture)
         for limit in [0, -1, 1001] {
             let error = #expect(throws: StoreError.self) { try store.calls(CallQuery(applicationKey: "app", limit: limit)) }
             #expect(error?.kind == .invalidArgument)

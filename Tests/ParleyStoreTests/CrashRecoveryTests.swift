@@ -1,6 +1,5 @@
-import ParleyCalling
-import ParleySignaling
 import Foundation
+import ParleyCallModel
 import ParleySQLite
 import ParleyStore
 import Testing
@@ -12,24 +11,24 @@ import Glibc
 /// "A crash of parleyd loses no finished call's record; calls in progress at a crash are
 /// closed as error on restart."
 @Suite struct CrashRecoveryTests {
-    @Test func aFinishedCallIsVisibleToAnIndependentConnectionAtOnce() throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let writer = try SQLiteStore.withApplication(path: directory.storePath)
-        let reader = try SQLiteStore(path: directory.storePath)
+    @Test(arguments: StoreFactory.all) func aFinishedCallIsVisibleToAnIndependentConnectionAtOnce(_ factory: StoreFactory) throws {
+        let fixture = try factory.make()
+        defer { fixture.remove() }
+        let writer = try fixture.withApplication()
+        let reader = try fixture.open()
         for number in 1...5 {
             let finished = try writer.completedCall(callID(number), start: T.at(Int64(number) * 1000))
-            // No close, no checkpoint: the other connection reads it from the WAL.
+            // No close, no checkpoint: the other connection reads it at once (SQLite: from the WAL).
             #expect(try reader.call(id: callID(number)) == finished)
         }
         try writer.createCall(id: callID(6), applicationKey: "app", caller: "bob", callee: "alice", startedTime: T.at(9000))
         #expect(try reader.call(id: callID(6))?.state == .initiating)
     }
 
-    @Test func restartClosesCallsInProgressAsErrorAndLeavesEndedOnes() throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        var crashed: SQLiteStore? = try SQLiteStore.withApplication(path: directory.storePath)
+    @Test(arguments: StoreFactory.all) func restartClosesCallsInProgressAsErrorAndLeavesEndedOnes(_ factory: StoreFactory) throws {
+        let fixture = try factory.make()
+        defer { fixture.remove() }
+        var crashed: (any CallStore)? = try fixture.withApplication()
         let done = try crashed!.completedCall(callID(1), start: T.at(0))
         try crashed!.createCall(id: callID(2), applicationKey: "app", caller: "alice", callee: "bob", startedTime: T.at(100))
         try crashed!.createCall(id: callID(3), applicationKey: "app", caller: "bob", callee: "carol", startedTime: T.at(200))
@@ -39,7 +38,7 @@ import Glibc
         try crashed!.recordLeg(callId: callID(3), leg)
 
         // The restarted process opens its own connection while the old one still exists.
-        let restarted = try SQLiteStore(path: directory.storePath)
+        let restarted = try fixture.open()
         #expect(restarted.appliedMigrations.isEmpty)
         let closed = try restarted.closeCallsInProgress(at: T.at(60_000))
         #expect(closed.map(\.callId) == [callID(2), callID(3)])
@@ -57,8 +56,10 @@ import Glibc
         crashed = nil
     }
 
-    @Test func recoveryCanUseAnotherCauseButChecksIt() throws {
-        let store = try SQLiteStore.withApplication()
+    @Test(arguments: StoreFactory.all) func recoveryCanUseAnotherCauseButChecksIt(_ factory: StoreFactory) throws {
+        let fixture = try factory.make()
+        defer { fixture.remove() }
+        let store = try fixture.withApplication()
         try store.createCall(id: callID(1), applicationKey: "app", caller: "alice", callee: "bob", startedTime: T.base)
         let bad = #expect(throws: StoreError.self) { try store.closeCallsInProgress(cause: .inactive, at: T.base) }
         #expect(bad?.kind == .invalidArgument)
@@ -67,6 +68,7 @@ import Glibc
         #expect(closed.first?.error == nil)
     }
 
+    /// SQLite-only (the child holds a raw SQLite transaction on the file).
     /// The real thing: a child process writes through `SQLiteStore`, holds an open write
     /// transaction, and is killed with SIGKILL. Every call it finished is there, the
     /// uncommitted write is not, the lock it held is gone, and recovery closes its open call.
@@ -137,6 +139,7 @@ import Glibc
     }
 }
 
+/// SQLite-only: `SQLiteStore.Durability` is SQLite's (WAL with synchronous NORMAL or FULL).
 @Suite struct DurabilityTests {
     @Test func aPowerLossStoreRecordsTheSameAndIsReadableElsewhere() throws {
         let directory = try TemporaryDirectory()

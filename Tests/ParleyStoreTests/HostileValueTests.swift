@@ -1,16 +1,19 @@
+import ParleyCallModel
 import ParleyStore
 import ParleyTestSupport
 import Testing
 
-/// Values reach SQL only as bound parameters: quotes, SQL text, NULs and odd UTF-8 are
+/// Values reach the database only as bound parameters: quotes, SQL text, NULs and odd UTF-8 are
 /// stored and matched as the plain strings they are.
 @Suite struct HostileValueTests {
     static let awkward = [
         "'; DROP TABLE calls; --", "\" OR 1=1 --", "a%", "_", "with\u{0}nul", "ünïcødé 🎧", "", String(repeating: "x", count: 10_000),
     ]
 
-    @Test func awkwardStringsRoundTripAndMatchExactly() throws {
-        let store = try SQLiteStore.inMemory()
+    @Test(arguments: StoreFactory.all) func awkwardStringsRoundTripAndMatchExactly(_ factory: StoreFactory) throws {
+        let fixture = try factory.make()
+        defer { fixture.remove() }
+        let store = try fixture.open()
         try store.createApplication(key: "'k'", name: "\u{0}", secret: "s'", at: T.base)
         for (index, user) in Self.awkward.enumerated() {
             try store.recordUserSeen(applicationKey: "'k'", userId: user, at: T.base)
@@ -28,8 +31,10 @@ import Testing
         #expect(try store.calls(CallQuery(applicationKey: "'k'", limit: 1000)).calls.count == Self.awkward.count)
     }
 
-    @Test func randomCursorsNeverTrap() throws {
-        let store = try SQLiteStore.withApplication()
+    @Test(arguments: StoreFactory.all) func randomCursorsNeverTrap(_ factory: StoreFactory) throws {
+        let fixture = try factory.make()
+        defer { fixture.remove() }
+        let store = try fixture.withApplication()
         try store.completedCall(callID(1), start: T.base)
         var generator = SeededGenerator(seed: 99)
         let alphabet = Array("0123456789.-+ e".utf8)

@@ -1,19 +1,21 @@
+import ParleyCallModel
 import ParleySQLite
-import ParleySignaling
 import ParleyStore
 import Testing
 
-/// Push tokens per device and push credentials per application (migration 2).
+/// Push tokens per device and push credentials per application (migration 2), on every store.
 @Suite struct PushStoreTests {
-    private func registration(_ device: String, user: String = "bob", type: SignalingMessage.PushType = .apnsVoip,
+    private func registration(_ device: String, user: String = "bob", type: PushType = .apnsVoip,
                               token: String = "aa11", key: UInt8 = 1) -> PushRegistration {
         PushRegistration(applicationKey: "app", userId: user, deviceId: device, pushType: type, token: token,
                          environment: type == .fcm ? .production : .sandbox, appId: "com.example.chat",
                          pushKey: [UInt8](repeating: key, count: 32), registeredTime: T.base)
     }
 
-    @Test func registeringAgainReplacesTheTokenAndTheKey() throws {
-        let store = try SQLiteStore.withApplication()
+    @Test(arguments: StoreFactory.all) func registeringAgainReplacesTheTokenAndTheKey(_ factory: StoreFactory) throws {
+        let fixture = try factory.make()
+        defer { fixture.remove() }
+        let store = try fixture.withApplication()
         try store.registerPushToken(registration("b1"))
         try store.registerPushToken(registration("b1", type: .fcm, token: "fcm-1", key: 2))
         try store.registerPushToken(registration("b1", token: "bb22", key: 3))
@@ -24,16 +26,20 @@ import Testing
         #expect(try store.pushDevices().map(\.deviceId) == ["b1"])
     }
 
-    @Test func aTokenMovesToTheDeviceThatRegistersItLast() throws {
-        let store = try SQLiteStore.withApplication()
+    @Test(arguments: StoreFactory.all) func aTokenMovesToTheDeviceThatRegistersItLast(_ factory: StoreFactory) throws {
+        let fixture = try factory.make()
+        defer { fixture.remove() }
+        let store = try fixture.withApplication()
         try store.registerPushToken(registration("b1", token: "shared"))
         try store.registerPushToken(registration("c1", user: "carol", token: "shared"))
         #expect(try store.pushRegistrations(applicationKey: "app", userId: "bob").isEmpty)
         #expect(try store.pushRegistrations(applicationKey: "app", deviceId: "c1").count == 1)
     }
 
-    @Test func unregisterAndRemoval() throws {
-        let store = try SQLiteStore.withApplication()
+    @Test(arguments: StoreFactory.all) func unregisterAndRemoval(_ factory: StoreFactory) throws {
+        let fixture = try factory.make()
+        defer { fixture.remove() }
+        let store = try fixture.withApplication()
         try store.registerPushToken(registration("b1"))
         try store.registerPushToken(registration("b1", type: .fcm, token: "fcm-1"))
         try store.registerPushToken(registration("b2", token: "cc33"))
@@ -45,8 +51,10 @@ import Testing
         #expect(try store.pushDevices().isEmpty)
     }
 
-    @Test func unknownApplicationsAreRefused() throws {
-        let store = try SQLiteStore.withApplication()
+    @Test(arguments: StoreFactory.all) func unknownApplicationsAreRefused(_ factory: StoreFactory) throws {
+        let fixture = try factory.make()
+        defer { fixture.remove() }
+        let store = try fixture.withApplication()
         var other = registration("b1")
         other.applicationKey = "nope"
         #expect { try store.registerPushToken(other) } throws: { ($0 as? StoreError)?.kind == .notFound }
@@ -54,8 +62,10 @@ import Testing
             throws: { ($0 as? StoreError)?.kind == .notFound }
     }
 
-    @Test func credentialsPerProviderAreReplaced() throws {
-        let store = try SQLiteStore.withApplication()
+    @Test(arguments: StoreFactory.all) func credentialsPerProviderAreReplaced(_ factory: StoreFactory) throws {
+        let fixture = try factory.make()
+        defer { fixture.remove() }
+        let store = try fixture.withApplication()
         try store.setPushCredentials(StoredPushCredentials(applicationKey: "app", provider: .fcm, settings: "{\"a\":1}", updatedTime: 1))
         try store.setPushCredentials(StoredPushCredentials(applicationKey: "app", provider: .apns, settings: "{\"b\":1}", updatedTime: 2))
         try store.setPushCredentials(StoredPushCredentials(applicationKey: "app", provider: .fcm, settings: "{\"a\":2}", updatedTime: 3))
@@ -64,6 +74,7 @@ import Testing
         #expect(stored[1].settings == "{\"a\":2}" && stored[1].updatedTime == 3)
     }
 
+    /// SQLite-only: a migration of the SQLite schema.
     @Test func aVersionOneStoreMigratesKeepingItsData() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

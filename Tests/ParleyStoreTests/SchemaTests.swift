@@ -1,10 +1,45 @@
 import Dispatch
+import Foundation
 import ParleySQLite
 import Synchronization
 import ParleyStore
 import Testing
 
+/// SQLite-only: the SQLite schema, its migrations and how the SQLite file is opened.
 @Suite struct SchemaTests {
+    @Test func anInMemoryStoreIsPrivateToItsConnection() throws {
+        let first = try SQLiteStore.withApplication()
+        let second = try SQLiteStore.inMemory()
+        #expect(first.path == ":memory:")
+        #expect(first.appliedMigrations == [1, 2, 3])
+        #expect(try first.application(key: "app") != nil)
+        #expect(try second.applications().isEmpty)
+    }
+
+    @Test func aDataDirectoryFactoryMakesAPrivateDirectoryAndSharesItsFile() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let dataDirectory = directory.path + "/data/parley"
+        let factory = try CallStoreFactory.sqlite(dataDirectory: dataDirectory)
+        #expect(factory.description == "sqlite:" + dataDirectory + "/" + SQLiteStore.defaultFileName)
+        let attributes = try FileManager.default.attributesOfItem(atPath: dataDirectory)
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o700)
+        let first = try factory.open(for: .requests)
+        #expect(first.appliedMigrations == [1, 2, 3])
+        try first.createApplication(key: "k", name: "n", secret: "s", at: T.base)
+        let writer = try factory.open(for: .writer)
+        #expect(writer.appliedMigrations.isEmpty)
+        #expect(try writer.application(key: "k") != nil)
+        #expect(FileManager.default.fileExists(atPath: dataDirectory + "/" + SQLiteStore.defaultFileName))
+
+        // A path that cannot be a directory is a clear error, not a crash.
+        let file = directory.path + "/plain-file"
+        #expect(FileManager.default.createFile(atPath: file, contents: Data()))
+        let error = #expect(throws: StoreError.self) { try CallStoreFactory.sqlite(dataDirectory: file + "/below") }
+        #expect(error?.kind == .database)
+        #expect(error?.message.hasPrefix("cannot create data directory \(file)/below") == true)
+    }
+
     @Test func migrationsRunOnceAndOpeningTwiceChangesNothing() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

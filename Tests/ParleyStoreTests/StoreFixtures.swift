@@ -1,7 +1,84 @@
-import ParleyCalling
-import ParleySignaling
 import Foundation
+import ParleyCallModel
+import ParleySQLite
 import ParleyStore
+import Testing
+
+/// One kind of store the generic suite runs against: every test that takes a
+/// `StoreFactory` argument runs once per entry of `all`. `make()` gives a new, empty
+/// database of that kind. SQLite is the only row for now; another adapter (PostgreSQL)
+/// joins by adding its row, with no test rewritten.
+///
+/// Tests that exercise something only SQLite has (its file, WAL, busy timeout, schema
+/// migrations, raw SQL edits) do not take a factory and say so.
+struct StoreFactory: Sendable, CustomTestStringConvertible {
+    let name: String
+    let make: @Sendable () throws -> TestStore
+
+    var testDescription: String { name }
+
+    static let all: [StoreFactory] = [.sqlite]
+
+    /// A WAL file in a fresh temporary directory; writers give up on a lock after 50 ms so
+    /// lock tests see retries quickly.
+    static let sqlite = StoreFactory(name: "sqlite") {
+        let directory = try TemporaryDirectory()
+        let path = directory.storePath
+        return TestStore(
+            connections: .sqlite(path: path, writerBusyTimeoutMilliseconds: 50),
+            freshMigrations: [1, 2, 3],
+            remove: directory.remove,
+            holdWriteLock: {
+                let blocker = try SQLiteDatabase(path: path)
+                try blocker.execute("BEGIN IMMEDIATE")
+                return { try? blocker.execute("ROLLBACK") }
+            },
+            isLockConflict: { error in error.sqliteCode.map { $0 & 0xff == 5 /* SQLITE_BUSY */ } ?? false })
+    }
+}
+
+/// One fresh, empty database for one test, with what the generic tests need from the
+/// adapter beyond the `CallStore` protocol.
+final class TestStore {
+    /// Connections to this database (each `open()` is a new one).
+    let connections: CallStoreFactory
+    /// What `appliedMigrations` says on the first connection to a new database.
+    let freshMigrations: [Int64]
+    private let removeBody: () -> Void
+    private let holdWriteLockBody: () throws -> () -> Void
+    private let isLockConflictBody: @Sendable (StoreError) -> Bool
+
+    init(connections: CallStoreFactory, freshMigrations: [Int64], remove: @escaping () -> Void,
+         holdWriteLock: @escaping () throws -> () -> Void, isLockConflict: @escaping @Sendable (StoreError) -> Bool) {
+        self.connections = connections
+        self.freshMigrations = freshMigrations
+        removeBody = remove
+        holdWriteLockBody = holdWriteLock
+        isLockConflictBody = isLockConflict
+    }
+
+    /// A new connection.
+    func open() throws -> any CallStore { try connections.open() }
+
+    /// A new connection, after adding application `app` (secret `c2VjcmV0`) and users
+    /// alice, bob and carol.
+    func withApplication() throws -> any CallStore {
+        let store = try open()
+        try store.createApplication(key: "app", name: "test", secret: "c2VjcmV0", at: T.base)
+        for user in ["alice", "bob", "carol"] { try store.recordUserSeen(applicationKey: "app", userId: user, at: T.base) }
+        return store
+    }
+
+    /// Makes another session hold the database's write lock until the returned closure
+    /// runs: writes through `CallStore` connections fail (after their lock wait) meanwhile.
+    func holdWriteLock() throws -> () -> Void { try holdWriteLockBody() }
+
+    /// Whether `error` is the adapter's "another session holds the lock" failure.
+    var isLockConflict: @Sendable (StoreError) -> Bool { isLockConflictBody }
+
+    /// Deletes the database.
+    func remove() { removeBody() }
+}
 
 /// A fresh directory under the system temporary directory, removed by `remove()`.
 struct TemporaryDirectory {
@@ -30,14 +107,17 @@ func callID(_ number: Int) -> String {
 }
 
 extension SQLiteStore {
-    /// A store with application `app` (secret `c2VjcmV0`) and users alice, bob and carol.
+    /// A SQLite store (in memory, or the file at `path`) with application `app` (secret
+    /// `c2VjcmV0`) and users alice, bob and carol, for the SQLite-only tests.
     static func withApplication(path: String? = nil) throws -> SQLiteStore {
         let store = try path.map { try SQLiteStore(path: $0) } ?? SQLiteStore.inMemory()
         try store.createApplication(key: "app", name: "test", secret: "c2VjcmV0", at: T.base)
         for user in ["alice", "bob", "carol"] { try store.recordUserSeen(applicationKey: "app", userId: user, at: T.base) }
         return store
     }
+}
 
+extension CallStore {
     /// A call from `caller` to `callee` that went all the way and was hung up after
     /// `talkMilliseconds`, with both legs' statistics.
     @discardableResult

@@ -1,12 +1,13 @@
 import ParleyStore
 import Testing
 
+/// `StoreQueue` over a connection from each store factory.
 @Suite struct StoreQueueTests {
-    @Test func concurrentTasksShareOneStoreThroughTheQueue() async throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let queue = try StoreQueue(path: directory.storePath)
-        #expect(queue.appliedMigrations == [1, 2, 3])
+    @Test(arguments: StoreFactory.all) func concurrentTasksShareOneStoreThroughTheQueue(_ factory: StoreFactory) async throws {
+        let fixture = try factory.make()
+        defer { fixture.remove() }
+        let queue = try StoreQueue(opening: fixture.connections)
+        #expect(queue.appliedMigrations == fixture.freshMigrations)
         try await queue.perform { store throws(StoreError) in
             try store.createApplication(key: "app", name: "test", secret: "s", at: T.base)
             for user in ["alice", "bob"] { try store.recordUserSeen(applicationKey: "app", userId: user, at: T.base) }

@@ -1,30 +1,27 @@
-import Dispatch
-import Foundation
-import ParleySQLite
 import ParleyStore
 import Synchronization
 import Testing
 
 /// `StoreWriter`: ordered group commits on a connection of its own, retried while another
-/// connection holds the write lock, refusals left out without losing the rest.
+/// connection holds the write lock, refusals left out without losing the rest; on every store.
 @Suite struct StoreWriterTests {
     final class Reports: Sendable {
         let committed = Mutex<[UInt64]>([])
         let failures = Mutex<[StoreWriter.Failure]>([])
     }
 
-    func writer(_ path: String, _ reports: Reports) throws -> StoreWriter {
-        try StoreWriter(path: path, busyTimeoutMilliseconds: 50, retryDelay: .milliseconds(10), maxRetryDelay: .milliseconds(40),
+    func writer(_ fixture: TestStore, _ reports: Reports) throws -> StoreWriter {
+        try StoreWriter(opening: fixture.connections, retryDelay: .milliseconds(10), maxRetryDelay: .milliseconds(40),
                         onCommitted: { ticket in reports.committed.withLock { $0.append(ticket) } },
                         onFailure: { failure in reports.failures.withLock { $0.append(failure) } })
     }
 
-    @Test func writesCommitInTicketOrderAndManyShareACommit() throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        try SQLiteStore(path: directory.storePath).createApplication(key: "app", name: "a", secret: "s", at: T.base)
+    @Test(arguments: StoreFactory.all) func writesCommitInTicketOrderAndManyShareACommit(_ factory: StoreFactory) throws {
+        let fixture = try factory.make()
+        defer { fixture.remove() }
+        try fixture.open().createApplication(key: "app", name: "a", secret: "s", at: T.base)
         let reports = Reports()
-        let writer = try writer(directory.storePath, reports)
+        let writer = try writer(fixture, reports)
         var tickets: [UInt64] = []
         for number in 0..<300 {
             let id = callID(number)
@@ -39,18 +36,17 @@ import Testing
         #expect(statistics.committed == 300)
         #expect(statistics.commits < 300, "writes waiting together share a transaction")
         #expect(reports.committed.withLock { $0 } == reports.committed.withLock { $0 }.sorted())
-        let store = try SQLiteStore(path: directory.storePath)
+        let store = try fixture.open()
         #expect(try store.calls(CallQuery(applicationKey: "app", limit: 1000)).calls.map(\.callId) == (0..<300).map(callID))
     }
 
-    @Test func aWriteLockHeldByAnotherConnectionIsWaitedOutNotLost() throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        try SQLiteStore(path: directory.storePath).createApplication(key: "app", name: "a", secret: "s", at: T.base)
+    @Test(arguments: StoreFactory.all) func aWriteLockHeldByAnotherConnectionIsWaitedOutNotLost(_ factory: StoreFactory) throws {
+        let fixture = try factory.make()
+        defer { fixture.remove() }
+        try fixture.open().createApplication(key: "app", name: "a", secret: "s", at: T.base)
         let reports = Reports()
-        let writer = try writer(directory.storePath, reports)
-        let blocker = try SQLiteDatabase(path: directory.storePath)
-        try blocker.execute("BEGIN IMMEDIATE")
+        let writer = try writer(fixture, reports)
+        let releaseLock = try fixture.holdWriteLock()
         let id = callID(1)
         let ticket = writer.enqueue(.init(name: "createCall", subject: id, durable: false) { store throws(StoreError) in
             try store.createCall(id: id, applicationKey: "app", caller: "alice", callee: "bob", startedTime: T.base)
@@ -58,23 +54,22 @@ import Testing
         #expect(!writer.flush(timeout: .milliseconds(300)), "nothing commits while the lock is held")
         #expect(writer.doneTicket < ticket)
         #expect(writer.statistics.retries > 0)
-        #expect(reports.failures.withLock { $0 }.allSatisfy { $0.willRetry && $0.error.sqliteCode.map { $0 & 0xff } == 5 })
-        try blocker.execute("ROLLBACK")
+        #expect(reports.failures.withLock { $0 }.allSatisfy { $0.willRetry && $0.error.isTransient && fixture.isLockConflict($0.error) })
+        releaseLock()
         #expect(writer.flush(timeout: .seconds(5)))
         #expect(writer.doneTicket == ticket)
-        #expect(try SQLiteStore(path: directory.storePath).call(id: id) != nil)
+        #expect(try fixture.open().call(id: id) != nil)
     }
 
-    @Test func aRefusedWriteIsLeftOutAndTheOthersCommit() throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        try SQLiteStore(path: directory.storePath).createApplication(key: "app", name: "a", secret: "s", at: T.base)
+    @Test(arguments: StoreFactory.all) func aRefusedWriteIsLeftOutAndTheOthersCommit(_ factory: StoreFactory) throws {
+        let fixture = try factory.make()
+        defer { fixture.remove() }
+        try fixture.open().createApplication(key: "app", name: "a", secret: "s", at: T.base)
         let reports = Reports()
-        let writer = try writer(directory.storePath, reports)
+        let writer = try writer(fixture, reports)
         let committedNames = Mutex<[String]>([])
         // Held back behind a lock so that all three share one transaction.
-        let blocker = try SQLiteDatabase(path: directory.storePath)
-        try blocker.execute("BEGIN IMMEDIATE")
+        let releaseLock = try fixture.holdWriteLock()
         for (number, applicationKey) in [(1, "app"), (2, "no-such-app"), (3, "app")] {
             let id = callID(number)
             writer.enqueue(.init(name: "createCall", subject: id, durable: false,
@@ -82,7 +77,7 @@ import Testing
                 try store.createCall(id: id, applicationKey: applicationKey, caller: "alice", callee: "bob", startedTime: T.base)
             })
         }
-        try blocker.execute("ROLLBACK")
+        releaseLock()
         #expect(writer.flush(timeout: .seconds(5)))
         #expect(writer.statistics.dropped == 1)
         #expect(writer.statistics.committed == 2)
@@ -90,7 +85,7 @@ import Testing
         #expect(refused.map(\.subject) == [callID(2)])
         #expect(refused.first?.error.kind == .notFound)
         #expect(committedNames.withLock { $0 } == [callID(1), callID(3)])
-        let store = try SQLiteStore(path: directory.storePath)
+        let store = try fixture.open()
         #expect(try store.call(id: callID(1)) != nil)
         #expect(try store.call(id: callID(2)) == nil)
         #expect(try store.call(id: callID(3)) != nil)

@@ -1,4 +1,5 @@
 import Foundation
+import ParleyCallModel
 import ParleyStore
 import Testing
 
@@ -9,8 +10,10 @@ import Testing
         return String(decoding: try encoder.encode(value), as: UTF8.self)
     }
 
-    @Test func finishedCallEncodesWithProtocolNames() throws {
-        let store = try SQLiteStore.withApplication()
+    @Test(arguments: StoreFactory.all) func finishedCallEncodesWithProtocolNames(_ factory: StoreFactory) throws {
+        let fixture = try factory.make()
+        defer { fixture.remove() }
+        let store = try fixture.withApplication()
         let record = try store.completedCall(callID(1), start: T.base, talkMilliseconds: 1000)
         let expected = """
             {"applicationKey":"app","callId":"00000000-0000-4000-8000-000000000001","callee":"bob","caller":"alice",\

@@ -38,7 +38,8 @@ public final class ParleyCallMediator: ParleyCallClientDelegate, ParleyCallDeleg
         let result = client.callClient.callUser(withId: userId, headers: headers)
         if case .success(let call) = result {
             call.delegate = self
-            client.callbackQueue.async { [self] in
+            // In order with the client's own delegate calls, so it precedes the call's events.
+            client.deliver { [self] in
                 for observer in currentObservers { observer.mediator(self, didStartOutgoingCall: call) }
             }
         }

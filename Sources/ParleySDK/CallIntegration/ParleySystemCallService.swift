@@ -39,6 +39,9 @@ public final class ParleySystemCallService: SystemCallProviderDelegate, ParleyCa
         /// Calls the system refused (Do Not Disturb ...) or the user ended before they
         /// arrived: hung up when they do. Bounded, oldest dropped.
         var refusedCallIDs: [String] = []
+        /// Calls this device ended without the system's UI, whose end action was requested:
+        /// fulfilled when it comes. Bounded, oldest dropped.
+        var localEnds: [UUID] = []
     }
 
     /// Call id <-> system UUID.
@@ -102,7 +105,7 @@ public final class ParleySystemCallService: SystemCallProviderDelegate, ParleyCa
         state.withLock { $0.entries[uuid] = Entry(callID: call.callId) }
         provider.reportNewIncomingCall(with: uuid, update: update) { [self] error in
             if let error {
-                incomingReportFailed(uuid: uuid, callID: call.callId)
+                pushReportRefused(uuid: uuid, callID: call.callId, payload: relayed)
                 completion(error)
                 return
             }
@@ -156,6 +159,10 @@ public final class ParleySystemCallService: SystemCallProviderDelegate, ParleyCa
     // MARK: SystemCallProviderDelegate
 
     public func perform(_ action: SystemCallAction) {
+        if action.kind == .end, state.withLock({ state in state.localEnds.firstIndex(of: action.callUUID).map { state.localEnds.remove(at: $0) } }) != nil {
+            // The end action this service asked for after the call ended here: done already.
+            return action.fulfill()
+        }
         switch action.kind {
         case .start:
             performStart(action)
@@ -289,20 +296,57 @@ public final class ParleySystemCallService: SystemCallProviderDelegate, ParleyCa
 
     public func callDidEnd(_ call: ParleyCall) {
         guard let uuid = registry.uuid(forCallId: call.callId) else { return }
-        let entry = state.withLock { $0.entries.removeValue(forKey: uuid) }
+        let details = call.details
+        let reason = Self.endReason(cause: details.endCause, direction: call.direction,
+                                    wasAnswered: details.answeredTime != nil || details.establishedTime != nil,
+                                    endedByThisDevice: call.endedByThisDevice)
+        let entry = state.withLock { state -> Entry? in
+            let entry = state.entries.removeValue(forKey: uuid)
+            if let entry, !entry.endedBySystem, reason == nil {
+                state.localEnds.append(uuid)
+                if state.localEnds.count > 64 { state.localEnds.removeFirst() }
+            }
+            return entry
+        }
         registry.remove(callId: call.callId)
         entry?.pendingAnswer?.fail()
         guard let entry, !entry.endedBySystem else { return }
-        provider.reportCall(with: uuid, endedAt: call.details.endedTime ?? Date(), reason: Self.endReason(for: call.details.endCause))
+        guard let reason else {
+            // Ended here without the system's UI (the app called hangup()): end it the way
+            // the user's own end is, with an end action, not as if the far end had hung up.
+            provider.request(.end, callUUID: uuid) { [self] error in
+                if error != nil { state.withLock { $0.localEnds.removeAll { $0 == uuid } } }
+            }
+            return
+        }
+        provider.reportCall(with: uuid, endedAt: details.endedTime ?? Date(), reason: reason)
     }
 
-    /// The system's reason for a Parley end cause.
-    public static func endReason(for cause: ParleyCallEndCause) -> SystemCallEndReason {
+    /// How a call's end is told to the system: from who ended it and where it was, not
+    /// from the cause alone. `nil` when this device ended it (its hangup, or
+    /// `terminateGracefully()`): that is an end action (`request(.end)`), the user's own
+    /// end, for which the system has no ended reason. Otherwise (Apple's definitions:
+    /// `remoteEnded` "the remote party explicitly ended the call", `unanswered` "never
+    /// started connecting and was never explicitly ended"):
+    ///
+    /// - `otherDeviceAnswered`: `.answeredElsewhere`;
+    /// - `denied`: an incoming call declined by another device of this user is
+    ///   `.declinedElsewhere`, an outgoing one the callee declined `.remoteEnded`;
+    /// - `hungUp`, `canceled` (by the other party, or the app's backend): `.remoteEnded`;
+    /// - `timeout`: `.unanswered` if it was never answered (the ring timeout), else
+    ///   `.failed` (the service ended it at its maximum length);
+    /// - `noAnswer`: `.unanswered`;
+    /// - `inactive` (media or connection lost), `error`, `none`: `.failed`.
+    public static func endReason(cause: ParleyCallEndCause, direction: ParleyCallDirection, wasAnswered: Bool,
+                                 endedByThisDevice: Bool) -> SystemCallEndReason? {
+        if endedByThisDevice, [.hungUp, .canceled, .denied].contains(cause) { return nil }
         switch cause {
-        case .denied, .hungUp, .inactive: .remoteEnded
-        case .timeout, .canceled, .noAnswer: .unanswered
-        case .otherDeviceAnswered: .answeredElsewhere
-        case .none, .error: .failed
+        case .otherDeviceAnswered: return .answeredElsewhere
+        case .denied: return direction == .incoming ? .declinedElsewhere : .remoteEnded
+        case .hungUp, .canceled: return .remoteEnded
+        case .timeout: return wasAnswered ? .failed : .unanswered
+        case .noAnswer: return .unanswered
+        case .inactive, .error, .none: return .failed
         }
     }
 
@@ -321,6 +365,25 @@ public final class ParleySystemCallService: SystemCallProviderDelegate, ParleyCa
         }
         if connecting { provider.reportOutgoingCall(with: uuid, startedConnectingAt: call.details.progressedTime ?? Date()) }
         if connect { provider.reportOutgoingCall(with: uuid, connectedAt: call.details.answeredTime ?? Date()) }
+    }
+
+    /// The system refused to show a pushed call (Do Not Disturb, blocked, a call in
+    /// progress): the caller must not be left ringing. A call already here is hung up
+    /// (declined); one not here yet is relayed and declined the moment it arrives, never
+    /// delivered (`declinePushNotification`), so the caller's call ends `denied` at once.
+    private func pushReportRefused(uuid: UUID, callID: String, payload: [String: String]) {
+        let call: ParleyCall? = state.withLock { state in
+            let entry = state.entries.removeValue(forKey: uuid)
+            entry?.pendingAnswer?.fail()
+            return entry?.call
+        }
+        registry.remove(callId: callID)
+        if let call {
+            control.hangupCall(call.callId)
+        } else {
+            // A failure means the push expired meanwhile: the call is over on the server.
+            _ = control.declinePush(payload)
+        }
     }
 
     /// The system refused to show the call (Do Not Disturb, blocked): hang it up now or

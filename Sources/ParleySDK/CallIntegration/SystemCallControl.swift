@@ -8,6 +8,8 @@ protocol SystemCallControl: AnyObject, Sendable {
     func placeCall(to userID: String, headers: [String: String]) -> Result<ParleyCall, any Error>
     func queryPush(_ payload: [AnyHashable: Any]) -> ParleyNotificationResult
     func relayPush(_ payload: [AnyHashable: Any]) -> Result<ParleyNotificationResult, any Error>
+    /// Relays the push and declines its call on arrival (the system refused to show it).
+    func declinePush(_ payload: [AnyHashable: Any]) -> Result<ParleyNotificationResult, any Error>
     func setAudioSessionActive(_ active: Bool)
 }
 
@@ -33,6 +35,9 @@ final class ClientCallControl: SystemCallControl, @unchecked Sendable {
     }
     func relayPush(_ payload: [AnyHashable: Any]) -> Result<ParleyNotificationResult, any Error> {
         client?.relayPushNotification(withUserInfo: payload) ?? .failure(ParleyClientError(code: "not_started", message: "the client is gone"))
+    }
+    func declinePush(_ payload: [AnyHashable: Any]) -> Result<ParleyNotificationResult, any Error> {
+        client?.declinePushNotification(withUserInfo: payload) ?? .failure(ParleyClientError(code: "not_started", message: "the client is gone"))
     }
     func setAudioSessionActive(_ active: Bool) { client?.audioController.setSystemAudioSessionActive(active) }
 }

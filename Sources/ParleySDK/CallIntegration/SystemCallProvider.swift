@@ -130,7 +130,7 @@ public final class SystemCallAction: @unchecked Sendable, CustomStringConvertibl
 
 /// Why the system refused a report or a request (the codes of `CXErrorCodeIncomingCallError`
 /// and `CXErrorCodeRequestTransactionError`).
-public struct SystemCallError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct SystemCallError: LocalizedError, Sendable, Hashable, CustomStringConvertible {
     /// The reason.
     public enum Code: String, Sendable, Hashable {
         case filteredByDoNotDisturb, filteredByBlockList, callUUIDAlreadyExists, unknownCallUUID
@@ -149,4 +149,7 @@ public struct SystemCallError: Error, Sendable, Hashable, CustomStringConvertibl
     }
 
     public var description: String { "\(code.rawValue): \(message)" }
+
+    /// What `localizedDescription` shows: the message, e.g. "Do Not Disturb is on".
+    public var errorDescription: String? { message }
 }

@@ -16,6 +16,8 @@ enum PushRequest: Sendable, Hashable {
     /// `push.relay` of the push announcing `callID`.
     case relay(callID: String, payload: String)
 
+    var isUnregister: Bool { if case .unregister = self { true } else { false } }
+
     var typeName: String {
         switch self {
         case .register: "push.register"

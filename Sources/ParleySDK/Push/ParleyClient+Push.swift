@@ -39,14 +39,18 @@ extension ParleyClient {
     }
 
     /// Stops the server waking this device (on logout): forgets the token and push key
-    /// here at once and sends `push.unregister` (once connected). Call it before
-    /// `terminateGracefully()`, while the client is started, so the request goes out
-    /// before the connection closes.
+    /// here at once and sends `push.unregister` once a session is open (within 30 s).
+    /// `pushDelegate` hears the outcome. The client needs to be started (or starting):
+    /// otherwise the request fails at once with `not_started`. The request is carried out
+    /// even if the app drops the client right after this call, and a
+    /// `terminateGracefully()` that follows waits for its answer before closing.
     public func unregisterPushNotificationDeviceToken() {
         input { core, now in core.unregisterPush(now: now) }
     }
 
-    /// Logs out: unregisters the push token, then hangs up every call and closes.
+    /// Logs out: unregisters the push token, then hangs up every call and closes, once
+    /// the server has answered the unregister (or it failed, which `pushDelegate` hears).
+    /// Safe to drop the client right after: it stays alive until then.
     public func logOut() {
         input { core, now in core.unregisterPush(now: now) + core.terminate(now: now) }
     }
@@ -71,6 +75,25 @@ extension ParleyClient {
             return .failure(ParleyClientError(code: "push_payload_invalid", message: verdict.problem ?? "not a valid Parley call push"))
         }
         input { core, now in core.relayPush(call, payload: token, now: now) }
+        return .success(verdict.result)
+    }
+
+    /// Declines the call a push announced, for when the system refused to show it (Do Not
+    /// Disturb, a blocked caller, another call in progress): verifies the push, relays it
+    /// (`push.relay`, once connected; call `start()` if the client is not) and declines
+    /// the call (`call.decline`) the moment the server hands it over, so the caller's call
+    /// ends `denied` at once instead of ringing until the ring timeout. The call is not
+    /// delivered to `client(_:didReceiveIncomingCall:)`; one already delivered is hung up
+    /// (declined) and ends as usual. The protocol's decline ends the call on every device
+    /// of this user.
+    /// - Returns: the payload's result, or `ParleyClientError` `push_payload_invalid`
+    ///   (not a Parley push, forged, foreign or expired: nothing to decline).
+    public func declinePushNotification(withUserInfo userInfo: [AnyHashable: Any]) -> Result<ParleyNotificationResult, any Error> {
+        let verdict = pushVerifier.verify(userInfo, registration: pushRegistrationStore.load(), nowMilliseconds: Self.now().wallMilliseconds)
+        guard verdict.result.isValid, let call = verdict.result.callResult, let token = verdict.token else {
+            return .failure(ParleyClientError(code: "push_payload_invalid", message: verdict.problem ?? "not a valid Parley call push"))
+        }
+        input { core, now in core.declinePush(call, payload: token, now: now) }
         return .success(verdict.result)
     }
 }

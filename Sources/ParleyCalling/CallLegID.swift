@@ -1,0 +1,17 @@
+/// Which of a call's media legs on the server's anchor: the caller's, or the one toward a
+/// callee party (one per callee device that was offered the call; only the answering
+/// device's leg survives the answer). The one name for "which leg" in the call engine and
+/// the media anchor; the store keeps the same thing as a `CallLegRole` row.
+public enum CallLegID: Sendable, Hashable, CustomStringConvertible {
+    /// The leg toward the caller.
+    case caller
+    /// The leg toward this callee party.
+    case callee(Party)
+
+    public var description: String {
+        switch self {
+        case .caller: "caller"
+        case .callee(let party): "callee \(party)"
+        }
+    }
+}

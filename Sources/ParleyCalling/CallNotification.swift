@@ -1,0 +1,60 @@
+public import ParleySignaling
+
+/// What the call state machine tells a party about a call, independent of how the party
+/// is reached: a device adapter renders it as a signaling frame (`DeviceAdapter`), a SIP
+/// adapter would render the same values as 180/183/200/BYE.
+///
+/// Each party hears these in the order listed, each at most once (the caller: media,
+/// progress, ringing, answered, established, ended; a callee: offered, answered and
+/// established if it answered, ended).
+public enum CallNotification: Sendable, Hashable {
+    /// The anchor answered the caller's offer: its SDP, so that the caller's media can
+    /// start (a device's `call.media`).
+    case mediaReady(callID: String, sdp: String)
+    /// The call was routed and the callee side is being set up (`call.progress`).
+    case progress(callID: String, time: Int64)
+    /// A callee acknowledged the call: it alerts (`call.ringing`).
+    case ringing(callID: String, time: Int64)
+    /// A callee is offered the call with the anchor's SDP offer (`call.incoming`).
+    case offered(CallOffer)
+    /// A callee answered (`call.answered`, to the caller and to the answering party).
+    case answered(callID: String, time: Int64)
+    /// Both media legs are connected (`call.established`).
+    case established(callID: String, time: Int64)
+    /// The call ended for this party: why, the error for cause `error`, and the call's
+    /// times as this party saw them (`call.ended`).
+    case ended(callID: String, cause: SignalingMessage.EndCause, error: SignalingMessage.CallError?, details: SignalingMessage.CallDetails)
+
+    /// The call the notification is about.
+    public var callID: String {
+        switch self {
+        case .mediaReady(let callID, _), .progress(let callID, _), .ringing(let callID, _), .answered(let callID, _),
+             .established(let callID, _), .ended(let callID, _, _, _):
+            callID
+        case .offered(let offer): offer.callID
+        }
+    }
+}
+
+/// A call as a callee is offered it: who calls, the caller's custom headers, and the
+/// anchor's SDP offer for the callee's leg.
+public struct CallOffer: Sendable, Hashable {
+    public var callID: String
+    /// Who calls.
+    public var from: SignalingMessage.Address
+    public var headers: [String: String]
+    public var video: Bool
+    /// When the call started (wall-clock ms since the epoch).
+    public var time: Int64
+    /// The anchor's offer for this callee's leg.
+    public var sdp: String
+
+    public init(callID: String, from: SignalingMessage.Address, headers: [String: String], video: Bool, time: Int64, sdp: String) {
+        self.callID = callID
+        self.from = from
+        self.headers = headers
+        self.video = video
+        self.time = time
+        self.sdp = sdp
+    }
+}

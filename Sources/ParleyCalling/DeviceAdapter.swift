@@ -1,0 +1,27 @@
+public import ParleySignaling
+
+/// The device party's adapter: renders call notifications as the signaling frames of
+/// docs/protocol.md, a pure function (parleyd encodes the frame and sends it to the
+/// device's session).
+public enum DeviceAdapter {
+    /// The frame that tells a device `notification`.
+    public static func frame(for notification: CallNotification) -> SignalingMessage {
+        switch notification {
+        case .mediaReady(let callID, let sdp):
+            .callMedia(.init(callID: callID, sdp: sdp))
+        case .progress(let callID, let time):
+            .callProgress(.init(callID: callID, time: time))
+        case .ringing(let callID, let time):
+            .callRinging(.init(callID: callID, time: time))
+        case .offered(let offer):
+            .callIncoming(.init(callID: offer.callID, from: offer.from, headers: offer.headers, video: offer.video,
+                                time: offer.time, sdp: offer.sdp))
+        case .answered(let callID, let time):
+            .callAnswered(.init(callID: callID, time: time))
+        case .established(let callID, let time):
+            .callEstablished(.init(callID: callID, time: time))
+        case .ended(let callID, let cause, let error, let details):
+            .callEnded(.init(callID: callID, cause: cause, error: error, details: details))
+        }
+    }
+}

@@ -1,0 +1,51 @@
+public import ParleySignaling
+public import ParleyCallModel
+
+/// Where a call goes: a router's answer to a `RouteRequest`.
+///
+/// Only the device decisions are built. A decision that needs a party kind not built yet
+/// (a trunk, a SIP endpoint, a conference room) is refused with `not_implemented`: at once
+/// as the `error` reply to `call.start` when the router answers within the request, or
+/// as `call.ended` `error` `not_implemented` when it answers later.
+public enum RoutingDecision: Sendable, Hashable {
+    /// Ring these connected devices (each gets a leg and `call.incoming`).
+    case ringDevices([Device])
+    /// Wake these devices by push; each joins the ring set when it relays the push.
+    case pushDevices([Device])
+    /// Dial this phone number through a SIP trunk, presenting a calling line identity.
+    case dialNumber(PhoneRoute)
+    /// Dial this SIP URI, with these extra headers on the INVITE.
+    case dialSIP(uri: String, headers: [String: String])
+    /// Join the caller to this conference room.
+    case joinRoom(String)
+    /// Refuse the call: it ends with `error` and this code and text
+    /// (`destination_not_found`, `destination_unavailable`, ...).
+    case reject(SignalingMessage.CallError)
+
+    /// For a decision whose party kind is not built yet: the address kind it would reach
+    /// (`phone`, `sip`, `conference`), as the `not_implemented` refusal names it.
+    public var unbuiltKind: SignalingMessage.Address.Kind? {
+        switch self {
+        case .ringDevices, .pushDevices, .reject: nil
+        case .dialNumber: .phone
+        case .dialSIP: .sip
+        case .joinRoom: .conference
+        }
+    }
+}
+
+/// A phone number to dial, the trunk to dial it through, and the number to present.
+public struct PhoneRoute: Sendable, Hashable {
+    /// The number in E.164 form with a leading `+`.
+    public var number: String
+    /// The configured trunk to dial through; nil for the server's default trunk.
+    public var trunk: String?
+    /// The calling line identity to present; nil to let the trunk choose.
+    public var callerID: String?
+
+    public init(number: String, trunk: String? = nil, callerID: String? = nil) {
+        self.number = number
+        self.trunk = trunk
+        self.callerID = callerID
+    }
+}
