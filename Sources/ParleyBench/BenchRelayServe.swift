@@ -1,5 +1,6 @@
 import Glibc
 import ParleyMediaLeg
+import ParleyMediaLegIO
 import ParleyNetCore
 import ParleyNetLinux
 import ParleySRTP

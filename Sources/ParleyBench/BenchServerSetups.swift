@@ -4,6 +4,7 @@ import ParleyCrypto
 import ParleyICE
 import ParleyMedia
 import ParleyMediaLeg
+import ParleyMediaLegIO
 import ParleyNetLinux
 import ParleySignaling
 import Synchronization
@@ -16,7 +17,7 @@ import Synchronization
 // With media: each device leg is a real MediaLeg (full ICE, DTLS-SRTP, an Opus tone).
 
 /// A device's media leg (the module name keeps it apart from the engine's `CallLegID`).
-typealias DeviceLeg = ParleyMediaLeg.MediaLeg
+typealias DeviceLeg = ParleyMediaLegIO.MediaLeg
 
 /// Calls per second one pair places at most: four requests a set-up (call.start, call.ack,
 /// call.answer, call.hangup), two per connection, keeps each connection under the server's

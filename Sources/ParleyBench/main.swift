@@ -34,6 +34,8 @@ if wanted.isEmpty || wanted.contains("udp") { print(udpLoopEchoReport(seconds: s
 if wanted.isEmpty || wanted.contains("edge") { print(edgeEchoReport(seconds: seconds)) }
 if wanted.isEmpty || wanted.contains("store") { print(storeDurabilityReport(seconds: seconds)) }
 // Relay forwarding against rtpengine: child processes measured from /proc (BenchRelay.swift).
+// parleyd's per-packet relay path in process (BenchRelayBridge.swift); `relay-path` runs it alone.
+if wanted.isEmpty || wanted.contains("relay") || wanted.contains("relay-path") { print(relayBridgeReport(seconds: seconds)) }
 if wanted.isEmpty || wanted.contains("relay") { print(relayComparisonReport()) }
 // Call set-ups, idle devices and concurrent calls through a parleyd process (BenchServer.swift).
 if wanted.isEmpty || wanted.contains("server") { printServerReport() }

@@ -1,5 +1,5 @@
 /// The error type of ParleyMedia's audio layer: WAV parsing and writing, resampler
-/// configuration, and audio file I/O.
+/// configuration, audio file I/O and the payload codecs (`AudioPayloadCodec`).
 ///
 /// It says what went wrong (`kind`) and where (`offset`, in bytes from the start of the
 /// parsed buffer; 0 when no byte position applies), and renders as one line such as
@@ -14,6 +14,7 @@ public struct CodecError: Error, Sendable, Hashable, CustomStringConvertible {
             case unsupportedFormat
             case invalidArgument
             case fileError
+            case codecFailure
         }
 
         private let code: Code
@@ -32,6 +33,8 @@ public struct CodecError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let invalidArgument = Kind(.invalidArgument)
         /// Reading or writing a file failed (`detail` carries the errno text).
         public static let fileError = Kind(.fileError)
+        /// libopus refused to set up, encode or decode (`detail` carries its error).
+        public static let codecFailure = Kind(.codecFailure)
 
         public var description: String { code.rawValue }
     }
@@ -55,7 +58,7 @@ public struct CodecError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch kind {
         case .truncated: "truncated \(context) at offset \(offset): \(detail)"
-        case .invalidArgument, .fileError: "\(context): \(detail)"
+        case .invalidArgument, .fileError, .codecFailure: "\(context): \(detail)"
         case .unsupportedFormat: "unsupported \(context) at offset \(offset): \(detail)"
         default: "invalid \(context) at offset \(offset): \(detail)"
         }

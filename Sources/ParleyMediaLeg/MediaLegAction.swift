@@ -38,9 +38,13 @@ public enum MediaLegAction: Sendable, Hashable {
     case send(bytes: [UInt8], from: ICETransportAddress, to: ICETransportAddress)
     /// The leg moved to a new state; on `.failed`, `failure` says why.
     case stateChanged(MediaLegState)
-    /// Relay mode: an authenticated RTP packet of the negotiated codec arrived; pass it to
+    /// Forward mode: an authenticated RTP packet of the negotiated codec arrived; pass it to
     /// the other leg's `relay(_:now:)`.
     case receivedRTP(RTPPacket)
+    /// An RFC 4733 telephone event (a DTMF digit) arrived, in either mode: once when it
+    /// begins and once when it ends (`event.isEnd`), whatever the repeats on the wire.
+    /// `timestamp` is the event's RTP timestamp, the same for both reports.
+    case receivedTelephoneEvent(TelephoneEvent, timestamp: UInt32)
     /// A datagram was dropped; `detail` is one line for the log.
     case dropped(MediaLegDropReason, from: ICETransportAddress, detail: String)
 }

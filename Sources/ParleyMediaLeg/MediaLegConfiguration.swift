@@ -40,11 +40,8 @@ public struct MediaLegConfiguration: Sendable {
     public var consentTimeout: Duration = .seconds(30)
     /// DTLS handshake limit.
     public var dtlsHandshakeTimeout: Duration = .seconds(30)
-    /// Relay mode, for a server anchoring two legs of a call: received RTP is handed out
-    /// as `.receivedRTP` actions instead of being decoded and played, and `relay(_:now:)`
-    /// sends a packet from the other leg without transcoding. `sendAudio` and `playout`
-    /// are not used then.
-    public var relay = false
+    /// What the leg does with media once its transport is up.
+    public var mediaMode: MediaLegMode = .decode
     /// Our RTP SSRC; random when nil.
     public var ssrc: UInt32?
     /// RTCP CNAME; random when nil.

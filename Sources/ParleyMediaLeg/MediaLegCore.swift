@@ -62,8 +62,10 @@ public struct MediaLegCore: ~Copyable {
     private var sequenceNumber: UInt16
     private var rtpTimestamp: UInt32
     private var markNextPacket = true
-    /// Relay mode: the source stream being forwarded and the offsets onto our numbering.
+    /// Forward mode: the source stream being relayed and the offsets onto our numbering.
     private var relayOffsets: (ssrc: UInt32, sequence: UInt16, timestamp: UInt32)?
+    /// The telephone event last reported, so repeats of one event are reported once.
+    private var lastTelephoneEvent: (ssrc: UInt32, timestamp: UInt32, ended: Bool)?
     private var jitter = JitterBuffer()
     private var reporter: RTCPReporter
     private var inputResampler: Resampler?
@@ -167,7 +169,11 @@ public struct MediaLegCore: ~Copyable {
         let options = AudioPayloadCodec.OpusOptions(
             bitrate: configuration.opusBitrate, inbandFEC: configuration.opusInbandFEC,
             dtx: configuration.opusDTX, expectedLossPercent: configuration.opusExpectedLossPercent)
-        guard let codec = try AudioPayloadCodec(name: audio.codec.name, opus: options) else {
+        let made: AudioPayloadCodec?
+        do { made = try AudioPayloadCodec(name: audio.codec.name, opus: options) } catch {
+            throw MediaLegError(.codec, "\(error)")
+        }
+        guard let codec = made else {
             throw MediaLegError(.negotiation, "negotiated codec \(audio.codec.name) is not one the leg can run")
         }
         guard let remoteFingerprint = audio.remoteFingerprints.first(where: { $0.algorithm.lowercased() == "sha-256" }),
@@ -386,7 +392,8 @@ public struct MediaLegCore: ~Copyable {
             return []
         }
         let samples = try interfaceSamples(frame)
-        let payload = try codec.encode(samples)
+        let payload: [UInt8]
+        do { payload = try codec.encode(samples) } catch { throw MediaLegError(.codec, "\(error)") }
         defer { rtpTimestamp &+= codec.timestampStep }
         // Opus DTX: a 1-2 byte result means "nothing worth sending" (RFC 7587 §3.1.3).
         if configuration.opusDTX, codec.kind == .opus, payload.count <= 2 {
@@ -411,35 +418,173 @@ public struct MediaLegCore: ~Copyable {
         return actions
     }
 
-    /// Relay mode: sends a packet received on the other leg of the call, unchanged but for
-    /// what must be ours: payload type, SSRC, and sequence numbers and timestamps moved by
-    /// a fixed offset (so the receiver still sees the sender's gaps and timing).
-    public mutating func relay(_ packet: RTPPacket, now: ContinuousClock.Instant) -> [MediaLegAction] {
-        guard state == .connected, let outbound, let destination = mediaDestination else {
+    /// Sends one RFC 4733 telephone-event packet (§2.5) with the negotiated
+    /// `telephone-event` payload type. An event is a run of such packets sharing
+    /// `eventTimestamp` (the RTP time it began), its duration growing, the last with the E
+    /// bit, usually sent three times; `marker` goes on the first. The caller paces the run.
+    /// Nothing is sent before the leg is connected or when the peer did not negotiate
+    /// telephone events.
+    public mutating func sendTelephoneEvent(
+        _ event: TelephoneEvent, eventTimestamp: UInt32, marker: Bool, now: ContinuousClock.Instant
+    ) -> [MediaLegAction] {
+        guard state == .connected, let telephoneEventPayloadType, let outbound, let destination = mediaDestination else {
             stats.framesNotSent &+= 1
             return []
         }
-        if relayOffsets == nil || relayOffsets?.ssrc != packet.ssrc {
-            relayOffsets = (packet.ssrc, sequenceNumber &- packet.sequenceNumber, rtpTimestamp &- packet.timestamp)
-        }
-        guard let offsets = relayOffsets else { return [] }
-        var outgoing = packet
-        outgoing.payloadType = payloadType
-        outgoing.ssrc = ssrc
-        outgoing.csrcs = []
-        outgoing.headerExtension = nil
-        outgoing.sequenceNumber = packet.sequenceNumber &+ offsets.sequence
-        outgoing.timestamp = packet.timestamp &+ offsets.timestamp
-        // Continue from here if the other side's stream restarts (new SSRC).
-        sequenceNumber = outgoing.sequenceNumber &+ 1
-        rtpTimestamp = outgoing.timestamp &+ (codec?.timestampStep ?? 960)
-        guard let plain = try? outgoing.serialized(), let bytes = try? outbound.protect(rtp: plain) else {
+        let packet = RTPPacket(
+            marker: marker, payloadType: telephoneEventPayloadType, sequenceNumber: sequenceNumber,
+            timestamp: eventTimestamp, ssrc: ssrc, payload: ((try? event.serialized()) ?? [])[...])
+        guard packet.payload.count == TelephoneEvent.size, let plain = try? packet.serialized(),
+              let bytes = try? outbound.protect(rtp: plain) else {
             stats.framesNotSent &+= 1
             return []
         }
-        reporter.recordSent(timestamp: outgoing.timestamp, payloadBytes: outgoing.payload.count, now: nanoseconds(now))
-        stats.framesSent &+= 1
+        sequenceNumber &+= 1
         return [.send(bytes: bytes, from: destination.local, to: destination.remote)]
+    }
+
+    /// The RTP timestamp the next audio frame will carry (where a telephone event that
+    /// begins now starts).
+    public var nextRTPTimestamp: UInt32 { rtpTimestamp }
+
+    /// Forward mode: sends a packet received on another leg of the call, unchanged but for
+    /// what must be ours: payload type, SSRC, and sequence numbers and timestamps moved by
+    /// a fixed offset (so the receiver still sees the sender's gaps and timing). The same
+    /// rewrite as `relay(buffer:length:now:)`, for a packet that is not in a buffer.
+    public mutating func relay(_ packet: RTPPacket, now: ContinuousClock.Instant) -> [MediaLegAction] {
+        guard let plain = try? packet.serialized() else {
+            stats.framesNotSent &+= 1
+            return []
+        }
+        let room = plain.count + (outbound?.profile.rtpTrailerLength ?? 0)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: room, alignment: 16)
+        defer { buffer.deallocate() }
+        plain.withUnsafeBytes { buffer.copyMemory(from: $0) }
+        guard let sent = relay(buffer: buffer, length: plain.count, now: now) else { return [] }
+        return [.send(bytes: [UInt8](UnsafeRawBufferPointer(rebasing: buffer[..<sent.length])), from: sent.from, to: sent.to)]
+    }
+
+    /// Forward mode, in place: the plain RTP packet in the first `length` bytes of `buffer`
+    /// (decrypted there by another leg's `receive(buffer:length:from:on:now:)`) is rewritten
+    /// onto this leg's stream (payload type, SSRC, sequence and timestamp offsets; CSRCs and
+    /// header extensions removed) and protected with this leg's SRTP session, still in place.
+    /// Returns the length to send and where; nil (counted as not sent) before the leg is
+    /// connected, or when the buffer has no room for the tag.
+    ///
+    /// This is the relay's per-packet path in parleyd, and what `ParleyBench relay` measures.
+    public mutating func relay(
+        buffer: UnsafeMutableRawBufferPointer, length: Int, now: ContinuousClock.Instant
+    ) -> (length: Int, from: ICETransportAddress, to: ICETransportAddress)? {
+        guard state == .connected, let outbound, let destination = mediaDestination,
+              let header = Self.rtpHeader(buffer, length) else {
+            stats.framesNotSent &+= 1
+            return nil
+        }
+        if relayOffsets == nil || relayOffsets?.ssrc != header.ssrc {
+            relayOffsets = (header.ssrc, sequenceNumber &- header.sequenceNumber, rtpTimestamp &- header.timestamp)
+        }
+        guard let offsets = relayOffsets else { return nil }
+        // Drop CSRCs and header extensions: they describe the other leg's stream.
+        var plain = length
+        if header.headerLength > 12 {
+            let moved = length - header.headerLength
+            if moved > 0, let base = buffer.baseAddress {
+                (base + 12).copyMemory(from: base + header.headerLength, byteCount: moved)
+            }
+            plain = 12 + max(0, moved)
+        }
+        guard plain + outbound.profile.rtpTrailerLength <= buffer.count else {
+            stats.framesNotSent &+= 1
+            return nil
+        }
+        let sequence = header.sequenceNumber &+ offsets.sequence
+        let timestamp = header.timestamp &+ offsets.timestamp
+        buffer[0] = 0x80 | (buffer[0] & 0x20)  // version 2, padding kept, no extension, no CSRC
+        buffer[1] = (buffer[1] & 0x80) | (payloadType & 0x7f)
+        Self.store(UInt32(sequence), into: buffer, at: 2, bytes: 2)
+        Self.store(timestamp, into: buffer, at: 4, bytes: 4)
+        Self.store(ssrc, into: buffer, at: 8, bytes: 4)
+        // Continue from here if the other side's stream restarts (new SSRC).
+        sequenceNumber = sequence &+ 1
+        rtpTimestamp = timestamp &+ (codec?.timestampStep ?? 960)
+        let protected: Int
+        do throws(SRTPError) { protected = try outbound.protect(buffer: buffer, length: plain) } catch {
+            stats.framesNotSent &+= 1
+            return nil
+        }
+        reporter.recordSent(timestamp: timestamp, payloadBytes: plain - 12 - header.paddingLength, now: nanoseconds(now))
+        stats.framesSent &+= 1
+        return (protected, destination.local, destination.remote)
+    }
+
+    /// What `receive(buffer:length:from:on:now:)` did with a datagram.
+    public enum InPlaceReceipt: Sendable, Hashable {
+        /// Forward mode: an authenticated RTP packet of the negotiated codec; the first
+        /// `length` bytes of the buffer now hold it decrypted. Hand it to the other leg's
+        /// `relay(buffer:length:now:)` before the buffer is used again.
+        case media(length: Int)
+        /// Anything else (STUN, DTLS, RTCP, telephone events, a drop, or a leg in `.decode`
+        /// mode): the datagram went through `receive(_:from:on:now:)`; these are its actions.
+        case handled([MediaLegAction])
+    }
+
+    /// Handles one datagram in the first `length` bytes of `buffer`, as
+    /// `receive(_:from:on:now:)` does, but a forward-mode leg decrypts RTP of the negotiated
+    /// codec in place instead of copying it out (`.media`). `buffer` should have room past
+    /// the datagram for the largest SRTP tag (16 bytes), for the other leg's `relay`.
+    public mutating func receive(
+        buffer: UnsafeMutableRawBufferPointer, length: Int, from source: ICETransportAddress, on local: ICETransportAddress,
+        now: ContinuousClock.Instant
+    ) -> InPlaceReceipt {
+        guard configuration.mediaMode == .forward, length >= 12, length <= buffer.count,
+              (128...191).contains(buffer[0]), !(192...223).contains(buffer[1]),
+              buffer[1] & 0x7f == payloadType, negotiated != nil,
+              let inbound, isValidated(source) else {
+            return .handled(receive([UInt8](UnsafeRawBufferPointer(rebasing: buffer[..<min(length, buffer.count)])),
+                                    from: source, on: local, now: now))
+        }
+        var actions: [MediaLegAction] = []
+        let plain: Int
+        do throws(SRTPError) { plain = try inbound.unprotect(buffer: buffer, length: length) } catch {
+            drop(Self.reason(for: error), from: source, "SRTP \(error)", into: &actions)
+            return .handled(actions)
+        }
+        guard let header = Self.rtpHeader(buffer, plain) else {
+            drop(.malformedRTP, from: source, "RTP header does not fit the packet", into: &actions)
+            return .handled(actions)
+        }
+        reporter.recordReceived(
+            ssrc: header.ssrc, sequenceNumber: header.sequenceNumber, timestamp: header.timestamp,
+            payloadBytes: plain - header.headerLength - header.paddingLength, now: nanoseconds(now))
+        return .media(length: plain)
+    }
+
+    /// The fields of a plain RTP header in place, validated as `RTPPacket(parsing:)` does
+    /// (version 2, CSRCs, extension and padding within the packet); nil when it is not one.
+    private static func rtpHeader(_ buffer: UnsafeMutableRawBufferPointer, _ length: Int)
+        -> (ssrc: UInt32, sequenceNumber: UInt16, timestamp: UInt32, headerLength: Int, paddingLength: Int)? {
+        guard length >= 12, length <= buffer.count, buffer[0] >> 6 == 2 else { return nil }
+        var headerLength = 12 + 4 * Int(buffer[0] & 0x0f)
+        if buffer[0] & 0x10 != 0 {
+            guard headerLength + 4 <= length else { return nil }
+            headerLength += 4 + 4 * (Int(buffer[headerLength + 2]) << 8 | Int(buffer[headerLength + 3]))
+        }
+        var paddingLength = 0
+        if buffer[0] & 0x20 != 0 {
+            paddingLength = Int(buffer[length - 1])
+            guard paddingLength >= 1 else { return nil }
+        }
+        guard headerLength + paddingLength <= length else { return nil }
+        func load(_ offset: Int, _ count: Int) -> UInt32 {
+            var value: UInt32 = 0
+            for index in offset..<(offset + count) { value = value << 8 | UInt32(buffer[index]) }
+            return value
+        }
+        return (load(8, 4), UInt16(load(2, 2)), load(4, 4), headerLength, paddingLength)
+    }
+
+    private static func store(_ value: UInt32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int, bytes: Int) {
+        for index in 0..<bytes { buffer[offset + index] = UInt8(truncatingIfNeeded: value >> (8 * UInt32(bytes - 1 - index))) }
     }
 
     /// The next 20 ms of received audio, 48 kHz mono (960 samples): decoded packets,
@@ -668,17 +813,41 @@ public struct MediaLegCore: ~Copyable {
             drop(.malformedRTP, from: source, "RTP \(error)", into: &actions)
             return
         }
-        if packet.payloadType == telephoneEventPayloadType { return }  // DTMF: the call layer's business
+        if packet.payloadType == telephoneEventPayloadType {
+            receiveTelephoneEvent(packet, from: source, into: &actions)
+            return
+        }
         guard packet.payloadType == payloadType else {
             drop(.unknownPayloadType, from: source, "RTP payload type \(packet.payloadType) was not negotiated", into: &actions)
             return
         }
         let ns = nanoseconds(now)
         reporter.recordReceived(packet, now: ns)
-        if configuration.relay {
-            actions.append(.receivedRTP(packet))
-        } else {
-            _ = jitter.push(packet, now: ns)
+        switch configuration.mediaMode {
+        case .forward: actions.append(.receivedRTP(packet))
+        case .decode: _ = jitter.push(packet, now: ns)
+        }
+    }
+
+    /// RFC 4733 §2.5: an event is sent as a run of packets sharing one RTP timestamp, its
+    /// duration growing, the last (E bit set) usually three times. Each event comes out
+    /// twice at most: once when it begins and once when it ends (an event whose first
+    /// packets were lost comes out once, ended).
+    private mutating func receiveTelephoneEvent(_ packet: RTPPacket, from source: ICETransportAddress, into actions: inout [MediaLegAction]) {
+        let blocks: [TelephoneEvent]
+        do { blocks = try TelephoneEvent.parseBlocks(packet.payload) } catch {
+            drop(.malformedRTP, from: source, "telephone-event \(error)", into: &actions)
+            return
+        }
+        // RFC 4733 §2.5.1.5: with several blocks (redundancy), the last one is this packet's.
+        guard let event = blocks.last else { return }
+        let isNew = lastTelephoneEvent.map { $0.ssrc != packet.ssrc || $0.timestamp != packet.timestamp } ?? true
+        if isNew {
+            lastTelephoneEvent = (packet.ssrc, packet.timestamp, event.isEnd)
+            actions.append(.receivedTelephoneEvent(event, timestamp: packet.timestamp))
+        } else if event.isEnd, lastTelephoneEvent?.ended == false {
+            lastTelephoneEvent?.ended = true
+            actions.append(.receivedTelephoneEvent(event, timestamp: packet.timestamp))
         }
     }
 

@@ -1,6 +1,7 @@
 import ParleyCrypto
 import ParleyMedia
 import ParleyMediaLeg
+import ParleyMediaLegIO
 import ParleyNetCore
 import ParleyNetLinux
 

@@ -1,16 +1,16 @@
 import ParleyCalling
 import ParleyICE
 import ParleyMediaLeg
+import ParleyNetCore
 import ParleyNetLinux
 
-/// One relay-mode leg of the media anchor: its core, its own UDP socket (a port of the
-/// pool, returned when the socket closes) and its timer. A class, because a
-/// `MediaLegCore` cannot be copied into a collection. Used on the anchor's loop only.
+/// What the media anchor keeps for one leg of a call: its own UDP socket (a port of the
+/// pool, returned when the socket closes), its timer and what was reported. The leg's core
+/// lives in the call's `MediaTopology`. Used on the anchor's loop only.
 final class AnchoredLeg: @unchecked Sendable {
     // @unchecked: owned by the MediaAnchor and touched on its loop's thread only.
     let callID: String
     let leg: CallLegID
-    var core: MediaLegCore
     let socket: UDPSocket
     /// Our host candidate as the core announces it (the announced address, the socket's port).
     let localICE: ICETransportAddress
@@ -25,11 +25,22 @@ final class AnchoredLeg: @unchecked Sendable {
     var reportedConnected = false
     var reportedEnd = false
 
-    init(callID: String, leg: CallLegID, core: consuming MediaLegCore, socket: UDPSocket,
+    /// The socket address of the last ICE destination sent to, so each packet does not
+    /// build it again.
+    private var lastDestination: (ice: ICETransportAddress, socket: SocketAddress)?
+
+    /// The socket address for an ICE transport address (the one before, most of the time).
+    func destination(_ to: ICETransportAddress) -> SocketAddress? {
+        if let last = lastDestination, last.ice == to { return last.socket }
+        guard let address = SocketAddress(hostBytes: to.ip.bytes, port: to.port) else { return nil }
+        lastDestination = (to, address)
+        return address
+    }
+
+    init(callID: String, leg: CallLegID, socket: UDPSocket,
          localICE: ICETransportAddress, now: ContinuousClock.Instant) {
         self.callID = callID
         self.leg = leg
-        self.core = core
         self.socket = socket
         self.localICE = localICE
         self.lastReceived = now

@@ -19,9 +19,9 @@ import Synchronization
 /// every device session, the `CallRegistry`, the media anchor and the call records.
 ///
 /// Everything here runs on one `EventLoop` of its own (`loop`): edge callbacks hop onto
-/// it with `loop.execute`, timers are the loop's, and the media anchor's sockets are
-/// registered on it. The registry is therefore touched by one thread only, in the order
-/// events happened. SQLite never runs on an edge loop, on this loop or on the cooperative
+/// it with `loop.execute`, timers are the loop's, and the media anchor's reports come back
+/// onto it from the media loops. The registry is therefore touched by one thread only, in
+/// the order events happened. SQLite never runs on an edge loop, on this loop or on the cooperative
 /// pool: reads for `hello` go to a read connection of their own (`helloStore`), record
 /// writes to `CallRecorder`'s writer. Actions that depend on a record being committed
 /// (a new call's `result` and what follows it, an ended call's `call.ended`) wait for
@@ -87,7 +87,8 @@ final class CallEngine: @unchecked Sendable {
         registry = CallRegistry(configuration: calls)
         for user in knownUsers { registry.markKnown(user) }
         self.recorder = recorder
-        anchor = try MediaAnchor(loop: loop, configuration: configuration, certificate: certificate, log: log, metrics: metrics,
+        anchor = try MediaAnchor(loop: loop, mediaLoopCount: configuration.mediaLoopCount, configuration: configuration,
+                                 certificate: certificate, log: log, metrics: metrics,
                                  report: { [unowned self] event, callID in self.mediaReported(event, callID: callID) })
         do {
             push = try PushCoordinator(
@@ -498,8 +499,13 @@ final class CallEngine: @unchecked Sendable {
             guard !stopped, let anchor else { return }
             let now = ServerClock.unixMillis()
             for record in registry.activeCalls where record.state == .established {
-                for leg in Self.storedLegs(anchor.statistics(callID: record.callID), of: record, at: now) {
-                    recorder.recordLeg(callID: record.callID, leg)
+                // The figures come back from the call's media loop as an input; a call that
+                // ended meanwhile has its final figures stored already.
+                anchor.statistics(callID: record.callID) { [self] statistics in
+                    guard !stopped, registry.record(of: record.callID)?.state == .established else { return }
+                    for leg in Self.storedLegs(statistics, of: record, at: now) {
+                        recorder.recordLeg(callID: record.callID, leg)
+                    }
                 }
             }
             scheduleLegStatistics()

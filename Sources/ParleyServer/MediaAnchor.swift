@@ -1,3 +1,4 @@
+import Dispatch
 import ParleyCallModel
 import ParleyCalling
 import ParleyCrypto
@@ -6,207 +7,386 @@ import ParleyMedia
 import ParleyMediaLeg
 import ParleyNetCore
 import ParleyNetLinux
+import ParleyRTP
 import ParleyStore
 import ParleySTUN
+import Synchronization
 
-/// The server's media anchor: performs the call engine's `MediaInstruction`s with
-/// relay-mode `MediaLegCore`s (ICE-lite, DTLS-SRTP, Opus passed through undecoded), one
-/// UDP socket per leg from the configured port pool, and reports `MediaEvent`s back.
+/// The server's media anchor: performs the call engine's `MediaInstruction`s and reports
+/// `MediaEvent`s back. Each call owns one `MediaTopology` (today a `RelayBridge`: legs in
+/// `.forward` mode, ICE-lite, DTLS-SRTP, Opus passed through undecoded) that holds its
+/// legs' cores and decides where media goes; the anchor keeps what touches the system:
+/// one UDP socket per leg from the configured port pool, the legs' timers, the per
+/// application leg quota and the inactivity check.
 ///
-/// Confined to one `EventLoop` (the call loop, shared with the engine): sockets, timers and
-/// calls all run on its thread, so nothing here locks. Reports go to `report`, which the
-/// engine queues and hands to the registry after the actions it is performing.
+/// Threads: the methods the engine calls run on the engine's loop (`engineLoop`), which only
+/// places a call and hands its instructions on. Every call lives on one media loop (an
+/// `EventLoopGroup`, one loop per core, round-robin by call): its topology, its legs'
+/// sockets and timers, and every packet it relays, so the two legs of a bridge share a
+/// thread and relaying takes no lock. Instructions hop onto the call's media loop in the
+/// order the engine gave them; reports hop back onto the engine's loop, where the engine
+/// takes them as inputs. Nothing on a media loop waits for the engine. The engine waits
+/// for a media loop in one place: `closeAll`, which closes an ended call's legs and
+/// returns their final statistics for its record (CPU work only, no I/O).
 final class MediaAnchor: @unchecked Sendable {
-    // @unchecked: every member is used on `loop`'s thread only (instructions come from the
-    // engine on that loop, socket and timer callbacks run there), so never concurrently.
-    private let loop: EventLoop
+    // @unchecked: `calls`, `closed` are used on `engineLoop`'s thread only; a `CallMedia`
+    // on its media loop's only; the rest is immutable or a Mutex.
+    typealias LegID = CallLegID
+
+    /// One call's media: its topology and the sockets and timers of its legs.
+    private final class CallMedia: @unchecked Sendable {
+        // @unchecked: created on the engine's loop, then used on `loop`'s thread only
+        // (instructions hop there; its socket and timer callbacks run there).
+        let callID: String
+        let loop: EventLoop
+        /// The receive buffers of `loop`, shared by the calls on it.
+        let buffers: MediaLoopBuffers
+        let topology: any MediaTopology<LegID>
+        var legs: [LegID: AnchoredLeg] = [:]
+        var inactivityTimer: TimerID?
+        /// Set when `closeAll` ran: later instructions find no call.
+        var ended = false
+
+        init(callID: String, loop: EventLoop, buffers: MediaLoopBuffers, topology: any MediaTopology<LegID>) {
+            self.callID = callID
+            self.loop = loop
+            self.buffers = buffers
+            self.topology = topology
+        }
+    }
+
+    /// A media loop's receive batch and the work buffer packets are relayed in, in place.
+    private final class MediaLoopBuffers: @unchecked Sendable {
+        // @unchecked: used on its loop's thread only.
+        let batch = UDPReceiveBatch(capacity: 16, slotSize: 2048)
+        /// A datagram plus room for the largest SRTP tag growth.
+        let work = UnsafeMutableRawBufferPointer.allocate(byteCount: 2048 + 64, alignment: 16)
+        deinit { work.deallocate() }
+    }
+
+    /// What the media loops count together, read by the engine's loop.
+    private struct Counts {
+        var legs = 0
+        var byApplication: [String: Int] = [:]
+    }
+
+    private let engineLoop: EventLoop
+    private let mediaLoops: EventLoopGroup
+    /// One set of receive buffers per media loop, used on that loop only.
+    private let buffers: [ObjectIdentifier: MediaLoopBuffers]
     private let pool: PortPool
     private let certificate: DTLSCertificate
     private let announcedHost: SocketAddress?
     private let inactivityTimeout: Duration
     private let log: ServerLog
     private let metrics: ServerMetrics
-    private let report: (MediaEvent, String) -> Void
-    private var legs: [String: [CallLegID: AnchoredLeg]] = [:]
-    /// The callee device whose leg each call's caller leg is forwarding to.
-    private var bridges: [String: Party] = [:]
-    private let batch = UDPReceiveBatch(capacity: 16, slotSize: 2048)
-    private var inactivityTimer: TimerID?
+    private let reportToEngine: (MediaEvent, String) -> Void
+    private var calls: [String: CallMedia] = [:]
     private var closed = false
+    private let counts = Mutex(Counts())
     /// Legs one application may hold at once, so one tenant cannot take every port.
     let maxLegsPerApplication: Int
-    private var legsByApplication: [String: Int] = [:]
 
-    init(loop: EventLoop, configuration: ServerConfiguration, certificate: DTLSCertificate, log: ServerLog,
+    /// - Parameters:
+    ///   - loop: the engine's loop; `report` is called there.
+    ///   - mediaLoopCount: media loops to start (clamped to 1...online cores).
+    init(loop: EventLoop, mediaLoopCount: Int, configuration: ServerConfiguration, certificate: DTLSCertificate, log: ServerLog,
          metrics: ServerMetrics, report: @escaping (MediaEvent, String) -> Void) throws(NetError) {
-        self.loop = loop
+        engineLoop = loop
         pool = try PortPool(host: configuration.mediaBindAddress, range: configuration.mediaPorts)
+        mediaLoops = try EventLoopGroup(loopCount: mediaLoopCount, namePrefix: "parley-media")
+        var buffers: [ObjectIdentifier: MediaLoopBuffers] = [:]
+        for mediaLoop in mediaLoops.loops { buffers[ObjectIdentifier(mediaLoop)] = MediaLoopBuffers() }
+        self.buffers = buffers
         self.certificate = certificate
         announcedHost = configuration.mediaAnnouncedAddress
         inactivityTimeout = configuration.mediaInactivityTimeout
         self.log = log
         self.metrics = metrics
-        self.report = report
+        reportToEngine = report
         maxLegsPerApplication = configuration.effectiveMaxMediaLegsPerApplication
     }
 
-    /// Legs open now, over all calls.
-    var legCount: Int { legs.values.reduce(0) { $0 + $1.count } }
-    /// Ports of the pool in use.
-    var portsInUse: Int { pool.allocatedCount }
-    /// Legs an application's calls hold now.
-    func legCount(applicationKey: String) -> Int { legsByApplication[applicationKey] ?? 0 }
+    deinit {
+        // Normally stopped by `closeEverything`; a server released without a shutdown
+        // still stops its media threads (never from one of them: shutdown joins).
+        if !mediaLoops.loops.contains(where: \.inEventLoop) { mediaLoops.shutdown() }
+    }
 
-    // MARK: Instructions
+    /// Media loops running (for the thread table and tests).
+    var mediaLoopCount: Int { mediaLoops.loops.count }
+
+    /// Legs open now, over all calls, once every instruction given so far has run (engine loop).
+    var legCount: Int {
+        drainMediaLoops()
+        return counts.withLock { $0.legs }
+    }
+    /// Ports of the pool in use, likewise.
+    var portsInUse: Int {
+        drainMediaLoops()
+        return pool.allocatedCount
+    }
+    /// Legs an application's calls hold now.
+    func legCount(applicationKey: String) -> Int { counts.withLock { $0.byApplication[applicationKey] ?? 0 } }
+
+    // MARK: Instructions (engine loop)
 
     /// `applicationKey` is the call's application, whose leg quota new legs count against.
     func perform(_ instruction: MediaInstruction, applicationKey: String, now: CallTime) {
+        let callID = instruction.callID
+        let call: CallMedia
         switch instruction {
-        case .answerCaller(let callID, let offer):
+        case .closeAll:
+            _ = closeAll(callID: callID, now: now.instant)
+            return
+        case .sendDTMF(_, let leg, let digits):
+            // Nothing paces RFC 4733 packets on a leg yet: the request is accepted by the
+            // engine but no tones are generated.
+            log.warning("media.dtmf.unsupported", ["call": callID, "leg": leg.description, "digits": digits])
+            return
+        case .answerCaller, .offerCallee:
+            if let existing = calls[callID] {
+                call = existing
+            } else {
+                guard !closed else {
+                    let leg: LegID = if case .offerCallee(_, let party) = instruction { .callee(party) } else { .caller }
+                    reportToEngine(.legFailed(leg, reason: "state: the media anchor is shut down"), callID)
+                    return
+                }
+                let loop = mediaLoops.next()
+                call = CallMedia(callID: callID, loop: loop, buffers: buffers[ObjectIdentifier(loop)]!, topology: RelayBridge<LegID>())
+                calls[callID] = call
+            }
+        case .acceptAnswer(_, let party, _):
+            guard let existing = calls[callID] else {
+                reportToEngine(.legFailed(.callee(party), reason: "no media leg for this device"), callID)
+                return
+            }
+            call = existing
+        case .bridge, .closeLeg:
+            guard let existing = calls[callID] else { return }
+            call = existing
+        }
+        _ = call.loop.execute { [self] in
+            perform(instruction, in: call, applicationKey: applicationKey, now: now)
+        }
+    }
+
+    /// Closes every leg of a call and returns their final statistics (for the record). The
+    /// engine's loop waits for the call's media loop to do it.
+    func closeAll(callID: String, now: ContinuousClock.Instant) -> [LegID: MediaLegStatistics] {
+        guard let call = calls.removeValue(forKey: callID) else { return [:] }
+        return Self.wait(on: call.loop) { [self] in closeCall(call, now: now) } ?? [:]
+    }
+
+    /// The statistics of a call's open legs, handed to `deliver` on the engine's loop.
+    func statistics(callID: String, deliver: @escaping @Sendable ([LegID: MediaLegStatistics]) -> Void) {
+        guard let call = calls[callID] else { return }
+        _ = call.loop.execute { [engineLoop] in
+            var result: [LegID: MediaLegStatistics] = [:]
+            for id in call.legs.keys {
+                result[id] = call.topology.withLeg(id) { (core: inout MediaLegCore) in core.statistics }
+            }
+            let figures = result
+            _ = engineLoop.execute { deliver(figures) }
+        }
+    }
+
+    /// Closes every leg of every call and stops the media loops (shutdown).
+    func closeEverything() {
+        let now = ContinuousClock.now
+        for callID in Array(calls.keys) { _ = closeAll(callID: callID, now: now) }
+        closed = true
+        mediaLoops.shutdown()
+    }
+
+    /// Returns once every media loop has run what was handed to it before.
+    private func drainMediaLoops() {
+        for loop in mediaLoops.loops { _ = Self.wait(on: loop) {} }
+    }
+
+    /// Runs `body` on `loop` and waits for it; nil when the loop no longer runs.
+    private static func wait<T: Sendable>(on loop: EventLoop, _ body: @escaping @Sendable () -> T) -> T? {
+        if loop.inEventLoop { return body() }
+        let box = Mutex<T?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        guard loop.execute({
+            let value = body()
+            box.withLock { $0 = value }
+            done.signal()
+        }) else { return nil }
+        done.wait()
+        return box.withLock { $0 }
+    }
+
+    /// Hands a report to the engine, on its loop.
+    private func report(_ event: MediaEvent, _ callID: String) {
+        _ = engineLoop.execute { [self] in reportToEngine(event, callID) }
+    }
+
+    // MARK: Instructions (the call's media loop)
+
+    private func perform(_ instruction: MediaInstruction, in call: CallMedia, applicationKey: String, now: CallTime) {
+        let callID = call.callID
+        switch instruction {
+        case .answerCaller(_, let offer):
             do throws(MediaLegError) {
-                let leg = try openLeg(callID: callID, leg: .caller, applicationKey: applicationKey, now: now)
-                let answer = try leg.core.answer(offer: offer)
-                try start(leg, now: now.instant)
+                let leg = try openLeg(.caller, in: call, applicationKey: applicationKey, now: now)
+                let answer = try call.topology.withLeg(.caller) { (core: inout MediaLegCore) throws(MediaLegError) in
+                    try core.answer(offer: offer)
+                } ?? ""
+                try start(leg, in: call, now: now.instant)
                 log.info("media.leg.answered", ["call": callID, "leg": "caller", "port": String(leg.socket.localAddress.port)])
                 report(.callerLegReady(sdp: answer), callID)
             } catch {
-                closeLeg(callID: callID, leg: .caller, now: now.instant)
+                closeLeg(.caller, in: call, now: now.instant)
                 log.warning("media.leg.failed", ["call": callID, "leg": "caller", "reason": error.description])
                 report(.legFailed(.caller, reason: error.description), callID)
             }
-        case .offerCallee(let callID, let party):
+        case .offerCallee(_, let party):
             do throws(MediaLegError) {
-                let leg = try openLeg(callID: callID, leg: .callee(party), applicationKey: applicationKey, now: now)
-                let offer = try leg.core.makeOffer()
+                let leg = try openLeg(.callee(party), in: call, applicationKey: applicationKey, now: now)
+                let offer = try call.topology.withLeg(.callee(party)) { (core: inout MediaLegCore) throws(MediaLegError) in
+                    try core.makeOffer()
+                } ?? ""
                 log.info("media.leg.offered", ["call": callID, "leg": party.logName, "port": String(leg.socket.localAddress.port)])
                 report(.calleeLegReady(party, sdp: offer), callID)
             } catch {
-                closeLeg(callID: callID, leg: .callee(party), now: now.instant)
+                closeLeg(.callee(party), in: call, now: now.instant)
                 log.warning("media.leg.failed", ["call": callID, "leg": party.logName, "reason": error.description])
                 report(.legFailed(.callee(party), reason: error.description), callID)
             }
-        case .acceptAnswer(let callID, let party, let answer):
-            guard let leg = legs[callID]?[.callee(party)] else {
+        case .acceptAnswer(_, let party, let answer):
+            guard let leg = call.legs[.callee(party)] else {
                 report(.legFailed(.callee(party), reason: "no media leg for this device"), callID)
                 return
             }
             do throws(MediaLegError) {
-                try leg.core.acceptAnswer(answer)
-                try start(leg, now: now.instant)
+                _ = try call.topology.withLeg(.callee(party)) { (core: inout MediaLegCore) throws(MediaLegError) in
+                    try core.acceptAnswer(answer)
+                }
+                try start(leg, in: call, now: now.instant)
             } catch {
                 log.warning("media.leg.failed", ["call": callID, "leg": party.logName, "reason": error.description])
                 report(.legFailed(.callee(party), reason: error.description), callID)
             }
-        case .bridge(let callID, let party):
-            bridges[callID] = party
-            log.info("media.bridge", ["call": callID, "callee": party.logName])
+        case .bridge(_, let party):
+            guard !call.ended else { return }
+            do throws(MediaTopologyError) {
+                try call.topology.join(.caller)
+                try call.topology.join(.callee(party))
+                log.info("media.bridge", ["call": callID, "callee": party.logName])
+            } catch {
+                // A leg that failed is gone already and was reported; the call ends on that report.
+                log.warning("media.bridge.refused", ["call": callID, "callee": party.logName, "reason": error.description])
+            }
             // A leg connected before the bridge existed was reported then; nothing to redo.
-        case .sendDTMF(let callID, let leg, let digits):
-            // MediaLegCore has no RFC 4733 sender yet: the request is accepted by the engine
-            // but no tones are generated.
-            log.warning("media.dtmf.unsupported", ["call": callID, "leg": leg.description, "digits": digits])
-        case .closeLeg(let callID, let leg):
-            closeLeg(callID: callID, leg: leg, now: now.instant)
-        case .closeAll(let callID):
-            _ = closeAll(callID: callID, now: now.instant)
+        case .closeLeg(_, let leg):
+            closeLeg(leg, in: call, now: now.instant)
+        case .closeAll, .sendDTMF:
+            break  // handled on the engine's loop
         }
     }
 
-    /// Closes every leg of a call and returns their final statistics (for the record).
-    func closeAll(callID: String, now: ContinuousClock.Instant) -> [CallLegID: MediaLegStatistics] {
-        bridges[callID] = nil
-        guard let callLegs = legs.removeValue(forKey: callID) else { return [:] }
-        var statistics: [CallLegID: MediaLegStatistics] = [:]
-        for (id, leg) in callLegs {
-            statistics[id] = shut(leg, now: now)
+    /// Closes every leg of the call; returns their final statistics.
+    private func closeCall(_ call: CallMedia, now: ContinuousClock.Instant) -> [LegID: MediaLegStatistics] {
+        call.ended = true
+        if let timer = call.inactivityTimer { call.loop.cancel(timer) }
+        call.inactivityTimer = nil
+        var statistics: [LegID: MediaLegStatistics] = [:]
+        for id in Array(call.legs.keys) {
+            if let final = shut(id, of: call, now: now) { statistics[id] = final }
         }
         return statistics
     }
 
-    /// The statistics of a call's open legs now.
-    func statistics(callID: String) -> [CallLegID: MediaLegStatistics] {
-        (legs[callID] ?? [:]).mapValues { $0.core.statistics }
-    }
+    // MARK: Legs (the call's media loop)
 
-    /// Closes every leg of every call (shutdown).
-    func closeEverything() {
-        let now = ContinuousClock.now
-        for callID in Array(legs.keys) { _ = closeAll(callID: callID, now: now) }
-        if let inactivityTimer { loop.cancel(inactivityTimer) }
-        inactivityTimer = nil
-        closed = true
-    }
-
-    // MARK: Legs
-
-    private func openLeg(callID: String, leg id: CallLegID, applicationKey: String,
-                         now: CallTime) throws(MediaLegError) -> AnchoredLeg {
-        guard !closed else { throw MediaLegError(.state, "the media anchor is shut down") }
-        if let existing = legs[callID]?[id] { _ = shut(existing, now: now.instant) }
-        let held = legsByApplication[applicationKey] ?? 0
-        guard held < maxLegsPerApplication else {
+    private func openLeg(_ id: LegID, in call: CallMedia, applicationKey: String, now: CallTime) throws(MediaLegError) -> AnchoredLeg {
+        guard !call.ended else { throw MediaLegError(.state, "the call's media is closed") }
+        if call.legs[id] != nil { _ = shut(id, of: call, now: now.instant) }
+        let held = counts.withLock { counts -> Int? in
+            let held = counts.byApplication[applicationKey] ?? 0
+            guard held < maxLegsPerApplication else { return held }
+            counts.byApplication[applicationKey] = held + 1
+            counts.legs += 1
+            return nil
+        }
+        if let held {
             throw MediaLegError(.socket, "the application holds \(held) media legs, its limit (maxMediaLegsPerApplication)")
         }
         let socket: UDPSocket
         do { socket = try pool.openSocket() } catch {
+            release(applicationKey)
             throw MediaLegError(.socket, "no media port: \(error)")
         }
         let host = announcedHost ?? socket.localAddress
         let local = ICETransportAddress(ip: STUNIPAddress(bytes: host.hostBytes) ?? .ipv4(0), port: socket.localAddress.port)
         var configuration = MediaLegConfiguration(iceMode: .lite, certificate: certificate)
         configuration.codecs = [.opus]
-        configuration.relay = true
+        configuration.mediaMode = call.topology.mediaMode(for: id)
         configuration.consentTimeout = inactivityTimeout
         configuration.consentDisconnectedAfter = min(.seconds(10), inactivityTimeout)
         let core = MediaLegCore(configuration: configuration, localAddresses: [local], now: now.instant,
                                 wallClockNanoseconds: ServerClock.unixNanoseconds())
-        let leg = AnchoredLeg(callID: callID, leg: id, core: core, socket: socket, localICE: local, now: now.instant)
+        let leg = AnchoredLeg(callID: call.callID, leg: id, socket: socket, localICE: local, now: now.instant)
         do {
-            try loop.register(socket, closeOnShutdown: true, onReadable: { [weak self, weak leg] in
-                guard let self, let leg else { return }
-                self.readable(leg)
+            try call.loop.register(socket, closeOnShutdown: true, onReadable: { [weak self, weak leg, weak call] in
+                guard let self, let leg, let call else { return }
+                self.readable(leg, in: call)
             })
             leg.registered = true
         } catch {
             socket.close()
+            release(applicationKey)
             throw MediaLegError(.socket, "cannot watch \(socket.localAddress): \(error)")
         }
-        legs[callID, default: [:]][id] = leg
+        call.topology.add(id, core: core)
+        call.legs[id] = leg
         leg.countedApplication = applicationKey
-        legsByApplication[applicationKey, default: 0] += 1
-        scheduleInactivityCheck()
+        scheduleInactivityCheck(call)
         return leg
     }
 
-    private func start(_ leg: AnchoredLeg, now: ContinuousClock.Instant) throws(MediaLegError) {
+    /// Gives a leg's place in its application's quota back.
+    private func release(_ applicationKey: String) {
+        counts.withLock { counts in
+            let left = (counts.byApplication[applicationKey] ?? 1) - 1
+            counts.byApplication[applicationKey] = left > 0 ? left : nil
+            counts.legs -= 1
+        }
+    }
+
+    private func start(_ leg: AnchoredLeg, in call: CallMedia, now: ContinuousClock.Instant) throws(MediaLegError) {
         guard !leg.started else { return }
         leg.started = true
         leg.lastReceived = now
-        perform(try leg.core.start(now: now), on: leg, now: now)
-        reschedule(leg)
+        perform(try call.topology.start(leg.leg, now: now), in: call)
+        reschedule(leg, in: call)
     }
 
-    private func closeLeg(callID: String, leg id: CallLegID, now: ContinuousClock.Instant) {
-        guard let leg = legs[callID]?.removeValue(forKey: id) else { return }
-        if legs[callID]?.isEmpty == true { legs[callID] = nil }
-        if case .callee(let party) = id, bridges[callID] == party { bridges[callID] = nil }
-        _ = shut(leg, now: now)
+    private func closeLeg(_ id: LegID, in call: CallMedia, now: ContinuousClock.Instant) {
+        guard call.legs[id] != nil else { return }
+        _ = shut(id, of: call, now: now)
     }
 
-    /// Sends the leg's goodbye, stops its timer and closes its socket (returning the port).
-    private func shut(_ leg: AnchoredLeg, now: ContinuousClock.Instant) -> MediaLegStatistics {
+    /// Sends the leg's goodbye, stops its timer, closes its socket (returning the port) and
+    /// takes it out of the call's topology; returns its final statistics.
+    private func shut(_ id: LegID, of call: CallMedia, now: ContinuousClock.Instant) -> MediaLegStatistics? {
+        guard let leg = call.legs[id] else { return nil }
         leg.reportedEnd = true
         if let application = leg.countedApplication {
             leg.countedApplication = nil
-            let left = (legsByApplication[application] ?? 1) - 1
-            legsByApplication[application] = left > 0 ? left : nil
+            release(application)
         }
-        perform(leg.core.close(now: now), on: leg, now: now)
-        if let timer = leg.timer { loop.cancel(timer.id) }
+        let removed = call.topology.remove(id, now: now)
+        if let removed { perform(removed.actions, in: call) }
+        call.legs[id] = nil
+        if let timer = leg.timer { call.loop.cancel(timer.id) }
         leg.timer = nil
-        if leg.registered { loop.deregister(leg.socket); leg.registered = false }
+        if leg.registered { call.loop.deregister(leg.socket); leg.registered = false }
         leg.socket.close()
-        let statistics = leg.core.statistics
+        guard let statistics = removed?.statistics else { return nil }
         metrics.update { $0.mediaPacketsLost += Int(max(0, statistics.rtp.inboundCumulativeLost)) }
         log.info("media.leg.closed", [
             "call": leg.callID, "leg": leg.leg.description, "received": String(statistics.rtp.packetsReceived),
@@ -216,8 +396,10 @@ final class MediaAnchor: @unchecked Sendable {
         return statistics
     }
 
-    private func readable(_ leg: AnchoredLeg) {
-        var received = 0
+    private func readable(_ leg: AnchoredLeg, in call: CallMedia) {
+        let batch = call.buffers.batch
+        let work = call.buffers.work
+        var counted = MediaCounts()
         for _ in 0..<8 {  // bounded per wake-up so the other legs on the loop get their turn
             let count: Int
             do { count = try leg.socket.receive(into: batch) } catch {
@@ -228,57 +410,74 @@ final class MediaAnchor: @unchecked Sendable {
             let now = ContinuousClock.now
             leg.lastReceived = now
             for index in 0..<count {
-                let bytes = [UInt8](batch.payload(at: index))
+                let payload = batch.payload(at: index)
+                work.copyMemory(from: payload)  // slots hold 2048 bytes; the work buffer 64 more
                 let source = batch.source(at: index)
                 let from = ICETransportAddress(ip: STUNIPAddress(bytes: source.hostBytes) ?? .ipv4(0), port: source.port)
-                received += 1
-                perform(leg.core.receive(bytes, from: from, on: leg.localICE, now: now), on: leg, now: now)
+                let receipt = call.topology.receive(buffer: work, length: payload.count, from: from, on: leg.leg,
+                                                    local: leg.localICE, now: now)
+                if let send = receipt.send, let out = call.legs[send.leg] {
+                    if let destination = out.destination(send.to) {
+                        _ = try? out.socket.send(UnsafeRawBufferPointer(rebasing: work[..<send.length]), to: destination)
+                    }
+                }
+                perform(receipt.actions, in: call, counting: &counted)
             }
             if count < batch.capacity { break }
         }
-        reschedule(leg)
+        flush(counted)
+        rescheduleAll(in: call)
     }
 
-    private func perform(_ actions: [MediaLegAction], on leg: AnchoredLeg, now: ContinuousClock.Instant) {
+    /// Packets counted for `ServerMetrics`, added there once per batch.
+    private struct MediaCounts {
         var forwarded = 0
-        var receivedRTP = 0
+        var received = 0
         var dropped = 0
+    }
+
+    private func flush(_ counted: MediaCounts) {
+        guard counted.forwarded + counted.received + counted.dropped > 0 else { return }
+        metrics.update {
+            $0.mediaPacketsForwarded += counted.forwarded
+            $0.mediaPacketsReceived += counted.received
+            $0.mediaPacketsDropped += counted.dropped
+        }
+    }
+
+    private func perform(_ actions: [MediaTopologyAction<LegID>], in call: CallMedia) {
+        var counted = MediaCounts()
+        perform(actions, in: call, counting: &counted)
+        flush(counted)
+    }
+
+    private func perform(_ actions: [MediaTopologyAction<LegID>], in call: CallMedia, counting counted: inout MediaCounts) {
         for action in actions {
             switch action {
-            case .send(let bytes, _, let to):
-                guard let destination = SocketAddress(hostBytes: to.ip.bytes, port: to.port) else { continue }
+            case .send(let id, let bytes, _, let to):
+                guard let leg = call.legs[id], let destination = leg.destination(to) else { continue }
                 _ = try? leg.socket.send(bytes, to: destination)
-            case .stateChanged(let state):
-                stateChanged(leg, to: state)
-            case .receivedRTP(let packet):
-                receivedRTP += 1
-                if let peer = bridgedPeer(of: leg) {
-                    let out = peer.core.relay(packet, now: now)
-                    if !out.isEmpty { forwarded += 1 }
-                    perform(out, on: peer, now: now)
-                }
+            case .stateChanged(let id, let state):
+                if let leg = call.legs[id] { stateChanged(leg, in: call, to: state) }
+            case .receivedMedia:
+                counted.received += 1
+            case .forwarded:
+                counted.forwarded += 1
+            case .receivedTelephoneEvent(let id, let event, let timestamp):
+                // Not yet an input of the call engine (DTMF is the SIP issue's): logged.
+                log.info("media.dtmf.received", [
+                    "call": call.callID, "leg": id.description,
+                    "event": TelephoneEvent.key(for: event.event).map(String.init) ?? String(event.event),
+                    "end": event.isEnd ? "true" : "false", "timestamp": String(timestamp),
+                ])
             case .dropped:
-                dropped += 1
-            }
-        }
-        if forwarded + receivedRTP + dropped > 0 {
-            metrics.update {
-                $0.mediaPacketsForwarded += forwarded
-                $0.mediaPacketsReceived += receivedRTP
-                $0.mediaPacketsDropped += dropped
+                counted.dropped += 1
             }
         }
     }
 
-    private func bridgedPeer(of leg: AnchoredLeg) -> AnchoredLeg? {
-        guard let party = bridges[leg.callID], let callLegs = legs[leg.callID] else { return nil }
-        switch leg.leg {
-        case .caller: return callLegs[.callee(party)]
-        case .callee(let other): return other == party ? callLegs[.caller] : nil
-        }
-    }
-
-    private func stateChanged(_ leg: AnchoredLeg, to state: MediaLegState) {
+    private func stateChanged(_ leg: AnchoredLeg, in call: CallMedia, to state: MediaLegState) {
+        let failure = { call.topology.withLeg(leg.leg) { (core: inout MediaLegCore) in core.failure?.description } ?? nil }
         switch state {
         case .connected:
             log.info("media.leg.connected", ["call": leg.callID, "leg": leg.leg.description])
@@ -287,7 +486,7 @@ final class MediaAnchor: @unchecked Sendable {
                 report(.legConnected(leg.leg), leg.callID)
             }
         case .failed:
-            let reason = leg.core.failure?.description ?? "media leg failed"
+            let reason = failure() ?? "media leg failed"
             log.warning("media.leg.failed", ["call": leg.callID, "leg": leg.leg.description, "reason": reason])
             if !leg.reportedEnd {
                 leg.reportedEnd = true
@@ -298,7 +497,7 @@ final class MediaAnchor: @unchecked Sendable {
             // `reportedEnd` before it closes.
             if !leg.reportedEnd {
                 leg.reportedEnd = true
-                let reason = leg.core.failure?.description ?? "the device closed the media leg"
+                let reason = failure() ?? "the device closed the media leg"
                 log.info("media.leg.closed.by.peer", ["call": leg.callID, "leg": leg.leg.description, "reason": reason])
                 report(.legFailed(leg.leg, reason: reason), leg.callID)
             }
@@ -307,43 +506,48 @@ final class MediaAnchor: @unchecked Sendable {
         }
     }
 
-    private func reschedule(_ leg: AnchoredLeg) {
-        guard let next = leg.core.nextDeadline, leg.registered else {
-            if let timer = leg.timer { loop.cancel(timer.id); leg.timer = nil }
+    /// A packet on one leg can make another send (the bridge), so every leg's deadline may
+    /// have moved.
+    private func rescheduleAll(in call: CallMedia) {
+        for leg in call.legs.values { reschedule(leg, in: call) }
+    }
+
+    private func reschedule(_ leg: AnchoredLeg, in call: CallMedia) {
+        guard let next = call.topology.nextDeadline(of: leg.leg), leg.registered else {
+            if let timer = leg.timer { call.loop.cancel(timer.id); leg.timer = nil }
             return
         }
         if let timer = leg.timer {
             if timer.at == next { return }
-            loop.cancel(timer.id)
+            call.loop.cancel(timer.id)
         }
-        let id = loop.schedule(at: next) { [weak self, weak leg] in
-            guard let self, let leg else { return }
+        let id = call.loop.schedule(at: next) { [weak self, weak leg, weak call] in
+            guard let self, let leg, let call else { return }
             leg.timer = nil
             let now = ContinuousClock.now
-            self.perform(leg.core.handleTimeout(now: now), on: leg, now: now)
-            self.reschedule(leg)
+            self.perform(call.topology.handleTimeout(of: leg.leg, now: now), in: call)
+            self.rescheduleAll(in: call)
         }
         leg.timer = (id, next)
     }
 
-    /// Once a second while legs exist: a connected leg that heard nothing from its device
-    /// for `inactivityTimeout` is reported inactive (consent expiry reports it failed).
-    private func scheduleInactivityCheck() {
-        guard inactivityTimer == nil, !closed else { return }
+    /// Once a second while the call has legs: a connected leg that heard nothing from its
+    /// device for `inactivityTimeout` is reported inactive (consent expiry reports it failed).
+    private func scheduleInactivityCheck(_ call: CallMedia) {
+        guard call.inactivityTimer == nil, !call.ended else { return }
         let interval = min(Duration.seconds(1), inactivityTimeout / 4)
-        inactivityTimer = loop.schedule(after: interval) { [weak self] in
-            guard let self else { return }
-            self.inactivityTimer = nil
+        call.inactivityTimer = call.loop.schedule(after: interval) { [weak self, weak call] in
+            guard let self, let call else { return }
+            call.inactivityTimer = nil
             let now = ContinuousClock.now
-            for callLegs in self.legs.values {
-                for leg in callLegs.values where leg.started && !leg.reportedEnd && leg.core.state == .connected
-                    && now - leg.lastReceived >= self.inactivityTimeout {
-                    leg.reportedEnd = true
-                    self.log.warning("media.leg.inactive", ["call": leg.callID, "leg": leg.leg.description])
-                    self.report(.legInactive(leg.leg), leg.callID)
-                }
+            for leg in call.legs.values where leg.started && !leg.reportedEnd
+                && call.topology.withLeg(leg.leg, { (core: inout MediaLegCore) in core.state }) == .connected
+                && now - leg.lastReceived >= self.inactivityTimeout {
+                leg.reportedEnd = true
+                self.log.warning("media.leg.inactive", ["call": leg.callID, "leg": leg.leg.description])
+                self.report(.legInactive(leg.leg), leg.callID)
             }
-            if !self.legs.isEmpty { self.scheduleInactivityCheck() }
+            if !call.legs.isEmpty { self.scheduleInactivityCheck(call) }
         }
     }
 }

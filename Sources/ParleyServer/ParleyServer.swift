@@ -26,9 +26,10 @@ public typealias HTTPHandler = @Sendable (HTTPRequest, EdgeRequestContext, EdgeR
 /// server.shutdown()
 /// ```
 ///
-/// Threads: the edge runs its own loops; the engine (sessions, `CallRegistry`, media legs)
-/// runs on one loop of its own ("parley-calls"); the store runs on its queues and its writer's
-/// thread, each with a connection of its own from the factory the caller chose.
+/// Threads: the edge runs its own loops; the engine (sessions, `CallRegistry`) runs on one
+/// loop of its own ("parley-calls"); media legs on media loops, one per core
+/// ("parley-media-N"); the store runs on its queues and its writer's thread, each with a
+/// connection of its own from the factory the caller chose.
 public final class ParleyServer: Sendable {
     /// The settings the server runs with.
     public let configuration: ServerConfiguration
@@ -46,7 +47,8 @@ public final class ParleyServer: Sendable {
     public let restCursorKey: RESTCursorKey
 
     private let log: ServerLog
-    private let engine: CallEngine
+    /// Internal so tests can reach its loop (a stalled engine loop must not stop media).
+    let engine: CallEngine
     private let state = Mutex(State())
 
     private struct State {

@@ -70,6 +70,9 @@ public struct ServerConfiguration: Sendable, Hashable {
     public var maxConnections: Int
     /// Event loops for the HTTP/WebSocket edge (one per core by default).
     public var edgeLoopCount: Int
+    /// Event loops the media legs run on, a call's legs all on one (one per core by
+    /// default; clamped to the online cores).
+    public var mediaLoopCount: Int
     /// At shutdown, how long to wait for the store to take the last call records (a store
     /// locked longer leaves those calls to the next start's recovery).
     public var shutdownStoreTimeout: Duration
@@ -117,6 +120,7 @@ public struct ServerConfiguration: Sendable, Hashable {
         requestBurst = 50
         maxConnections = 20_000
         edgeLoopCount = Int.max
+        mediaLoopCount = Int.max
         shutdownStoreTimeout = .seconds(10)
         logLevel = .info
         createDevelopmentApplication = true

@@ -2,6 +2,7 @@ import Foundation
 import ParleyCrypto
 import ParleyMedia
 import ParleyMediaLeg
+import ParleyMediaLegIO
 import ParleyNetCore
 import ParleyNetLinux
 import ParleySDP

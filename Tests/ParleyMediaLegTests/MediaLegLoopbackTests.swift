@@ -1,6 +1,7 @@
 import ParleyCrypto
 import ParleyMedia
 import ParleyMediaLeg
+import ParleyMediaLegIO
 import ParleyNetLinux
 import ParleyTestSupport
 import Testing

@@ -26,7 +26,7 @@ import Testing
         func configuration(_ mode: MediaLegConfiguration.ICEMode, relay: Bool) throws -> MediaLegConfiguration {
             var configuration = MediaLegConfiguration(iceMode: mode, certificate: try DTLSCertificate.generate())
             configuration.codecs = [.opus]
-            configuration.relay = relay
+            configuration.mediaMode = relay ? .forward : .decode
             return configuration
         }
         func core(_ mode: MediaLegConfiguration.ICEMode, relay: Bool, port: UInt16, seed: UInt64) throws -> MediaLegCore {

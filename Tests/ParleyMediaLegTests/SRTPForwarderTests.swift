@@ -2,7 +2,7 @@ import Testing
 import ParleyNetCore
 import ParleySRTP
 import ParleyTestSupport
-@testable import ParleyMediaLeg
+@testable import ParleyMediaLegIO
 
 /// A call anchored between peer A and peer B: the forwarder's four sessions, and the peers'
 /// own sessions (A sends with A's key, B receives with the key the relay sends to B with).

@@ -3,6 +3,7 @@ import ParleyCrypto
 import ParleyEdge
 import ParleyMedia
 import ParleyMediaLeg
+import ParleyMediaLegIO
 import ParleyNetLinux
 import ParleySignaling
 import ParleyWebSocket

@@ -2,16 +2,18 @@ import Foundation
 import ParleyCrypto
 import ParleyMedia
 import ParleyMediaLeg
+import ParleyMediaLegIO
 import ParleyNetLinux
-import ParleyServer
+@testable import ParleyServer
 import ParleySignaling
 import ParleyStore
+import Synchronization
 import Testing
 
 extension RealTimeMediaTests {
     /// A whole app-to-app call through a real server: two raw protocol clients, each with a
     /// real device `MediaLeg` (full ICE, DTLS-SRTP, Opus) on loopback, the server anchoring
-    /// both legs in relay mode. Checks the event order of docs/protocol.md on both sides,
+    /// both legs in forward mode. Checks the event order of docs/protocol.md on both sides,
     /// the tones heard both ways, how much audio arrived, and the stored record.
     @Suite(.serialized) struct ServerMediaCallTests {
         static func deviceLeg(on loop: EventLoop) throws -> MediaLeg {
@@ -174,6 +176,42 @@ extension RealTimeMediaTests {
             #expect(ContinuousClock.now - start >= .seconds(1))
             await call.bobLeg.close()
             #expect(try harness.waitForStoredCall(call.callID) { $0.state == .ended }?.endCause == .inactive)
+        }
+
+        /// Media runs on media loops of its own: with the call engine's loop held up (as a
+        /// slow store answer or a burst of signaling would), audio still flows both ways.
+        @Test func audioKeepsFlowingWhileTheCallEngineLoopIsStalled() async throws {
+            let harness = try ServerHarness()
+            let loop = try EventLoop(name: "devices")
+            defer { loop.shutdown() }
+            let call = try await Self.establish(harness, aliceLoop: loop, bobLoop: loop)
+            let engineLoop = harness.server.engine.loop
+            let release = DispatchSemaphore(value: 0)
+            let stalled = DispatchSemaphore(value: 0)
+            #expect(engineLoop.execute {
+                stalled.signal()
+                _ = release.wait(timeout: .now() + 10)  // the stall; bounded in case the test fails first
+            })
+            #expect(stalled.wait(timeout: .now() + 5) == .success)
+            let aliceBefore = await call.aliceLeg.statistics.rtp.packetsReceived
+            let bobBefore = await call.bobLeg.statistics.rtp.packetsReceived
+            // One second of audio (50 packets) each way while the engine cannot run, within 3 s.
+            let deadline = ContinuousClock.now + .seconds(3)
+            var flowed = false
+            while ContinuousClock.now < deadline {
+                let alice = await call.aliceLeg.statistics.rtp.packetsReceived
+                let bob = await call.bobLeg.statistics.rtp.packetsReceived
+                if alice >= aliceBefore + 50 && bob >= bobBefore + 50 { flowed = true; break }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            release.signal()
+            #expect(flowed, "audio stopped while the engine loop was stalled")
+            try call.alice.request(SignalingMessage.callHangup, callID: call.callID)
+            #expect(try call.alice.expectEnded(call.callID).cause == "hungUp")
+            #expect(try call.bob.expectEnded(call.callID).cause == "hungUp")
+            await call.aliceLeg.close()
+            await call.bobLeg.close()
+            #expect(harness.server.mediaPortsInUse == 0)
         }
 
         @Test func aDeviceClosingItsLegEndsTheCallAsInactive() async throws {

@@ -1,7 +1,9 @@
 import ParleyICE
 public import ParleyMedia
+public import ParleyMediaLeg
 public import ParleyNetCore
 public import ParleyNetLinux
+import ParleyRTP
 import ParleySTUN
 #if canImport(Glibc)
 import Glibc
@@ -233,7 +235,10 @@ public actor MediaLeg {
                 if state == .failed { stopIO() }
                 resumeWaiters()
             case .receivedRTP:
-                break  // relay mode needs a second leg to forward to; a lone leg plays what it receives
+                break  // forward mode needs a second leg to forward to; a lone leg plays what it receives
+            case .receivedTelephoneEvent(let event, let timestamp):
+                log("media leg: telephone event \(TelephoneEvent.key(for: event.event).map(String.init) ?? String(event.event))"
+                    + " at \(timestamp)\(event.isEnd ? " ended" : "")")
             case .dropped(let reason, let from, let detail):
                 let count = loggedDrops[reason, default: 0] &+ 1
                 loggedDrops[reason] = count

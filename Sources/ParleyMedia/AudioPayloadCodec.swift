@@ -1,28 +1,45 @@
-import ParleyMedia
 import ParleyOpus
 
-/// Turns 20 ms frames of 48 kHz mono audio into RTP payloads of the negotiated codec and
-/// back, with concealment for lost packets. The leg's audio interface is always 48 kHz
+/// Turns 20 ms frames of 48 kHz mono audio into RTP payloads of one codec (Opus, PCMU,
+/// PCMA) and back, with concealment for lost packets. The audio side is always 48 kHz
 /// mono; G.711 runs at 8 kHz behind a resampler.
-final class AudioPayloadCodec {
-    enum Kind: String, Sendable, Hashable {
+///
+/// A media leg runs one per negotiated stream; a mixer or a gateway runs one per leg it
+/// decodes and encodes. Holds libopus state, so it is not `Sendable`: keep it on the thread
+/// of the leg or topology that owns it.
+public final class AudioPayloadCodec {
+    /// The payload formats it runs.
+    public enum Kind: String, Sendable, Hashable {
         case opus, pcmu, pcma
     }
 
-    /// Options a leg can set on the Opus encoder.
-    struct OpusOptions: Sendable, Hashable {
-        var bitrate: Int
-        var inbandFEC: Bool
-        var dtx: Bool
-        var expectedLossPercent: Int
+    /// Options for the Opus encoder.
+    public struct OpusOptions: Sendable, Hashable {
+        /// Encoder target in bit/s.
+        public var bitrate: Int
+        /// In-band FEC (LBRR) in what is encoded.
+        public var inbandFEC: Bool
+        /// Discontinuous transmission: near-silent frames come out as 1-2 bytes.
+        public var dtx: Bool
+        /// The loss rate the encoder plans its FEC for, in percent.
+        public var expectedLossPercent: Int
+
+        public init(bitrate: Int = 32_000, inbandFEC: Bool = true, dtx: Bool = false, expectedLossPercent: Int = 5) {
+            self.bitrate = bitrate
+            self.inbandFEC = inbandFEC
+            self.dtx = dtx
+            self.expectedLossPercent = expectedLossPercent
+        }
     }
 
-    static let interfaceRate = 48_000
-    static let frameSamples = 960
+    /// The sample rate of the audio side, whatever the codec's clock.
+    public static let interfaceRate = 48_000
+    /// Samples in one 20 ms frame of the audio side.
+    public static let frameSamples = 960
 
-    let kind: Kind
+    public let kind: Kind
     /// RTP clock rate of the payload format.
-    let clockRate: Int
+    public let clockRate: Int
     private let opusEncoder: OpusEncoder?
     private let opusDecoder: OpusDecoder?
     private var downsampler: Resampler?
@@ -31,7 +48,9 @@ final class AudioPayloadCodec {
     private var lastG711Frame: [Int16] = []
     private var concealedInARow = 0
 
-    init?(name: String, opus: OpusOptions) throws(MediaLegError) {
+    /// The codec for an SDP encoding name (`opus`, `PCMU`, `PCMA`, any case), or nil for a
+    /// name it does not run. Throws when libopus or the resampler cannot be set up.
+    public init?(name: String, opus: OpusOptions = OpusOptions()) throws(CodecError) {
         switch name.lowercased() {
         case "opus": kind = .opus
         case "pcmu": kind = .pcmu
@@ -54,22 +73,22 @@ final class AudioPayloadCodec {
                 downsampler = try Resampler(from: 48_000, to: 8_000)
                 upsampler = try Resampler(from: 8_000, to: 48_000)
             }
-        } catch let error as OpusError {
-            throw MediaLegError(.codec, "opus: \(error)")
+        } catch let error as CodecError {
+            throw error
         } catch {
-            throw MediaLegError(.codec, "\(error)")
+            throw CodecError(.codecFailure, "opus", "\(error)")
         }
     }
 
     /// RTP timestamp units in one 20 ms frame.
-    var timestampStep: UInt32 { UInt32(clockRate / 50) }
+    public var timestampStep: UInt32 { UInt32(clockRate / 50) }
 
     /// Encodes 960 samples of 48 kHz mono audio.
-    func encode(_ samples: [Int16]) throws(MediaLegError) -> [UInt8] {
+    public func encode(_ samples: [Int16]) throws(CodecError) -> [UInt8] {
         switch kind {
         case .opus:
-            guard let opusEncoder else { throw MediaLegError(.codec, "opus encoder missing") }
-            do { return try opusEncoder.encode(samples) } catch { throw MediaLegError(.codec, "opus encode: \(error)") }
+            guard let opusEncoder else { throw CodecError(.codecFailure, "opus encode", "no encoder") }
+            do { return try opusEncoder.encode(samples) } catch { throw CodecError(.codecFailure, "opus encode", "\(error)") }
         case .pcmu, .pcma:
             let narrow = downsampler!.process(samples)
             return kind == .pcmu ? G711.muLaw(encoding: narrow) : G711.aLaw(encoding: narrow)
@@ -77,12 +96,12 @@ final class AudioPayloadCodec {
     }
 
     /// Decodes one payload to 48 kHz mono samples.
-    func decode(_ payload: ArraySlice<UInt8>) throws(MediaLegError) -> [Int16] {
+    public func decode(_ payload: ArraySlice<UInt8>) throws(CodecError) -> [Int16] {
         concealedInARow = 0
         switch kind {
         case .opus:
-            guard let opusDecoder else { throw MediaLegError(.codec, "opus decoder missing") }
-            do { return try opusDecoder.decode(Array(payload)) } catch { throw MediaLegError(.codec, "opus decode: \(error)") }
+            guard let opusDecoder else { throw CodecError(.codecFailure, "opus decode", "no decoder") }
+            do { return try opusDecoder.decode(Array(payload)) } catch { throw CodecError(.codecFailure, "opus decode", "\(error)") }
         case .pcmu, .pcma:
             let narrow = kind == .pcmu ? G711.muLaw(decoding: Array(payload)) : G711.aLaw(decoding: Array(payload))
             let wide = upsampler!.process(narrow)
@@ -94,7 +113,7 @@ final class AudioPayloadCodec {
     /// Audio for a lost stretch of `samples48k` samples: Opus FEC from the next packet when
     /// it is there, else Opus concealment; for G.711 the last frame repeated with a fade
     /// (silence after 60 ms, as a long repetition sounds worse than a gap).
-    func conceal(samples48k: Int, nextPayload: ArraySlice<UInt8>?) -> [Int16] {
+    public func conceal(samples48k: Int, nextPayload: ArraySlice<UInt8>?) -> [Int16] {
         concealedInARow += 1
         let count = max(0, min(samples48k, 5760))
         // libopus takes gaps in multiples of 2.5 ms (120 samples at 48 kHz).
