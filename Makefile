@@ -45,7 +45,7 @@ test: layer-check build build-release check-run-build unit-test fuzz-smoke
 
 # The package graph and every import against the layer table in docs/architecture.md,
 # after the check's own self-test (made-up packages that must pass or fail).
-layer-check:
+layer-check: deps
 	python3 scripts/layer-check/test_layer_check.py
 	python3 scripts/layer-check/layer_check.py
 
