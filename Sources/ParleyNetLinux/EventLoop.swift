@@ -170,6 +170,22 @@ public final class EventLoop: @unchecked Sendable {
         return accepted
     }
 
+    /// Runs `body` on the loop thread and blocks the calling thread until it returned (at
+    /// once when called on the loop itself); nil when the loop no longer takes work. For
+    /// shutdown, tests and counters, never for a loop that may itself wait on the caller.
+    public func runAndWait<T: Sendable>(_ body: @escaping @Sendable () -> T) -> T? {
+        if inEventLoop { return body() }
+        let result = ResultBox<T>()
+        let done = DispatchSemaphore(value: 0)
+        guard execute({
+            let value = body()
+            result.value.withLock { $0 = value }
+            done.signal()
+        }) else { return nil }
+        done.wait()
+        return result.value.withLock { $0 }
+    }
+
     /// Runs `work` on the loop at `deadline` (monotonic clock), or soon after.
     /// Timers with equal deadlines fire in scheduling order.
     @discardableResult
@@ -414,4 +430,9 @@ extension EventLoop: SerialExecutor {
     public func checkIsolated() {
         precondition(inEventLoop, "not on the EventLoop's thread")
     }
+}
+
+/// Where `runAndWait` leaves the body's value for the waiting thread.
+private final class ResultBox<T: Sendable>: Sendable {
+    let value = Mutex<T?>(nil)
 }

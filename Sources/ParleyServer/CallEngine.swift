@@ -451,7 +451,7 @@ final class CallEngine: @unchecked Sendable {
         log.info("hello.ok", ["conn": String(connectionID), "device": device.description, "session": session.id,
                               "resumed": String(resumed), "replayed": String(buffered.count)])
         reply(.helloOK(.init(replyTo: hello.requestID, sessionID: session.id, userID: token.userID, serverVersion: Self.serverVersion,
-                             heartbeatInterval: Self.milliseconds(configuration.heartbeatInterval), time: nowMillis, resumed: resumed,
+                             heartbeatInterval: configuration.heartbeatInterval.wholeMilliseconds, time: nowMillis, resumed: resumed,
                              media: .init(codecs: ["opus/48000/2"]))), on: connection)
         for text in buffered { _ = connection.socket.send(.text(text)) }
         scheduleHeartbeatCheck(connection)
@@ -520,10 +520,6 @@ final class CallEngine: @unchecked Sendable {
         }.joined()
     }
 
-    static func milliseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
-    }
 
     // MARK: Performing the engine's actions
 
@@ -808,16 +804,7 @@ final class CallEngine: @unchecked Sendable {
 
     /// Runs `body` on the loop and waits for its result; nil when the loop no longer runs.
     func onLoop<T: Sendable>(_ body: @escaping @Sendable () -> T) -> T? {
-        if loop.inEventLoop { return body() }
-        let box = Mutex<T?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        guard loop.execute({
-            let value = body()
-            box.withLock { $0 = value }
-            done.signal()
-        }) else { return nil }
-        done.wait()
-        return box.withLock { $0 }
+        loop.runAndWait(body)
     }
 }
 

@@ -176,7 +176,7 @@ final class MediaAnchor: @unchecked Sendable {
     /// engine's loop waits for the call's media loop to do it.
     func closeAll(callID: String, now: ContinuousClock.Instant) -> [LegID: MediaLegStatistics] {
         guard let call = calls.removeValue(forKey: callID) else { return [:] }
-        return Self.wait(on: call.loop) { [self] in closeCall(call, now: now) } ?? [:]
+        return call.loop.runAndWait { [self] in closeCall(call, now: now) } ?? [:]
     }
 
     /// The statistics of a call's open legs, handed to `deliver` on the engine's loop.
@@ -202,21 +202,7 @@ final class MediaAnchor: @unchecked Sendable {
 
     /// Returns once every media loop has run what was handed to it before.
     private func drainMediaLoops() {
-        for loop in mediaLoops.loops { _ = Self.wait(on: loop) {} }
-    }
-
-    /// Runs `body` on `loop` and waits for it; nil when the loop no longer runs.
-    private static func wait<T: Sendable>(on loop: EventLoop, _ body: @escaping @Sendable () -> T) -> T? {
-        if loop.inEventLoop { return body() }
-        let box = Mutex<T?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        guard loop.execute({
-            let value = body()
-            box.withLock { $0 = value }
-            done.signal()
-        }) else { return nil }
-        done.wait()
-        return box.withLock { $0 }
+        for loop in mediaLoops.loops { _ = loop.runAndWait {} }
     }
 
     /// Hands a report to the engine, on its loop.
