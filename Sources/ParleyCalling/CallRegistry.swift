@@ -1,4 +1,5 @@
 public import ParleySignaling
+import ParleyWireCore
 
 /// Every call on the server and the presence they need, sans-I/O: parleyd feeds it
 /// connections, call requests, routing decisions, media reports and timeouts, and
@@ -27,7 +28,7 @@ public struct CallRegistry: Sendable {
     /// How recently ended calls ended, for a device that relays their push late.
     private var endedRecords: [String: CallRecord] = [:]
     private var recentlyEndedOrder: [String] = []
-    private var deadlines = DeadlineQueue()
+    private var deadlines = DeadlineQueue<String>()
     /// The caller of each call in progress, and how many calls in progress each caller
     /// and each application has, for the limits of `CallConfiguration`.
     private var callerOfCall: [String: AppUser] = [:]
@@ -223,9 +224,9 @@ public struct CallRegistry: Sendable {
     public mutating func handleTimeout(now: CallTime) -> [CallAction] {
         var actions: [CallAction] = []
         var fired: Set<String> = []
-        while let next = deadlines.next, next.deadline <= now.instant, fired.insert(next.callID).inserted {
-            guard var machine = calls.removeValue(forKey: next.callID) else {
-                deadlines.set(next.callID, to: nil)
+        while let next = deadlines.next, next.deadline <= now.instant, fired.insert(next.key).inserted {
+            guard var machine = calls.removeValue(forKey: next.key) else {
+                deadlines.set(next.key, to: nil)
                 continue
             }
             actions += machine.handleTimeout(now: now)

@@ -70,7 +70,7 @@ final class MediaAnchor: @unchecked Sendable {
         var byApplication: [String: Int] = [:]
     }
 
-    private let engineLoop: EventLoop
+    private let engineLoop: any Scheduler
     private let mediaLoops: EventLoopGroup
     /// One set of receive buffers per media loop, used on that loop only.
     private let buffers: [ObjectIdentifier: MediaLoopBuffers]
@@ -90,7 +90,7 @@ final class MediaAnchor: @unchecked Sendable {
     /// - Parameters:
     ///   - loop: the engine's loop; `report` is called there.
     ///   - mediaLoopCount: media loops to start (clamped to 1...online cores).
-    init(loop: EventLoop, mediaLoopCount: Int, configuration: ServerConfiguration, certificate: DTLSCertificate, log: ServerLog,
+    init(loop: any Scheduler, mediaLoopCount: Int, configuration: ServerConfiguration, certificate: DTLSCertificate, log: ServerLog,
          metrics: ServerMetrics, report: @escaping (MediaEvent, String) -> Void) throws(NetError) {
         engineLoop = loop
         pool = try PortPool(host: configuration.mediaBindAddress, range: configuration.mediaPorts)

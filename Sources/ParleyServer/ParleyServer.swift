@@ -49,6 +49,8 @@ public final class ParleyServer: Sendable {
     private let log: ServerLog
     /// Internal so tests can reach its loop (a stalled engine loop must not stop media).
     let engine: CallEngine
+    /// The engine's event loop ("parley-calls"), which the server stops.
+    let engineLoop: EventLoop
     private let state = Mutex(State())
 
     private struct State {
@@ -97,12 +99,17 @@ public final class ParleyServer: Sendable {
         }
         let certificate = try DTLSCertificate.generate()
         let loop = try EventLoop(name: "parley-calls")
+        engineLoop = loop
         do {
-            engine = try CallEngine(loop: loop, configuration: configuration, log: log, metrics: metrics, store: store,
-                                    helloStore: StoreQueue(opening: stores, label: "parley.store.hello"),
-                                    recorder: CallRecorder(stores: stores, log: log, metrics: metrics),
-                                    certificate: certificate,
-                                    knownUsers: known.map { AppUser(applicationKey: $0.applicationKey, userID: $0.userId) })
+            engine = try CallEngine(
+                loop: loop, configuration: configuration, log: log, metrics: metrics, store: store,
+                helloStore: StoreQueue(opening: stores, label: "parley.store.hello"),
+                recorder: CallRecorder(stores: stores, log: log, metrics: metrics),
+                knownUsers: known.map { AppUser(applicationKey: $0.applicationKey, userID: $0.userId) },
+                mediaAnchor: { [metrics] (report) throws(NetError) in
+                    try MediaAnchor(loop: loop, mediaLoopCount: configuration.mediaLoopCount, configuration: configuration,
+                                    certificate: certificate, log: log, metrics: metrics, report: report)
+                })
         } catch {
             loop.shutdown()
             throw error
@@ -161,8 +168,8 @@ public final class ParleyServer: Sendable {
     }
 
     /// Media legs open now and pool ports in use (for tests and diagnostics).
-    public var mediaLegCount: Int { engine.onLoop { [engine] in engine.mediaLegCount } ?? 0 }
-    public var mediaPortsInUse: Int { engine.onLoop { [engine] in engine.mediaPortsInUse } ?? 0 }
+    public var mediaLegCount: Int { engineLoop.runAndWait { [engine] in engine.mediaLegCount } ?? 0 }
+    public var mediaPortsInUse: Int { engineLoop.runAndWait { [engine] in engine.mediaPortsInUse } ?? 0 }
 
     /// Ends every call (`error` `internal_error`, "server shutting down"), sends
     /// `shutting_down` to every connection, closes them with 1001, closes the media legs
@@ -173,16 +180,16 @@ public final class ParleyServer: Sendable {
             return (!state.stopped, state.edge)
         }
         guard first else { return }
-        _ = engine.onLoop { [engine] in engine.stop() }
+        _ = engineLoop.runAndWait { [engine] in engine.stop() }
         edge?.shutdown(gracePeriod: .seconds(2))
-        engine.loop.shutdown()
+        engineLoop.shutdown()
         log.info("server.stopped")
     }
 
     deinit {
         if !state.withLock({ $0.stopped }) {
             state.withLock { $0.edge }?.shutdown(gracePeriod: .zero)
-            engine.loop.shutdown()
+            engineLoop.shutdown()
         }
     }
 
