@@ -446,16 +446,17 @@ public final class SQLiteStore: CallStore {
     }
 
     /// Calls where `?2` is the caller or the callee as a user (a room or a number with
-    /// the same text is not that user): the directions whose end at that side is a user.
+    /// the same text is not that user): at each side, the directions whose end there is a
+    /// user. While every direction has users at a side (today: `appToApp` only), that side
+    /// needs no direction term, so the query reads only the caller and callee indexes.
     private static let userFilter: String = {
-        func directions(_ userEnd: (CallDirection) -> Bool) -> String {
-            let names = CallDirection.allCases.filter(userEnd).map { "'\($0.rawValue)'" }
-            return names.isEmpty ? "NULL" : names.joined(separator: ", ")
+        func side(_ column: String, _ userEnd: (CallDirection) -> Bool) -> String {
+            let directions = CallDirection.allCases.filter(userEnd)
+            if directions.count == CallDirection.allCases.count { return "\(column) = ?2" }
+            if directions.isEmpty { return "0" }
+            return "(\(column) = ?2 AND direction IN (\(directions.map { "'\($0.rawValue)'" }.joined(separator: ", "))))"
         }
-        return """
-            AND ((caller = ?2 AND direction IN (\(directions { $0.callerKind == .user }))) \
-            OR (callee = ?2 AND direction IN (\(directions { $0.calleeKind == .user }))))
-            """
+        return "AND (\(side("caller") { $0.callerKind == .user }) OR \(side("callee") { $0.calleeKind == .user }))"
     }()
 
     private static let callColumns = """
