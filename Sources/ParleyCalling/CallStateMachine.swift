@@ -502,7 +502,7 @@ public struct CallStateMachine: Sendable {
             }
             guard offered == true else { return }
             notify(device, .offered(CallOffer(
-                callID: callID, from: .user(caller.user.userID), headers: headers, video: video,
+                callID: callID, from: record.caller, headers: headers, video: video,
                 time: record.times.startedTime, sdp: sdp)))
         case .legConnected(let leg):
             legConnected(leg, now: now)

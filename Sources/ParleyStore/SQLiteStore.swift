@@ -195,8 +195,8 @@ public final class SQLiteStore: CallStore {
     ) throws(StoreError) -> StoredCall {
         guard direction.fits(caller: caller, callee: callee) else {
             throw StoreError(.invalidArgument, """
-                call \(id): a \(direction.rawValue) call joins a \(direction.callerKind.rawValue) and a \
-                \(direction.calleeKind.rawValue), not a \(caller.kind.rawValue) and a \(callee.kind.rawValue)
+                call \(id): direction \(direction.rawValue) joins a \(direction.callerKind.rawValue) caller and a \
+                \(direction.calleeKind.rawValue) callee, not a \(caller.kind.rawValue) and a \(callee.kind.rawValue)
                 """)
         }
         try write(durable: false) {
@@ -482,6 +482,7 @@ public final class SQLiteStore: CallStore {
             endedTime: try row.optionalInt64(12))
         var error: CallError?
         if let code = try row.optionalString(14) { error = CallError(code: code, message: try row.optionalString(15) ?? "") }
+        // The ends and the direction are set by `decode`, once the direction text is checked.
         let record = StoredCall(
             callId: try row.string(1), applicationKey: try row.string(2), caller: "", callee: "", direction: .appToApp,
             state: .initiating, details: times, error: error, durationMs: try row.optionalInt64(16))
