@@ -533,7 +533,7 @@ final class CallEngine: @unchecked Sendable {
             case .send(let device, let message): deliver(message, to: device)
             case .notify(let party, let notification): tell(party, notification)
             case .media(let instruction):
-                let application = registry.record(of: instruction.callID)?.caller.applicationKey ?? ""
+                let application = registry.record(of: instruction.callID)?.applicationKey ?? ""
                 anchor?.perform(instruction, applicationKey: application, now: time)
             case .push(let instruction):
                 log.info("push.call", ["call": instruction.callID, "devices": instruction.devices.map(\.deviceID).joined(separator: ",")])
@@ -625,17 +625,14 @@ final class CallEngine: @unchecked Sendable {
     /// The caller's leg and the answering device's leg, as the store keeps them (one row
     /// per role; legs of devices that only rang are not kept).
     static func storedLegs(_ statistics: [CallLegID: MediaLegStatistics], of record: CallRecord, at time: Int64) -> [CallLeg] {
-        var legs: [CallLeg] = []
-        if let caller = statistics[.caller] {
-            legs.append(CallLeg(role: .caller, userId: record.caller.userID, deviceId: record.callerDeviceID, updatedTime: time,
-                                statistics: CallLegStatistics(caller)))
+        var kept: [(leg: CallLegID, address: PartyAddress, deviceID: String?)] = [(.caller, record.caller, record.callerDeviceID)]
+        if let answerer = record.answeringParty { kept.append((.callee(answerer), record.callee, record.answeredDeviceID)) }
+        return kept.compactMap { leg, address, deviceID in
+            statistics[leg].map {
+                CallLeg(role: CallLegRole(leg), userId: address.address, deviceId: deviceID, updatedTime: time,
+                        statistics: CallLegStatistics($0))
+            }
         }
-        if let answered = record.answeredDeviceID,
-           let callee = statistics[.callee(.device(Device(user: record.callee, deviceID: answered)))] {
-            legs.append(CallLeg(role: .callee, userId: record.callee.userID, deviceId: answered, updatedTime: time,
-                                statistics: CallLegStatistics(callee)))
-        }
-        return legs
     }
 
     /// A reply made outside `perform` (push answers): behind the device's held replies and
@@ -677,7 +674,7 @@ final class CallEngine: @unchecked Sendable {
     /// `recorded` runs on the loop once the ended record is committed (for `.hungUp`).
     func hangUpLive(callID: String, applicationKey: String, recorded: @escaping () -> Void = {}) -> HangUpOutcome? {
         guard let record = registry.record(of: callID) else { return nil }
-        guard record.caller.applicationKey == applicationKey else { return .notFound }
+        guard record.applicationKey == applicationKey else { return .notFound }
         do throws(CallingError) {
             let actions = try registry.hangUp(callID: callID, now: now())
             log.info("call.rest.hangup", ["call": callID])
