@@ -76,6 +76,8 @@ let package = Package(
             dependencies: ["ParleyMediaLeg", "ParleyICE", "ParleySTUN", "ParleyRTP", "ParleySRTP", "ParleyMedia", "ParleyNetCore", "ParleyNetLinux"],
             swiftSettings: upcoming
         ),
+        // The signaling bus and device directory ports with their in-process adapters
+        .target(name: "ParleyBus", dependencies: ["ParleyCalling", "ParleySignaling"], swiftSettings: upcoming),
         .target(name: "ParleyStore", dependencies: ["ParleySQLite", "ParleyCallModel"], swiftSettings: upcoming),
         // Issue 5, server side: VoIP push (docs/push.md)
         .target(name: "ParleyPush", dependencies: ["CCurl", "ParleyWireCore", "ParleyCrypto", "ParleySignaling"], swiftSettings: upcoming),
@@ -83,7 +85,7 @@ let package = Package(
         // MARK: Layer 7: products: parleyd's core and the client SDK (docs/sdk.md)
         .target(
             name: "ParleyServer",
-            dependencies: ["ParleyWireCore", "ParleyNetCore", "ParleyNetLinux", "ParleyHTTP", "ParleyEdge", "ParleyAuth", "ParleySignaling", "ParleyCallModel", "ParleyCalling", "ParleySessionCore", "ParleyStore", "ParleyMediaLeg", "ParleyCrypto", "ParleyICE", "ParleySTUN", "ParleyMedia", "ParleyWebSocket", "ParleyPush", "ParleyRTP"],
+            dependencies: ["ParleyWireCore", "ParleyNetCore", "ParleyNetLinux", "ParleyHTTP", "ParleyEdge", "ParleyAuth", "ParleySignaling", "ParleyCallModel", "ParleyCalling", "ParleySessionCore", "ParleyBus", "ParleyStore", "ParleyMediaLeg", "ParleyCrypto", "ParleyICE", "ParleySTUN", "ParleyMedia", "ParleyWebSocket", "ParleyPush", "ParleyRTP"],
             swiftSettings: upcoming
         ),
         .target(
@@ -95,7 +97,7 @@ let package = Package(
         // MARK: Layer 8: executables: parleyd (docs/operations.md) and the parley softphone
         .executableTarget(
             name: "ParleyDaemon",
-            dependencies: ["ParleyServer", "ParleyStore", "ParleyAuth", "ParleyWireCore", "ParleyNetCore", "ParleyPush"],
+            dependencies: ["ParleyServer", "ParleyStore", "ParleyAuth", "ParleyWireCore", "ParleyNetCore", "ParleyPush", "ParleyBus", "ParleyCalling", "ParleyNetLinux"],
             swiftSettings: upcoming
         ),
         .executableTarget(
@@ -138,6 +140,7 @@ let package = Package(
         .testTarget(name: "ParleyMediaTests", dependencies: ["ParleyMedia", "ParleyRTP", "ParleyOpus", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleyCallingTests", dependencies: ["ParleyCalling", "ParleyCallModel", "ParleySignaling", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleySessionCoreTests", dependencies: ["ParleySessionCore", "ParleySignaling", "ParleyCalling", "ParleyCallModel"], swiftSettings: upcoming),
+        .testTarget(name: "ParleyBusTests", dependencies: ["ParleyBus", "ParleyCalling", "ParleySignaling"], swiftSettings: upcoming),
         .testTarget(name: "ParleyNetCoreTests", dependencies: ["ParleyNetCore", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleyNetLinuxTests", dependencies: ["ParleyNetLinux", "ParleyNetCore"], swiftSettings: upcoming),
         .testTarget(name: "ParleyEdgeTests", dependencies: ["ParleyEdge", "ParleyWebSocketClient", "ParleyNetCore", "ParleyNetLinux", "ParleyHTTP", "ParleyWebSocket", "ParleyCrypto", "ParleyTestSupport"], swiftSettings: upcoming),

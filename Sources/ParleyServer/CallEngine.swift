@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import ParleyAuth
+import ParleyBus
 import ParleyCallModel
 import ParleyCalling
 import ParleyCrypto
@@ -58,6 +59,10 @@ final class CallEngine: @unchecked Sendable {
     private var nonces = NonceReplayCache()
     private let verifier = TokenVerifier()
     private var sockets: [UInt64: any SignalingSocket] = [:]
+    /// This node, and where messages for devices on other nodes go.
+    private let node: NodeID
+    private let bus: any SignalingBus
+    private let directory: any DeviceDirectory
     private var anchor: MediaAnchor?
     private let recorder: CallRecorder
     /// Push registration, sending and relay checks (nil only if libcurl failed to start).
@@ -84,7 +89,9 @@ final class CallEngine: @unchecked Sendable {
     ///     (they arrive on `loop`); nil runs without media (instructions are dropped).
     ///   - wallClock: Unix milliseconds now (the real clock in parleyd).
     init(loop: any Scheduler, configuration: ServerConfiguration, log: ServerLog, metrics: ServerMetrics, store: StoreQueue,
-         helloStore: StoreQueue, recorder: CallRecorder, knownUsers: [AppUser],
+         helloStore: StoreQueue, node: NodeID = .local, bus: any SignalingBus = LocalSignalingBus(),
+         directory: any DeviceDirectory = LocalDeviceDirectory(), router: any CallRouter = PresenceRouter(),
+         recorder: CallRecorder, knownUsers: [AppUser],
          wallClock: @escaping @Sendable () -> Int64 = ServerClock.unixMillis,
          mediaAnchor: ((@escaping (MediaEvent, String) -> Void) throws(NetError) -> MediaAnchor)?) throws(NetError) {
         self.loop = loop
@@ -101,7 +108,10 @@ final class CallEngine: @unchecked Sendable {
         calls.maximumCallLength = configuration.maximumCallLength
         calls.maxCallsPerUser = configuration.maxCallsPerUser
         calls.maxCallsPerApplication = configuration.maxCallsPerApplication
-        registry = CallRegistry(configuration: calls)
+        registry = CallRegistry(configuration: calls, router: router)
+        self.node = node
+        self.bus = bus
+        self.directory = directory
         for user in knownUsers { registry.markKnown(user) }
         sessions = ServerSessionCore(configuration: Self.sessionConfiguration(of: configuration))
         self.recorder = recorder
@@ -113,6 +123,11 @@ final class CallEngine: @unchecked Sendable {
                 pushDevicesChanged: { [unowned self] user, devices in self.registry.setPushDevices(user, deviceIDs: devices) })
         } catch {
             log.error("push.unavailable", ["error": error.description])
+        }
+        // Messages other nodes send to the sessions this node holds.
+        bus.attach(node: node) { [loop, weak self] message, device in
+            guard let engine = self else { return }
+            loop.execute { engine.session { $0.deliver(message, to: device) } }
         }
         recorder.onCommitted { [loop, weak self] ticket in
             guard let engine = self else { return }
@@ -246,6 +261,7 @@ final class CallEngine: @unchecked Sendable {
             default: answered()
             }
         case .deviceConnected(let device, let resumed):
+            directory.sessionStarted(device, on: node)
             let time = now()
             recorder.recordUserSeen(device.user, at: time.unixMillis)
             perform(registry.deviceConnected(device, resumed: resumed, now: time))
@@ -300,8 +316,10 @@ final class CallEngine: @unchecked Sendable {
             log.info("hello.ok", ["conn": String(id), "device": device.description, "session": sessionID,
                                   "resumed": String(resumed), "replayed": String(replayed)])
         case .sessionClosed(let sessionID, let device):
+            directory.sessionEnded(device, on: node)
             log.info("session.closed", ["session": sessionID, "device": device.description])
         case .sessionExpired(let sessionID, let device, let dropped):
+            directory.sessionEnded(device, on: node)
             log.info("session.expired", ["session": sessionID, "device": device.description, "dropped": String(dropped)])
         case .messageBuffered(let message, let device):
             logMessage("signal.buffered", message, who: device.description)
@@ -646,8 +664,14 @@ final class CallEngine: @unchecked Sendable {
     }
 
     /// Sends to the device's connection, or keeps the message (bounded) while its session
-    /// waits for a resume; drops it when the device has no session (the session core decides).
-    private func deliver(_ message: SignalingMessage, to device: Device) {
+    /// waits for a resume (the session core decides); a device whose session another node
+    /// holds gets it through the bus; without a session anywhere it is dropped.
+    func deliver(_ message: SignalingMessage, to device: Device) {
+        if sessions.sessionID(of: device) == nil, let holder = directory.node(of: device), holder != node,
+           bus.deliver(message, to: device, on: holder) {
+            logMessage("signal.forwarded", message, who: device.description + "@" + holder.description)
+            return
+        }
         session { $0.deliver(message, to: device) }
     }
 
@@ -720,6 +744,9 @@ final class CallEngine: @unchecked Sendable {
         statisticsTimer = nil
         if let sessionTimer { loop.cancel(sessionTimer.id) }
         sessionTimer = nil
+        // This node's sessions end with it.
+        bus.detach(node: node)
+        for device in directory.devices(on: node) { directory.sessionEnded(device, on: node) }
         anchor?.closeEverything()
         push?.stop()
         recorder.flush(timeout: configuration.shutdownStoreTimeout)

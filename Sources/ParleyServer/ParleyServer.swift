@@ -3,6 +3,7 @@ public import ParleyHTTP
 public import ParleyNetCore
 import ParleyNetLinux
 public import ParleyStore
+import ParleyBus
 import ParleyAuth
 import ParleyCallModel
 import ParleyCalling
@@ -59,11 +60,22 @@ public final class ParleyServer: Sendable {
         var stopped = false
     }
 
-    /// Opens the store's connections through `stores` (the composition root chose the
-    /// store: parleyd's is SQLite in its data directory), recovers calls left by a crash,
-    /// creates the development application if configured and the store has none, and
-    /// prepares the call engine and media anchor. Nothing listens until `start()`.
-    public init(configuration: ServerConfiguration, stores: CallStoreFactory, log: ServerLog) throws {
+    /// A server alone on this machine with the store `stores` opens
+    /// (`ServerComponents.local`).
+    public convenience init(configuration: ServerConfiguration, stores: CallStoreFactory, log: ServerLog) throws {
+        try self.init(configuration: configuration, components: .local(stores: stores), log: log)
+    }
+
+    /// Opens the store's connections through the components' store factory (the
+    /// composition root chose every adapter: parleyd's are SQLite in its data directory,
+    /// the in-process bus and directory and the presence router), recovers calls left by a
+    /// crash, creates the development application if configured and the store has none,
+    /// and prepares the call engine and media anchor. Nothing listens until `start()`.
+    public init(configuration: ServerConfiguration, components: ServerComponents, log: ServerLog) throws {
+        let stores = components.stores
+        // The loop came running from the composition root: a start that fails stops it.
+        var started = false
+        defer { if !started { components.engineLoop.shutdown() } }
         self.configuration = configuration
         self.log = log
         metrics = ServerMetrics()
@@ -98,22 +110,19 @@ public final class ParleyServer: Sendable {
             ])
         }
         let certificate = try DTLSCertificate.generate()
-        let loop = try EventLoop(name: "parley-calls")
+        let loop = components.engineLoop
         engineLoop = loop
-        do {
-            engine = try CallEngine(
-                loop: loop, configuration: configuration, log: log, metrics: metrics, store: store,
-                helloStore: StoreQueue(opening: stores, label: "parley.store.hello"),
-                recorder: CallRecorder(stores: stores, log: log, metrics: metrics),
-                knownUsers: known.map { AppUser(applicationKey: $0.applicationKey, userID: $0.userId) },
-                mediaAnchor: { [metrics] (report) throws(NetError) in
-                    try MediaAnchor(loop: loop, mediaLoopCount: configuration.mediaLoopCount, configuration: configuration,
-                                    certificate: certificate, log: log, metrics: metrics, report: report)
-                })
-        } catch {
-            loop.shutdown()
-            throw error
-        }
+        engine = try CallEngine(
+            loop: loop, configuration: configuration, log: log, metrics: metrics, store: store,
+            helloStore: StoreQueue(opening: stores, label: "parley.store.hello"),
+            node: components.node, bus: components.bus, directory: components.directory, router: components.router,
+            recorder: CallRecorder(stores: stores, log: log, metrics: metrics),
+            knownUsers: known.map { AppUser(applicationKey: $0.applicationKey, userID: $0.userId) },
+            mediaAnchor: { [metrics] (report) throws(NetError) in
+                try MediaAnchor(loop: loop, mediaLoopCount: configuration.mediaLoopCount, configuration: configuration,
+                                certificate: certificate, log: log, metrics: metrics, report: report)
+            })
+        started = true
         log.info("server.ready", ["data": configuration.dataDirectory, "store": stores.description, "knownUsers": String(known.count),
                                   "recovered": String(recovered.count)])
     }
