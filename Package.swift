@@ -153,7 +153,7 @@ let package = Package(
         .testTarget(name: "ParleyPushTests", dependencies: ["ParleyPush", "ParleyPushTestSupport", "ParleyCrypto", "ParleyWireCore", "ParleySignaling", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(
             name: "ParleyServerTests",
-            dependencies: ["ParleyServer", "ParleyTestSupport", "ParleyPush", "ParleyPushTestSupport", "ParleyWireCore", "ParleyHTTP", "ParleyEdge", "ParleyWebSocketClient", "ParleyAuth", "ParleySignaling", "ParleyStore", "ParleyCallModel", "ParleyCalling", "ParleyMediaLeg", "ParleyMedia", "ParleyCrypto", "ParleyNetCore", "ParleyNetLinux", "ParleyICE", "ParleySTUN", "ParleySQLite", "ParleyMediaLegIO"],
+            dependencies: ["ParleyServer", "ParleyTestSupport", "ParleyBus", "ParleyPush", "ParleyPushTestSupport", "ParleyWireCore", "ParleyHTTP", "ParleyEdge", "ParleyWebSocketClient", "ParleyAuth", "ParleySignaling", "ParleyStore", "ParleyCallModel", "ParleyCalling", "ParleyMediaLeg", "ParleyMedia", "ParleyCrypto", "ParleyNetCore", "ParleyNetLinux", "ParleyICE", "ParleySTUN", "ParleySQLite", "ParleyMediaLegIO"],
             swiftSettings: upcoming
         ),
         .testTarget(name: "ParleySDKTests", dependencies: ["ParleySDK", "ParleyEdge", "ParleyWebSocket", "ParleyMediaLeg", "ParleySignaling", "ParleyMedia", "ParleyNetCore", "ParleyNetLinux", "ParleyCrypto", "ParleyTestSupport", "ParleyMediaLegIO"], swiftSettings: upcoming),
