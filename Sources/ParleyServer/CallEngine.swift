@@ -82,6 +82,12 @@ final class CallEngine: @unchecked Sendable {
     private var ticketWaiters: [(ticket: UInt64, body: () -> Void)] = []
     private var performing = false
     private var stopped = false
+    /// Set when `stop` began: ended calls' legs close synchronously from then on.
+    private var stopping = false
+    /// Ended calls whose legs are closing on their media loop (records not written yet).
+    private var closingCalls: Set<String> = []
+    /// REST hang-ups waiting for such a call's record to be written and committed.
+    private var recordWaiters: [String: [() -> Void]] = [:]
 
     /// - Parameters:
     ///   - loop: the scheduler every engine method runs on.
@@ -524,10 +530,21 @@ final class CallEngine: @unchecked Sendable {
     private func submit(_ actions: [CallAction]) {
         let time = now()
         var waitFor: UInt64 = 0
+        var closing: Set<String> = []
         for case .record(let record) in actions {
             var legs: [CallLeg] = []
-            if record.state == .ended, let statistics = anchor?.closeAll(callID: record.callID, now: time.instant) {
-                legs = Self.storedLegs(statistics, of: record, at: time.unixMillis)
+            if record.state == .ended, let anchor {
+                if !stopping {
+                    // The legs close on their media loop; the record (with their final
+                    // figures) is written when those come back, and what it holds waits.
+                    closing.insert(record.callID)
+                    closingCalls.insert(record.callID)
+                    anchor.closeAll(callID: record.callID, now: time.instant) { [self] statistics in
+                        legsClosed(record, statistics)
+                    }
+                    continue
+                }
+                legs = Self.storedLegs(anchor.closeAll(callID: record.callID, now: time.instant), of: record, at: time.unixMillis)
             }
             let written = recorder.persist(record, legs: legs)
             if written.mustWait { waitFor = max(waitFor, written.ticket) }
@@ -535,12 +552,27 @@ final class CallEngine: @unchecked Sendable {
         let effects = actions.filter { if case .record = $0 { false } else { true } }
         guard !effects.isEmpty else { return }
         let keys = Self.orderKeys(of: actions)
-        if waitFor <= committedTicket, held.allSatisfy({ $0.keys.isDisjoint(with: keys) }) {
+        if waitFor <= committedTicket, closing.isEmpty, held.allSatisfy({ $0.keys.isDisjoint(with: keys) }) {
             carryOut(effects)
             return
         }
-        held.append(HeldWork(ticket: waitFor, keys: keys, actions: effects))
+        held.append(HeldWork(ticket: waitFor, closing: closing, keys: keys, actions: effects))
         metrics.update { $0.heldActions = held.count }
+    }
+
+    /// An ended call's legs closed on their media loop: its record is written with their
+    /// final figures, and the work held for it waits for that write's commit.
+    private func legsClosed(_ record: CallRecord, _ statistics: [CallLegID: MediaLegStatistics]) {
+        closingCalls.remove(record.callID)
+        let written = recorder.persist(record, legs: Self.storedLegs(statistics, of: record, at: wallClock()))
+        for index in held.indices where held[index].closing.contains(record.callID) {
+            held[index].closing.remove(record.callID)
+            if written.mustWait { held[index].ticket = max(held[index].ticket, written.ticket) }
+        }
+        if let waiters = recordWaiters.removeValue(forKey: record.callID) {
+            for body in waiters { whenRecordsCommitted(body) }
+        }
+        if !performing { perform([]) }
     }
 
     /// Sends, media instructions and pushes, now.
@@ -578,7 +610,7 @@ final class CallEngine: @unchecked Sendable {
         var blocked: Set<OrderKey> = []
         var remaining: [HeldWork] = []
         for work in current {
-            if work.ticket <= committedTicket, blocked.isDisjoint(with: work.keys) {
+            if work.ticket <= committedTicket, work.closing.isEmpty, blocked.isDisjoint(with: work.keys) {
                 carryOut(work.actions)
             } else {
                 blocked.formUnion(work.keys)
@@ -703,7 +735,12 @@ final class CallEngine: @unchecked Sendable {
             let actions = try registry.hangUp(callID: callID, now: now())
             log.info("call.rest.hangup", ["call": callID])
             perform(actions)
-            whenRecordsCommitted(recorded)
+            if closingCalls.contains(callID) {
+                // Its legs are closing: the ended record is written once they did.
+                recordWaiters[callID, default: []].append(recorded)
+            } else {
+                whenRecordsCommitted(recorded)
+            }
             return .hungUp
         } catch {
             return .alreadyEnded
@@ -727,6 +764,11 @@ final class CallEngine: @unchecked Sendable {
     /// connection `shutting_down`, closes the media legs and waits for the records.
     func stop() {
         guard !stopped else { return }
+        // Closes already handed to the media loops finish and write their records first;
+        // the calls ended now close synchronously, so every record is written before the
+        // flush below.
+        stopping = true
+        anchor?.finishPendingCloses()
         perform(registry.endAll(.init(code: .internalError, message: "server shutting down"), now: now()))
         // The ended records, then the `call.ended` they hold back (bounded: a store locked
         // past it leaves those calls to the next start's recovery).
@@ -751,9 +793,10 @@ final class CallEngine: @unchecked Sendable {
         push?.stop()
         recorder.flush(timeout: configuration.shutdownStoreTimeout)
         // Nobody waits past the stop, committed or not (the next start recovers the rest).
-        let waiters = ticketWaiters
+        let waiters = ticketWaiters.map(\.body) + recordWaiters.values.flatMap { $0 }
         ticketWaiters = []
-        for waiter in waiters { waiter.body() }
+        recordWaiters = [:]
+        for waiter in waiters { waiter() }
         log.info("engine.stopped", ["connections": String(sessions.connectionCount)])
     }
 
@@ -764,7 +807,9 @@ final class CallEngine: @unchecked Sendable {
 
 /// Actions held until the store has committed `ticket`, in the order they were made.
 private struct HeldWork {
-    let ticket: UInt64
+    var ticket: UInt64
+    /// Ended calls whose legs' final figures (and so their records) are still to come.
+    var closing: Set<String> = []
     let keys: Set<OrderKey>
     let actions: [CallAction]
 }

@@ -25,9 +25,10 @@ import Synchronization
 /// sockets and timers, and every packet it relays, so the two legs of a bridge share a
 /// thread and relaying takes no lock. Instructions hop onto the call's media loop in the
 /// order the engine gave them; reports hop back onto the engine's loop, where the engine
-/// takes them as inputs. Nothing on a media loop waits for the engine. The engine waits
-/// for a media loop in one place: `closeAll`, which closes an ended call's legs and
-/// returns their final statistics for its record (CPU work only, no I/O).
+/// takes them as inputs. Nothing on a media loop waits for the engine, and the engine does
+/// not wait for a media loop: an ended call's legs close on their loop and their final
+/// statistics come back as an input (`closeAll(callID:now:done:)`). Only shutdown and the
+/// counts for tests wait (`finishPendingCloses`, `legCount`).
 final class MediaAnchor: @unchecked Sendable {
     // @unchecked: `calls`, `closed` are used on `engineLoop`'s thread only; a `CallMedia`
     // on its media loop's only; the rest is immutable or a Mutex.
@@ -89,6 +90,8 @@ final class MediaAnchor: @unchecked Sendable {
     private var calls: [String: CallMedia] = [:]
     private var closed = false
     private let counts = Mutex(Counts())
+    /// Closes done on a media loop, waiting for the engine's loop to take their statistics.
+    private let finished = Mutex<[(statistics: [CallLegID: MediaLegStatistics], done: @Sendable ([CallLegID: MediaLegStatistics]) -> Void)]>([])
     /// The shortest ICE consent expiry a leg gets, above the 4-6 s between a device's
     /// consent checks (RFC 7675 section 5.1).
     static let minimumConsentTimeout: Duration = .seconds(8)
@@ -163,7 +166,7 @@ final class MediaAnchor: @unchecked Sendable {
         let call: CallMedia
         switch instruction {
         case .closeAll:
-            _ = closeAll(callID: callID, now: now.instant)
+            closeAll(callID: callID, now: now.instant) { _ in }
             return
         case .sendDTMF(_, let leg, let digits):
             // Nothing paces RFC 4733 packets on a leg yet: the request is accepted by the
@@ -199,11 +202,49 @@ final class MediaAnchor: @unchecked Sendable {
         }
     }
 
-    /// Closes every leg of a call and returns their final statistics (for the record). The
-    /// engine's loop waits for the call's media loop to do it.
+    /// Closes every leg of a call and returns their final statistics (for the record),
+    /// waiting for the call's media loop to do it: for shutdown and tests. The engine's
+    /// loop uses `closeAll(callID:now:done:)`, which does not wait.
     func closeAll(callID: String, now: ContinuousClock.Instant) -> [CallLegID: MediaLegStatistics] {
         guard let call = calls.removeValue(forKey: callID) else { return [:] }
         return call.loop.runAndWait { [self] in closeCall(call, now: now) } ?? [:]
+    }
+
+    /// Closes every leg of a call on its media loop without waiting; `done` gets their
+    /// final statistics on the engine's loop, always later (also for a call without
+    /// media), in the order the closes finished.
+    func closeAll(callID: String, now: ContinuousClock.Instant,
+                  done: @escaping @Sendable ([CallLegID: MediaLegStatistics]) -> Void) {
+        guard let call = calls.removeValue(forKey: callID) else {
+            finished.withLock { $0.append(([:], done)) }
+            _ = engineLoop.execute { [self] in deliverFinishedCloses() }
+            return
+        }
+        let accepted = call.loop.execute { [self] in
+            let statistics = closeCall(call, now: now)
+            finished.withLock { $0.append((statistics, done)) }
+            _ = engineLoop.execute { [self] in deliverFinishedCloses() }
+        }
+        if !accepted {
+            finished.withLock { $0.append(([:], done)) }
+            _ = engineLoop.execute { [self] in deliverFinishedCloses() }
+        }
+    }
+
+    /// Hands finished closes to their `done` (engine loop).
+    private func deliverFinishedCloses() {
+        let ready = finished.withLock { finished in
+            defer { finished = [] }
+            return finished
+        }
+        for (statistics, done) in ready { done(statistics) }
+    }
+
+    /// Waits for the media loops to finish the closes handed to them and hands their
+    /// statistics over now (engine loop, at shutdown, before the last records are written).
+    func finishPendingCloses() {
+        drainMediaLoops()
+        deliverFinishedCloses()
     }
 
     /// The statistics of a call's open legs, handed to `deliver` on the engine's loop.
