@@ -52,11 +52,11 @@ let package = Package(
 
         // MARK: Layer 4: protocol and call cores (sans-I/O)
         .target(name: "ParleyICE", dependencies: ["ParleySTUN"], swiftSettings: upcoming),
-        .target(name: "ParleyMedia", dependencies: ["ParleyRTP", "ParleyOpus"], swiftSettings: upcoming),
+        .target(name: "ParleyMedia", dependencies: ["ParleyWireCore", "ParleyRTP", "ParleyOpus"], swiftSettings: upcoming),
         // The audio leg, sans-I/O (MediaLegCore, the media topologies)
         .target(
             name: "ParleyMediaLeg",
-            dependencies: ["ParleySTUN", "ParleyRTP", "ParleySDP", "ParleyICE", "ParleyCrypto", "ParleySRTP", "ParleyMedia"],
+            dependencies: ["ParleyWireCore", "ParleySTUN", "ParleyRTP", "ParleySDP", "ParleyICE", "ParleyCrypto", "ParleySRTP", "ParleyMedia"],
             swiftSettings: upcoming
         ),
         .target(name: "ParleyCalling", dependencies: ["ParleyWireCore", "ParleySignaling", "ParleyCallModel"], swiftSettings: upcoming),
@@ -65,7 +65,7 @@ let package = Package(
         .target(name: "ParleyNetLinux", dependencies: ["CLinux", "ParleyWireCore", "ParleyNetCore"], swiftSettings: upcoming),
 
         // MARK: Layer 6: I/O engines
-        .target(name: "ParleyEdge", dependencies: ["ParleyNetCore", "ParleyNetLinux", "ParleyHTTP", "ParleyWebSocket", "ParleyCrypto"], swiftSettings: upcoming),
+        .target(name: "ParleyEdge", dependencies: ["ParleyWireCore", "ParleyNetCore", "ParleyNetLinux", "ParleyHTTP", "ParleyWebSocket", "ParleyCrypto"], swiftSettings: upcoming),
         // The ws:// and wss:// client: a client must not link the server's listener
         .target(name: "ParleyWebSocketClient", dependencies: ["ParleyNetCore", "ParleyNetLinux", "ParleyWebSocket", "ParleyCrypto"], swiftSettings: upcoming),
         // The audio leg's shell on the epoll loops: the MediaLeg actor, SRTPForwarder
@@ -74,7 +74,7 @@ let package = Package(
             dependencies: ["ParleyMediaLeg", "ParleyICE", "ParleySTUN", "ParleyRTP", "ParleySRTP", "ParleyMedia", "ParleyNetCore", "ParleyNetLinux"],
             swiftSettings: upcoming
         ),
-        .target(name: "ParleyStore", dependencies: ["ParleySQLite", "ParleyCallModel"], swiftSettings: upcoming),
+        .target(name: "ParleyStore", dependencies: ["ParleyWireCore", "ParleySQLite", "ParleyCallModel"], swiftSettings: upcoming),
         // Issue 5, server side: VoIP push (docs/push.md)
         .target(name: "ParleyPush", dependencies: ["CCurl", "ParleyWireCore", "ParleyCrypto", "ParleySignaling"], swiftSettings: upcoming),
 

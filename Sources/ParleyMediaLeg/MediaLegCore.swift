@@ -5,6 +5,7 @@ public import ParleyRTP
 import ParleySDP
 import ParleySRTP
 public import ParleySTUN
+import ParleyWireCore
 
 /// One WebRTC-compatible audio leg, sans-I/O: SDP offer/answer, ICE (lite or full),
 /// DTLS-SRTP, Opus or G.711, a jitter buffer and RTCP reports.
@@ -949,8 +950,7 @@ public struct MediaLegCore: ~Copyable {
     private func nanoseconds(_ instant: ContinuousClock.Instant) -> UInt64 {
         let elapsed = epoch.duration(to: instant)
         guard elapsed > .zero else { return 0 }
-        let (seconds, attoseconds) = elapsed.components
-        return UInt64(seconds) &* 1_000_000_000 &+ UInt64(attoseconds / 1_000_000_000)
+        return UInt64(elapsed.wholeNanoseconds)
     }
 
     private func instant(nanoseconds value: UInt64) -> ContinuousClock.Instant {
