@@ -5,7 +5,7 @@ public import ParleyRTP
 import ParleySDP
 import ParleySRTP
 public import ParleySTUN
-import ParleyWireCore
+public import ParleyWireCore
 
 /// One WebRTC-compatible audio leg, sans-I/O: SDP offer/answer, ICE (lite or full),
 /// DTLS-SRTP, Opus or G.711, a jitter buffer and RTCP reports.
@@ -77,19 +77,19 @@ public struct MediaLegCore: ~Copyable {
 
     /// - Parameters:
     ///   - localAddresses: where the driver's sockets are bound (host candidates).
-    ///   - now: the creation time; `wallClockNanoseconds` is the Unix time at that instant
-    ///     (for RTCP's NTP timestamps and delay measurement).
+    ///   - now: the creation time, monotonic and wall clock (the wall clock gives RTCP's
+    ///     NTP timestamps and delay measurement).
     ///   - random: ICE credentials, SSRC, sequence start, tie-breaker, RTCP jitter.
     public init(
         configuration: MediaLegConfiguration, localAddresses: [ICETransportAddress],
-        now: ContinuousClock.Instant, wallClockNanoseconds: Int64,
+        now: ClockReading,
         random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
     ) {
         var random = random
         self.configuration = configuration
         self.localAddresses = localAddresses
-        epoch = now
-        wallClockAtEpoch = wallClockNanoseconds
+        epoch = now.instant
+        wallClockAtEpoch = now.unixNanoseconds
         localCredentials = ICECredentials(ufrag: Self.iceString(8, using: &random), password: Self.iceString(24, using: &random))
         ssrc = configuration.ssrc ?? UInt32.random(in: 1...UInt32.max, using: &random)
         cname = configuration.cname ?? Self.iceString(16, using: &random)
@@ -97,7 +97,7 @@ public struct MediaLegCore: ~Copyable {
         sequenceNumber = UInt16.random(in: 0...0x7fff, using: &random)
         rtpTimestamp = UInt32.random(in: 0...UInt32.max, using: &random)
         reporter = RTCPReporter(configuration: .init(
-            ssrc: ssrc, cname: cname, clockRate: 48_000, clock: MediaClock(unixNanosecondsAtZero: wallClockNanoseconds)))
+            ssrc: ssrc, cname: cname, clockRate: 48_000, clock: MediaClock(unixNanosecondsAtZero: now.unixNanoseconds)))
         self.random = random
         stats.iceMode = configuration.iceMode
     }

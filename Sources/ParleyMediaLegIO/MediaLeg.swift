@@ -66,8 +66,7 @@ public actor MediaLeg {
         localAddresses = sockets.map(\.localAddress)
         self.log = log
         core = MediaLegCore(
-            configuration: configuration, localAddresses: localAddresses.map(Self.iceAddress), now: .now,
-            wallClockNanoseconds: Self.wallClockNanoseconds())
+            configuration: configuration, localAddresses: localAddresses.map(Self.iceAddress), now: SystemClock.now())
     }
 
     // MARK: Negotiation
@@ -279,11 +278,5 @@ public actor MediaLeg {
 
     static func iceAddress(_ address: SocketAddress) -> ICETransportAddress {
         ICETransportAddress(ip: STUNIPAddress(bytes: address.hostBytes) ?? .ipv4(0), port: address.port)
-    }
-
-    private static func wallClockNanoseconds() -> Int64 {
-        var spec = timespec()
-        clock_gettime(CLOCK_REALTIME, &spec)
-        return Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec)
     }
 }

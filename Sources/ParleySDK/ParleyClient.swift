@@ -435,9 +435,7 @@ public final class ParleyClient: @unchecked Sendable {
 
     // MARK: Helpers
 
-    static func now() -> ClientSessionCore.Time {
-        ClientSessionCore.Time(instant: .now, wallMilliseconds: Int64((Date().timeIntervalSince1970 * 1000).rounded()))
-    }
+    static func now() -> ClientSessionCore.Time { SystemClock.now() }
 
     private static func isValid(_ text: String, maxBytes: Int, extra: String) -> Bool {
         let bytes = Array(text.utf8)

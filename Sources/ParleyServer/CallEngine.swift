@@ -397,7 +397,7 @@ final class CallEngine: @unchecked Sendable {
 
     private func finishHello(_ hello: SignalingMessage.Hello, connectionID: UInt64, application: Result<Application?, StoreError>) {
         guard let connection = connections[connectionID], !connection.closing, connection.phase == .authenticating, !stopped else { return }
-        let nowMillis = ServerClock.unixMillis()
+        let nowMillis = ServerClock.now().unixMilliseconds
         let token: UserToken
         do throws(AuthError) {
             let found: Application?
@@ -489,7 +489,7 @@ final class CallEngine: @unchecked Sendable {
     private func scheduleNonceCleanup() {
         nonceTimer = loop.schedule(after: .seconds(60)) { [self] in
             guard !stopped else { return }
-            nonces.removeExpired(now: ServerClock.unixMillis() / 1000)
+            nonces.removeExpired(now: ServerClock.now().unixMilliseconds / 1000)
             scheduleNonceCleanup()
         }
     }
@@ -497,7 +497,7 @@ final class CallEngine: @unchecked Sendable {
     private func scheduleLegStatistics() {
         statisticsTimer = loop.schedule(after: configuration.legStatisticsInterval) { [self] in
             guard !stopped, let anchor else { return }
-            let now = ServerClock.unixMillis()
+            let now = ServerClock.now().unixMilliseconds
             for record in registry.activeCalls where record.state == .established {
                 // The figures come back from the call's media loop as an input; a call that
                 // ended meanwhile has its final figures stored already.
@@ -554,7 +554,7 @@ final class CallEngine: @unchecked Sendable {
         for case .record(let record) in actions {
             var legs: [CallLeg] = []
             if record.state == .ended, let statistics = anchor?.closeAll(callID: record.callID, now: now.instant) {
-                legs = Self.storedLegs(statistics, of: record, at: now.unixMillis)
+                legs = Self.storedLegs(statistics, of: record, at: now.unixMilliseconds)
             }
             let written = recorder.persist(record, legs: legs)
             if written.mustWait { waitFor = max(waitFor, written.ticket) }

@@ -106,7 +106,7 @@ final class CallRecorder: @unchecked Sendable {
             return (ticket, mustWait)
         }
         progress[id] = nil
-        let endedTime = record.endedTime ?? ServerClock.unixMillis()
+        let endedTime = record.endedTime ?? ServerClock.now().unixMilliseconds
         let error = cause == .error
             ? CallError(code: record.errorCode ?? "internal_error", message: record.errorMessage ?? "call failed") : nil
         let durationMs = record.answeredTime.map { max(0, endedTime - $0) } ?? 0
