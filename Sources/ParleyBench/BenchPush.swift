@@ -31,7 +31,7 @@ func pushPathReport(calls: Int = 20_000) -> String {
     for index in 0..<calls {
         let callee = AppUser(applicationKey: app, userID: "bob\(index)")
         registry.setPushDevices(callee, deviceIDs: ["b1"])
-        let start = SignalingMessage.CallStart(requestID: "r", callID: CallID.random(), to: .user(callee.userID), sdp: "v=0\r\n")
+        let start = SignalingMessage.CallStart(requestID: "r", callID: newCallID(), to: .user(callee.userID), sdp: "v=0\r\n")
         let began = clock.now
         let now = ClockReading(instant: began, unixMilliseconds: 1_764_421_200_000)
         let actions = registry.handleRequest(.callStart(start), from: alice, now: now)
@@ -155,7 +155,7 @@ func pushToRingReport(calls: Int = 30) -> String {
             }
         }
         var core = MediaLegCore(configuration: try DeviceMedia.configuration(), localAddresses: [ICETransportAddress(ip: .ipv4(0x7F00_0001), port: 9)],
-                                now: SystemClock.now())
+                                now: SystemClock.now(), random: SystemRandomNumberGenerator())
         let offer = try core.makeOffer()
         let alice = try BenchDevice(address: server.address, credentials: server.credentials, user: "alice", deviceID: "alice-phone")
         var samples: [Double] = []
@@ -164,7 +164,7 @@ func pushToRingReport(calls: Int = 30) -> String {
             // The request log is cleared per call, so each poll stays one small answer.
             _ = try control.send(PushRequest(url: base + "/control/reset", headers: [("content-type", "application/json")], body: Array("{}".utf8)))
             let seen = try pushPayloads().count
-            let callID = CallID.random()
+            let callID = newCallID()
             try alice.send(.callStart(.init(requestID: alice.requestID(), callID: callID, to: .user("bob"), sdp: offer)))
             var payload: String?
             let deadline = Date(timeIntervalSinceNow: 10)

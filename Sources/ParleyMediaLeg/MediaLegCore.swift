@@ -79,11 +79,15 @@ public struct MediaLegCore: ~Copyable {
     ///   - localAddresses: where the driver's sockets are bound (host candidates).
     ///   - now: the creation time, monotonic and wall clock (the wall clock gives RTCP's
     ///     NTP timestamps and delay measurement).
-    ///   - random: ICE credentials, SSRC, sequence start, tie-breaker, RTCP jitter.
+    ///   - random: ICE credentials, SSRC, sequence start, tie-breaker, RTCP jitter, and (a
+    ///     copy of it) the full ICE agent's transaction IDs and consent jitter. The shell
+    ///     passes `SystemRandomNumberGenerator` (cryptographically secure); tests pass a
+    ///     seeded one so a leg's every draw repeats. DTLS keys and certificates do not come
+    ///     from it: they are secret and come from OpenSSL (`DTLSCertificate`).
     public init(
         configuration: MediaLegConfiguration, localAddresses: [ICETransportAddress],
         now: ClockReading,
-        random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
+        random: some RandomNumberGenerator & Sendable
     ) {
         var random = random
         self.configuration = configuration
@@ -204,7 +208,9 @@ public struct MediaLegCore: ~Copyable {
                 role: role, tieBreaker: UInt64.random(in: 0...UInt64.max, using: &random),
                 localCredentials: localCredentials, remoteCredentials: remoteCredentials,
                 hostAddresses: localAddresses, remoteCandidates: Self.remoteCandidates(of: audio),
-                random: SystemRandomNumberGenerator(), configuration: iceConfiguration))
+                // The agent keeps a copy of the injected generator, taken after the leg's
+                // own draws above, so a seeded leg's checks repeat too.
+                random: random, configuration: iceConfiguration))
         }
         self.codec = codec
         payloadType = audio.codec.payloadType

@@ -314,7 +314,8 @@ final class MediaAnchor: @unchecked Sendable {
         configuration.mediaMode = call.topology.mediaMode(for: id)
         configuration.consentTimeout = inactivityTimeout
         configuration.consentDisconnectedAfter = min(.seconds(10), inactivityTimeout)
-        let core = MediaLegCore(configuration: configuration, localAddresses: [local], now: now)
+        let core = MediaLegCore(configuration: configuration, localAddresses: [local], now: now,
+                                random: SystemRandomNumberGenerator())
         let leg = AnchoredLeg(callID: call.callID, leg: id, socket: socket, localICE: local, now: now.instant)
         do {
             try call.loop.register(socket, closeOnShutdown: true, onReadable: { [weak self, weak leg, weak call] in
