@@ -208,8 +208,9 @@ public struct MediaLegCore: ~Copyable {
                 role: role, tieBreaker: UInt64.random(in: 0...UInt64.max, using: &random),
                 localCredentials: localCredentials, remoteCredentials: remoteCredentials,
                 hostAddresses: localAddresses, remoteCandidates: Self.remoteCandidates(of: audio),
-                // The agent keeps a copy of the injected generator, taken after the leg's
-                // own draws above, so a seeded leg's checks repeat too.
+                // The agent keeps its own copy of the leg's generator: the system one has
+                // no state to share, and a seeded one makes the agent's checks repeat as
+                // the leg's own draws do (it never made a fresh system generator here).
                 random: random, configuration: iceConfiguration))
         }
         self.codec = codec
