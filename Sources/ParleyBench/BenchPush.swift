@@ -44,7 +44,7 @@ func pushPathReport(calls: Int = 20_000) -> String {
             benchmarkSink &+= request.body.count
         }
         let elapsed = began.duration(to: clock.now)
-        samples.append(Double(elapsed.components.attoseconds) / 1e12 + Double(elapsed.components.seconds) * 1e6)
+        samples.append(elapsed.fractionalSeconds * 1e6)
         // End the call so the registry stays small.
         _ = registry.handleRequest(.callHangup(.init(requestID: "h", callID: start.callID)), from: alice, now: now)
     }
