@@ -60,6 +60,8 @@ let package = Package(
             swiftSettings: upcoming
         ),
         .target(name: "ParleyCalling", dependencies: ["ParleyWireCore", "ParleySignaling", "ParleyCallModel"], swiftSettings: upcoming),
+        // The server's session protocol (hello, resume, heartbeat, buffering, close codes)
+        .target(name: "ParleySessionCore", dependencies: ["ParleyWireCore", "ParleySignaling", "ParleyCalling"], swiftSettings: upcoming),
 
         // MARK: Layer 5: I/O runtime (epoll loops, sockets, threads; Linux)
         .target(name: "ParleyNetLinux", dependencies: ["CLinux", "ParleyWireCore", "ParleyNetCore"], swiftSettings: upcoming),
@@ -74,6 +76,8 @@ let package = Package(
             dependencies: ["ParleyMediaLeg", "ParleyICE", "ParleySTUN", "ParleyRTP", "ParleySRTP", "ParleyMedia", "ParleyNetCore", "ParleyNetLinux"],
             swiftSettings: upcoming
         ),
+        // The signaling bus and device directory ports with their in-process adapters
+        .target(name: "ParleyBus", dependencies: ["ParleyCalling", "ParleySignaling"], swiftSettings: upcoming),
         .target(name: "ParleyStore", dependencies: ["ParleyWireCore", "ParleySQLite", "ParleyCallModel"], swiftSettings: upcoming),
         // Issue 5, server side: VoIP push (docs/push.md)
         .target(name: "ParleyPush", dependencies: ["CCurl", "ParleyWireCore", "ParleyCrypto", "ParleySignaling"], swiftSettings: upcoming),
@@ -81,7 +85,7 @@ let package = Package(
         // MARK: Layer 7: products: parleyd's core and the client SDK (docs/sdk.md)
         .target(
             name: "ParleyServer",
-            dependencies: ["ParleyWireCore", "ParleyNetCore", "ParleyNetLinux", "ParleyHTTP", "ParleyEdge", "ParleyAuth", "ParleySignaling", "ParleyCallModel", "ParleyCalling", "ParleyStore", "ParleyMediaLeg", "ParleyCrypto", "ParleyICE", "ParleySTUN", "ParleyMedia", "ParleyWebSocket", "ParleyPush", "ParleyRTP"],
+            dependencies: ["ParleyWireCore", "ParleyNetCore", "ParleyNetLinux", "ParleyHTTP", "ParleyEdge", "ParleyAuth", "ParleySignaling", "ParleyCallModel", "ParleyCalling", "ParleySessionCore", "ParleyBus", "ParleyStore", "ParleyMediaLeg", "ParleyCrypto", "ParleyICE", "ParleySTUN", "ParleyMedia", "ParleyWebSocket", "ParleyPush", "ParleyRTP"],
             swiftSettings: upcoming
         ),
         .target(
@@ -93,7 +97,7 @@ let package = Package(
         // MARK: Layer 8: executables: parleyd (docs/operations.md) and the parley softphone
         .executableTarget(
             name: "ParleyDaemon",
-            dependencies: ["ParleyServer", "ParleyStore", "ParleyAuth", "ParleyWireCore", "ParleyNetCore", "ParleyPush"],
+            dependencies: ["ParleyServer", "ParleyStore", "ParleyAuth", "ParleyWireCore", "ParleyNetCore", "ParleyPush", "ParleyBus", "ParleyCalling", "ParleyNetLinux"],
             swiftSettings: upcoming
         ),
         .executableTarget(
@@ -115,7 +119,7 @@ let package = Package(
         ),
 
         // MARK: Layer 10: test support
-        .target(name: "ParleyTestSupport", path: "Tests/ParleyTestSupport", swiftSettings: upcoming),
+        .target(name: "ParleyTestSupport", dependencies: ["ParleyNetCore", "ParleyWireCore"], path: "Tests/ParleyTestSupport", swiftSettings: upcoming),
         .target(name: "ParleyPushTestSupport", dependencies: ["ParleyPush", "ParleyCrypto"], path: "Tests/ParleyPushTestSupport", swiftSettings: upcoming),
 
         // MARK: Layer 11: tests, one suite per target
@@ -135,6 +139,8 @@ let package = Package(
         .testTarget(name: "ParleyICETests", dependencies: ["ParleyICE", "ParleySTUN", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleyMediaTests", dependencies: ["ParleyMedia", "ParleyRTP", "ParleyOpus", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleyCallingTests", dependencies: ["ParleyWireCore", "ParleyCalling", "ParleyCallModel", "ParleySignaling", "ParleyTestSupport"], swiftSettings: upcoming),
+        .testTarget(name: "ParleySessionCoreTests", dependencies: ["ParleySessionCore", "ParleySignaling", "ParleyCalling", "ParleyCallModel"], swiftSettings: upcoming),
+        .testTarget(name: "ParleyBusTests", dependencies: ["ParleyBus", "ParleyCalling", "ParleySignaling"], swiftSettings: upcoming),
         .testTarget(name: "ParleyNetCoreTests", dependencies: ["ParleyNetCore", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleyNetLinuxTests", dependencies: ["ParleyNetLinux", "ParleyNetCore"], swiftSettings: upcoming),
         .testTarget(name: "ParleyEdgeTests", dependencies: ["ParleyEdge", "ParleyWebSocketClient", "ParleyNetCore", "ParleyNetLinux", "ParleyHTTP", "ParleyWebSocket", "ParleyCrypto", "ParleyTestSupport"], swiftSettings: upcoming),
@@ -147,14 +153,14 @@ let package = Package(
         .testTarget(name: "ParleyPushTests", dependencies: ["ParleyPush", "ParleyPushTestSupport", "ParleyCrypto", "ParleyWireCore", "ParleySignaling", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(
             name: "ParleyServerTests",
-            dependencies: ["ParleyServer", "ParleyTestSupport", "ParleyPush", "ParleyPushTestSupport", "ParleyWireCore", "ParleyHTTP", "ParleyEdge", "ParleyWebSocketClient", "ParleyAuth", "ParleySignaling", "ParleyStore", "ParleyCallModel", "ParleyCalling", "ParleyMediaLeg", "ParleyMedia", "ParleyCrypto", "ParleyNetCore", "ParleyNetLinux", "ParleyICE", "ParleySTUN", "ParleySQLite", "ParleyMediaLegIO"],
+            dependencies: ["ParleyServer", "ParleyTestSupport", "ParleyBus", "ParleyPush", "ParleyPushTestSupport", "ParleyWireCore", "ParleyHTTP", "ParleyEdge", "ParleyWebSocketClient", "ParleyAuth", "ParleySignaling", "ParleyStore", "ParleyCallModel", "ParleyCalling", "ParleyMediaLeg", "ParleyMedia", "ParleyCrypto", "ParleyNetCore", "ParleyNetLinux", "ParleyICE", "ParleySTUN", "ParleySQLite", "ParleyMediaLegIO"],
             swiftSettings: upcoming
         ),
         .testTarget(name: "ParleySDKTests", dependencies: ["ParleySDK", "ParleyEdge", "ParleyWebSocket", "ParleyMediaLeg", "ParleySignaling", "ParleyMedia", "ParleyNetCore", "ParleyNetLinux", "ParleyCrypto", "ParleyTestSupport", "ParleyMediaLegIO"], swiftSettings: upcoming),
         // Issue 5, SDK side: the SDK's push relay against a real server (docs/push-and-callkit.md)
         .testTarget(name: "ParleySDKPushTests", dependencies: ["ParleySDK", "ParleyServer", "ParleyPushTestSupport", "ParleyPush", "ParleyStore", "ParleyAuth", "ParleyNetCore", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleyDaemonTests", dependencies: ["ParleyDaemon", "ParleyServer", "ParleyStore", "ParleyNetCore", "ParleyNetLinux", "ParleyCrypto", "ParleyPush"], swiftSettings: upcoming),
-        .testTarget(name: "ParleyCLITests", dependencies: ["ParleyCLI", "ParleyAuth", "ParleyTestSupport"], swiftSettings: upcoming),
+        .testTarget(name: "ParleyCLITests", dependencies: ["ParleyCLI", "ParleyAuth", "ParleySDK", "ParleyTestSupport"], swiftSettings: upcoming),
         // Runs the built `parleyd` and `parley` executables: `swift build` must run first.
         .testTarget(name: "ParleyEndToEndTests", dependencies: ["ParleyMedia", "ParleyPushTestSupport"], swiftSettings: upcoming),
     ],

@@ -1,3 +1,4 @@
+import ParleySDK
 /// The softphone's logic, sans-I/O: SDK callbacks, typed lines, Ctrl-C and clock ticks go
 /// in (with the time), output lines and SDK requests come out. The shell
 /// (`SoftphoneRunner`) only carries the actions out, so every rule here (what is printed
@@ -15,7 +16,7 @@ struct SoftphoneController {
         case rang(callID: String)
         case answered(callID: String)
         case established(callID: String)
-        case ended(callID: String, cause: SoftphoneEndCause, errorCode: String?, errorMessage: String?, statistics: SoftphoneStatistics)
+        case ended(callID: String, cause: ParleyCallEndCause, errorCode: String?, errorMessage: String?, statistics: SoftphoneStatistics)
         /// A line typed on standard input (without its newline).
         case inputLine(String)
         /// Standard input reached its end: nobody will type any more.

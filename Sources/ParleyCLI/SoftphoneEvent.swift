@@ -1,9 +1,4 @@
-/// How a call ended, as the protocol names it (docs/protocol.md, End causes); `none`
-/// while the call is in progress. The CLI's own copy, so that formatting and exit codes
-/// are tested without the SDK.
-enum SoftphoneEndCause: String, CaseIterable, Equatable {
-    case none, hungUp, canceled, denied, otherDeviceAnswered, timeout, noAnswer, inactive, error
-}
+import ParleySDK
 
 /// Receive statistics of a call's media, as shown in the live line and the summary.
 struct SoftphoneStatistics: Equatable {
@@ -37,7 +32,7 @@ enum SoftphoneEvent: Equatable {
     case answering
     case declining
     case hangingUp(reason: String)
-    case ended(cause: SoftphoneEndCause, errorCode: String?, errorMessage: String?)
+    case ended(cause: ParleyCallEndCause, errorCode: String?, errorMessage: String?)
     /// The live line: time since establishment and the statistics so far.
     case statistics(elapsed: Double, SoftphoneStatistics)
     /// `--push-token` is registered with the server (or was already, unchanged).
@@ -53,7 +48,7 @@ struct SoftphoneCallSummary: Equatable {
     var callID: String
     var remoteUserID: String
     var outgoing: Bool
-    var cause: SoftphoneEndCause
+    var cause: ParleyCallEndCause
     var errorCode: String?
     var errorMessage: String?
     var wasEstablished: Bool

@@ -1,3 +1,4 @@
+import ParleySDK
 import ParleyWireCore
 /// Turns softphone events into output lines: for people (`12:00:01.234 ringing`) or, with
 /// `--json`, one JSON object per line for machines. Pure: the time and the time zone
@@ -156,12 +157,12 @@ struct SoftphoneFormatter {
     }
 
     /// `hungUp`, or `error: destination user not found` (the message, else the code).
-    private static func endText(_ cause: SoftphoneEndCause, _ message: String?, _ code: String?) -> String {
+    private static func endText(_ cause: ParleyCallEndCause, _ message: String?, _ code: String?) -> String {
         guard cause == .error else { return cause.rawValue }
         return "error: \(message ?? code ?? "unknown error")"
     }
 
-    private func endText(_ cause: SoftphoneEndCause, _ message: String?, _ code: String?) -> String {
+    private func endText(_ cause: ParleyCallEndCause, _ message: String?, _ code: String?) -> String {
         Self.endText(cause, message, code)
     }
 

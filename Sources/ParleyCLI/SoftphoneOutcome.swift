@@ -1,3 +1,4 @@
+import ParleySDK
 /// Turns how calls ended into exit statuses.
 enum SoftphoneOutcome {
     /// The status for one call that ended with `cause`.
@@ -6,7 +7,7 @@ enum SoftphoneOutcome {
     /// `listen`, a call that never reached this device's hands is normal too: declined
     /// (`denied`), given up by the caller (`canceled`), or taken by another device of the
     /// same user (`otherDeviceAnswered`).
-    static func exitCode(cause: SoftphoneEndCause, wasEstablished: Bool, outgoing: Bool) -> SoftphoneExitCode {
+    static func exitCode(cause: ParleyCallEndCause, wasEstablished: Bool, outgoing: Bool) -> SoftphoneExitCode {
         switch cause {
         case .hungUp: return wasEstablished ? .success : .notEstablished
         case .denied: return outgoing ? .denied : .success

@@ -341,18 +341,13 @@ final class SoftphoneShell: ParleyClientDelegate, ParleyPushDelegate, ParleyCall
     func callDidEnd(_ call: ParleyCall) {
         let details = call.details
         feed(.ended(
-            callID: call.callId, cause: Self.cause(details.endCause), errorCode: details.error?.code,
+            callID: call.callId, cause: details.endCause, errorCode: details.error?.code,
             errorMessage: details.error?.message, statistics: Self.statistics(call.statistics)))
         calls[call.callId] = nil
         if activeCallID == call.callId { activeCallID = nil }
     }
 
     // MARK: Mapping SDK values
-
-    static func cause(_ cause: ParleyCallEndCause) -> SoftphoneEndCause {
-        // Both spell the protocol's causes; an SDK cause this CLI does not know is an error.
-        SoftphoneEndCause(rawValue: cause.rawValue) ?? .error
-    }
 
     static func statistics(_ statistics: ParleyCallStatistics) -> SoftphoneStatistics {
         SoftphoneStatistics(

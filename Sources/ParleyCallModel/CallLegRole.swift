@@ -1,4 +1,6 @@
-/// Which side of the call a media leg serves, as records name it.
+/// Which side of the call a stored leg row serves. Only the store's rows carry it: a live
+/// leg is named by the call core's `CallLegID`, and `CallLegRole(_:)` (ParleyCalling)
+/// is the one mapping from that name to this role.
 public enum CallLegRole: String, Sendable, Hashable, CaseIterable, Codable {
     /// The caller's device.
     case caller

@@ -1,3 +1,5 @@
+public import ParleyCallModel
+
 /// Which of a call's media legs on the server's anchor: the caller's, or the one toward a
 /// callee party (one per callee device that was offered the call; only the answering
 /// device's leg survives the answer). The one name for "which leg" in the call engine and
@@ -12,6 +14,17 @@ public enum CallLegID: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .caller: "caller"
         case .callee(let party): "callee \(party)"
+        }
+    }
+}
+
+extension CallLegRole {
+    /// The role a stored leg row gives the live leg `leg`: the one mapping from the engine's
+    /// name for a leg to the store's.
+    public init(_ leg: CallLegID) {
+        switch leg {
+        case .caller: self = .caller
+        case .callee: self = .callee
         }
     }
 }

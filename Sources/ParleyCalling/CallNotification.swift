@@ -1,3 +1,4 @@
+public import ParleyCallModel
 public import ParleySignaling
 
 /// What the call state machine tells a party about a call, independent of how the party
@@ -23,7 +24,7 @@ public enum CallNotification: Sendable, Hashable {
     case established(callID: String, time: Int64)
     /// The call ended for this party: why, the error for cause `error`, and the call's
     /// times as this party saw them (`call.ended`).
-    case ended(callID: String, cause: SignalingMessage.EndCause, error: SignalingMessage.CallError?, details: SignalingMessage.CallDetails)
+    case ended(callID: String, cause: CallEndCause, error: SignalingMessage.CallError?, details: CallTimes)
 
     /// The call the notification is about.
     public var callID: String {

@@ -1,23 +1,30 @@
 public import ParleyCallModel
-public import ParleySignaling
 
-/// What the store keeps about a call: its parties, its times and how it ended.
+/// What the store keeps about a call: its two ends, its times and how it ended.
+///
+/// Both ends are addresses (`PartyAddress`) and `direction` names their kinds
+/// (`direction.fits(caller:callee:)` holds): an app-to-app call joins two users; a call to
+/// a phone, a SIP endpoint or a room will add a direction, not fields.
 ///
 /// Times are wall-clock milliseconds since the Unix epoch. The engine emits a new version
 /// (`CallAction.record`) whenever one of these fields changes; the last one has
-/// `state == .ended`, an `endCause` and an `endedTime`. The JSON form (`Codable`) spells
-/// ids as the protocol does (`callId`, `callerDeviceId`, `answeredDeviceId`; users as
-/// `{"applicationKey": ..., "userId": ...}`), other members by their names, the state and
-/// end cause as their strings, absent values omitted.
+/// `state == .ended`, an `endCause` and `times.endedTime`. The JSON form (`Codable`) spells
+/// ids as the protocol does (`callId`, `callerDeviceId`, `answeredDeviceId`; addresses as
+/// `{"kind": "user", "address": ...}`), other members by their names, the state, direction
+/// and end cause as their strings, absent values omitted.
 public struct CallRecord: Sendable, Hashable, Codable {
     /// The call's id (a lower-case UUID).
     public var callID: String
-    /// The caller's user and application.
-    public var caller: AppUser
-    /// The caller's device.
-    public var callerDeviceID: String
-    /// The callee (same application as the caller).
-    public var callee: AppUser
+    /// The application both ends belong to.
+    public var applicationKey: String
+    /// The kinds of party the call joins.
+    public var direction: CallDirection
+    /// Who calls.
+    public var caller: PartyAddress
+    /// The caller's device, for a caller on the SDK (every caller today).
+    public var callerDeviceID: String?
+    /// Who is called: the destination of `call.start`.
+    public var callee: PartyAddress
     /// The callee device that answered, once one did.
     public var answeredDeviceID: String?
     /// Custom headers of `call.start`.
@@ -26,51 +33,60 @@ public struct CallRecord: Sendable, Hashable, Codable {
     public var video: Bool
     /// Where the call is; `.ended` in the last version.
     public var state: CallState
-    /// When the server accepted `call.start`.
-    public var startedTime: Int64
-    /// When the caller got `call.progress`.
-    public var progressedTime: Int64?
-    /// When the caller got `call.ringing` (the first `call.ack`).
-    public var rungTime: Int64?
-    /// When a callee device answered.
-    public var answeredTime: Int64?
-    /// When both media legs were connected.
-    public var establishedTime: Int64?
-    /// When the call ended.
-    public var endedTime: Int64?
+    /// When the call started and reached each later point (`call.ended`'s `details`).
+    public var times: CallTimes
     /// Why it ended; nil while in progress.
-    public var endCause: SignalingMessage.EndCause?
-    /// For `endCause == .error`: the error code, e.g. `destination_not_found`.
-    public var errorCode: String?
-    /// For `endCause == .error`: the error text, e.g. `destination user not found`.
-    public var errorMessage: String?
+    public var endCause: CallEndCause?
+    /// For `endCause == .error`: what failed, e.g. `destination_not_found`.
+    public var error: CallError?
 
     enum CodingKeys: String, CodingKey {
-        case callID = "callId", caller, callerDeviceID = "callerDeviceId", callee
-        case answeredDeviceID = "answeredDeviceId", headers, video, state
-        case startedTime, progressedTime, rungTime, answeredTime, establishedTime, endedTime
-        case endCause, errorCode, errorMessage
+        case callID = "callId", applicationKey, direction, caller, callerDeviceID = "callerDeviceId", callee
+        case answeredDeviceID = "answeredDeviceId", headers, video, state, times, endCause, error
     }
 
     /// A record of a call just started (state `initiating`).
     public init(
-        callID: String, caller: AppUser, callerDeviceID: String, callee: AppUser,
-        headers: [String: String], video: Bool, startedTime: Int64
+        callID: String, applicationKey: String, direction: CallDirection, caller: PartyAddress, callerDeviceID: String?,
+        callee: PartyAddress, headers: [String: String], video: Bool, startedTime: Int64
     ) {
         self.callID = callID
+        self.applicationKey = applicationKey
+        self.direction = direction
         self.caller = caller
         self.callerDeviceID = callerDeviceID
         self.callee = callee
         self.headers = headers
         self.video = video
         self.state = .initiating
-        self.startedTime = startedTime
+        self.times = CallTimes(startedTime: startedTime)
+    }
+
+    /// A record of an app-to-app call `caller` just started to the user `callee` of the
+    /// same application.
+    public init(callID: String, from caller: Device, to callee: AppUser, headers: [String: String], video: Bool, startedTime: Int64) {
+        self.init(
+            callID: callID, applicationKey: caller.user.applicationKey, direction: .appToApp,
+            caller: .user(caller.user.userID), callerDeviceID: caller.deviceID, callee: .user(callee.userID),
+            headers: headers, video: video, startedTime: startedTime)
+    }
+
+    /// Whether `user` is the callee of this call.
+    public func isCallee(_ user: AppUser) -> Bool {
+        applicationKey == user.applicationKey && callee == .user(user.userID)
+    }
+
+    /// The callee device that answered, as the party its leg is named by; nil before an
+    /// answer.
+    public var answeringParty: Party? {
+        guard let answeredDeviceID, case .user(let userID) = callee else { return nil }
+        return .device(Device(user: AppUser(applicationKey: applicationKey, userID: userID), deviceID: answeredDeviceID))
     }
 
     /// Talk time in milliseconds: from establishment to the end (0 if never established).
     public var durationMillis: Int64? {
-        guard let endedTime else { return nil }
-        guard let establishedTime else { return 0 }
+        guard let endedTime = times.endedTime else { return nil }
+        guard let establishedTime = times.establishedTime else { return 0 }
         return max(0, endedTime - establishedTime)
     }
 }

@@ -1,3 +1,4 @@
+import ParleyCallModel
 public import ParleySignaling
 public import ParleyWireCore
 
@@ -28,7 +29,7 @@ public struct CallRegistry: Sendable {
     /// How recently ended calls ended, for a device that relays their push late.
     private var endedRecords: [String: CallRecord] = [:]
     private var recentlyEndedOrder: [String] = []
-    private var deadlines = DeadlineQueue()
+    private var deadlines = DeadlineQueue<String>()
     /// The caller of each call in progress, and how many calls in progress each caller
     /// and each application has, for the limits of `CallConfiguration`.
     private var callerOfCall: [String: AppUser] = [:]
@@ -134,9 +135,11 @@ public struct CallRegistry: Sendable {
         if let kind = decision?.unbuiltKind {
             throw CallingError(.notImplemented, callID: start.callID, field: "to.kind", "calls to \(kind.rawValue) addresses are not implemented yet")
         }
-        // Records still name the callee as an app user of the caller's application; a
-        // destination of another kind (routed late) keeps its address text there until
-        // records name both ends as addresses (docs/calls.md, "Not done here").
+        // The record names the callee by its address with the direction of the call. Only
+        // app-to-app calls have a direction yet: a destination of another kind gets here
+        // only when the router answers later (and the call then ends `not_implemented`),
+        // and its record keeps the address text as a user until that kind's direction
+        // exists (docs/calls.md, "Not done here").
         let callee = AppUser(applicationKey: device.user.applicationKey, userID: start.to.address)
         let (machine, actions) = CallStateMachine.start(start, from: device, to: callee, decision: decision, now: now, configuration: configuration)
         callerOfCall[start.callID] = device.user
@@ -153,17 +156,17 @@ public struct CallRegistry: Sendable {
     /// `call.ended` with the cause (`canceled` when the caller hung up during the push).
     public mutating func relayPush(callID: String, requestID: String, from device: Device, now: ClockReading) -> [CallAction] {
         let result = CallAction.send(device, .result(.init(replyTo: requestID)))
-        if let record = endedRecords[callID], record.callee == device.user {
-            let details = SignalingMessage.CallDetails(startedTime: record.startedTime, endedTime: record.endedTime ?? now.unixMilliseconds)
+        if let record = endedRecords[callID], record.isCallee(device.user) {
+            let details = CallTimes(startedTime: record.times.startedTime, endedTime: record.times.endedTime ?? now.unixMilliseconds)
             var cause = record.endCause ?? .canceled
             if let answered = record.answeredDeviceID, answered != device.deviceID { cause = .otherDeviceAnswered }
             var error: SignalingMessage.CallError?
             if cause == .error {
-                error = SignalingMessage.CallError(code: SignalingErrorCode(rawValue: record.errorCode ?? "internal_error"), message: record.errorMessage ?? "")
+                error = SignalingMessage.CallError(record.error ?? CallError(code: "internal_error", message: ""))
             }
             return [result, .notify(.device(device), .ended(callID: callID, cause: cause, error: error, details: details))]
         }
-        guard let machine = calls[callID], machine.record.callee == device.user else {
+        guard let machine = calls[callID], machine.record.isCallee(device.user) else {
             return [.send(device, CallingError(.callNotFound, callID: callID, "no such call").errorReply(to: requestID))]
         }
         if machine.isFormerCallee(device) {
@@ -224,9 +227,9 @@ public struct CallRegistry: Sendable {
     public mutating func handleTimeout(now: ClockReading) -> [CallAction] {
         var actions: [CallAction] = []
         var fired: Set<String> = []
-        while let next = deadlines.next, next.deadline <= now.instant, fired.insert(next.callID).inserted {
-            guard var machine = calls.removeValue(forKey: next.callID) else {
-                deadlines.set(next.callID, to: nil)
+        while let next = deadlines.next, next.deadline <= now.instant, fired.insert(next.key).inserted {
+            guard var machine = calls.removeValue(forKey: next.key) else {
+                deadlines.set(next.key, to: nil)
                 continue
             }
             actions += machine.handleTimeout(now: now)

@@ -146,9 +146,8 @@ public struct CallStateMachine: Sendable {
         self.maximumDeadline = now.instant.advanced(by: configuration.maximumCallLength)
         self.phase = .routing(Routing(deadline: now.instant.advanced(by: configuration.routingTimeout)))
         self.record = CallRecord(
-            callID: request.callID, caller: caller.user, callerDeviceID: caller.deviceID, callee: callee,
-            headers: request.headers, video: request.video, startedTime: now.unixMilliseconds
-        )
+            callID: request.callID, from: caller, to: callee, headers: request.headers, video: request.video,
+            startedTime: now.unixMilliseconds)
     }
 
     static func milliseconds(_ duration: Duration) -> Int64 { duration.wholeMilliseconds }
@@ -302,7 +301,7 @@ public struct CallStateMachine: Sendable {
                 output.append(.push(PushInstruction(
                     callID: callID, devices: offering.callees, caller: caller.user, headers: headers,
                     video: video, issuedTime: now.unixMilliseconds,
-                    expiresTime: record.startedTime + Self.milliseconds(configuration.ringTimeout))))
+                    expiresTime: record.times.startedTime + Self.milliseconds(configuration.ringTimeout))))
             }
         }
     }
@@ -371,7 +370,7 @@ public struct CallStateMachine: Sendable {
     private mutating func ringCaller(now: ClockReading) {
         guard case .progressing(let offering) = phase else { return }
         phase = .ringing(offering)
-        record.rungTime = now.unixMilliseconds
+        record.times.rungTime = now.unixMilliseconds
         notify(caller, .ringing(callID: callID, time: now.unixMilliseconds))
     }
 
@@ -393,13 +392,13 @@ public struct CallStateMachine: Sendable {
 
     /// The cause a device that is no longer in this (live) call is told when it relays a
     /// push late: another device answered, or it left the ring set.
-    public var causeForFormerCallee: SignalingMessage.EndCause { isAnswered ? .otherDeviceAnswered : .inactive }
+    public var causeForFormerCallee: CallEndCause { isAnswered ? .otherDeviceAnswered : .inactive }
 
     /// Whether `device` was a callee of this call and left it.
     public func isFormerCallee(_ device: Device) -> Bool { formerCallees.contains(device) }
 
     /// The call's times as a callee device that relays a push late sees them.
-    public func detailsForLateRelay(_ device: Device, at time: Int64) -> SignalingMessage.CallDetails {
+    public func detailsForLateRelay(_ device: Device, at time: Int64) -> CallTimes {
         details(for: device, answerer: answerer, endedAt: time)
     }
 
@@ -423,7 +422,7 @@ public struct CallStateMachine: Sendable {
             answererLegConnected: offering.connectedCalleeLegs.contains(device),
             setupDeadline: now.instant.advanced(by: configuration.mediaSetupTimeout), graces: graces))
         record.answeredDeviceID = device.deviceID
-        record.answeredTime = now.unixMilliseconds
+        record.times.answeredTime = now.unixMilliseconds
         notify(caller, .answered(callID: callID, time: now.unixMilliseconds))
         notify(device, .answered(callID: callID, time: now.unixMilliseconds))
         for other in offering.callees where other != device {
@@ -486,7 +485,7 @@ public struct CallStateMachine: Sendable {
         case .callerLegReady(let sdp):
             guard case .initiating(let offering, let relayedEarly) = phase else { return }
             phase = .progressing(offering)
-            record.progressedTime = now.unixMilliseconds
+            record.times.progressedTime = now.unixMilliseconds
             notify(caller, .mediaReady(callID: callID, sdp: sdp))
             notify(caller, .progress(callID: callID, time: now.unixMilliseconds))
             for device in offering.callees where offering.status[device] == .awaitingOffer {
@@ -503,8 +502,8 @@ public struct CallStateMachine: Sendable {
             }
             guard offered == true else { return }
             notify(device, .offered(CallOffer(
-                callID: callID, from: .user(caller.user.userID), headers: headers, video: video,
-                time: record.startedTime, sdp: sdp)))
+                callID: callID, from: record.caller, headers: headers, video: video,
+                time: record.times.startedTime, sdp: sdp)))
         case .legConnected(let leg):
             legConnected(leg, now: now)
         case .legFailed(let leg, let reason):
@@ -617,7 +616,7 @@ public struct CallStateMachine: Sendable {
     private mutating func checkEstablished(now: ClockReading) {
         guard case .answered(let connecting) = phase, connecting.callerLegConnected, connecting.answererLegConnected else { return }
         phase = .established(Talking(answerer: connecting.answerer, graces: connecting.graces))
-        record.establishedTime = now.unixMilliseconds
+        record.times.establishedTime = now.unixMilliseconds
         notify(caller, .established(callID: callID, time: now.unixMilliseconds))
         notify(connecting.answerer, .established(callID: callID, time: now.unixMilliseconds))
     }
@@ -626,7 +625,7 @@ public struct CallStateMachine: Sendable {
 
     /// A callee device taken out of the ring set: `ended` to it if it knew of the call,
     /// and its leg closed.
-    private mutating func leaveCall(_ device: Device, status: CalleeStatus?, cause: SignalingMessage.EndCause,
+    private mutating func leaveCall(_ device: Device, status: CalleeStatus?, cause: CallEndCause,
                                     error: SignalingMessage.CallError? = nil, now: ClockReading) {
         if case .offered = status {
             notify(device, .ended(callID: callID, cause: cause, error: error, details: details(for: device, answerer: answerer, endedAt: now.unixMilliseconds)))
@@ -641,7 +640,7 @@ public struct CallStateMachine: Sendable {
 
     /// Ends the call: `ended` to the caller, then to each callee device that knew of it,
     /// then (once legs were asked for) the media layer closes every leg.
-    private mutating func end(_ cause: SignalingMessage.EndCause, error: SignalingMessage.CallError? = nil, now: ClockReading) {
+    private mutating func end(_ cause: CallEndCause, error: SignalingMessage.CallError? = nil, now: ClockReading) {
         let informed: [Device]
         let legsRequested: Bool
         let answerer = self.answerer
@@ -664,10 +663,9 @@ public struct CallStateMachine: Sendable {
             legsRequested = true
         }
         phase = .ended
-        record.endedTime = now.unixMilliseconds
+        record.times.endedTime = now.unixMilliseconds
         record.endCause = cause
-        record.errorCode = error?.code.rawValue
-        record.errorMessage = error?.message
+        record.error = error.map(CallError.init)
         for device in [caller] + informed {
             notify(device, .ended(callID: callID, cause: cause, error: error, details: details(for: device, answerer: answerer, endedAt: now.unixMilliseconds)))
         }
@@ -678,18 +676,17 @@ public struct CallStateMachine: Sendable {
 
     /// The call's times as `device` saw them: the caller saw every step; a callee device
     /// saw the start, and the answer and establishment only if it answered.
-    private func details(for device: Device, answerer: Device?, endedAt ended: Int64) -> SignalingMessage.CallDetails {
+    private func details(for device: Device, answerer: Device?, endedAt ended: Int64) -> CallTimes {
         if device == caller {
-            return .init(
-                startedTime: record.startedTime, progressedTime: record.progressedTime, rungTime: record.rungTime,
-                answeredTime: record.answeredTime, establishedTime: record.establishedTime, endedTime: ended
-            )
+            var times = record.times
+            times.endedTime = ended
+            return times
         }
         let answered = device == answerer
-        return .init(
-            startedTime: record.startedTime,
-            answeredTime: answered ? record.answeredTime : nil,
-            establishedTime: answered ? record.establishedTime : nil,
+        return CallTimes(
+            startedTime: record.times.startedTime,
+            answeredTime: answered ? record.times.answeredTime : nil,
+            establishedTime: answered ? record.times.establishedTime : nil,
             endedTime: ended
         )
     }

@@ -17,11 +17,6 @@ public protocol EventLoopDescriptor: AnyObject, Sendable {
 
 extension UDPSocket: EventLoopDescriptor {}
 
-/// Identifies a timer scheduled on an ``EventLoop``, for ``EventLoop/cancel(_:)``.
-public struct TimerID: Hashable, Sendable {
-    let value: UInt64
-}
-
 /// One I/O thread: `epoll_wait` over registered sockets, an `eventfd` so other threads can
 /// hand it closures (``execute(_:)``), and a min-heap of timers. It never spins: when idle it
 /// sleeps in `epoll_wait` with the timeout set to the next timer's deadline.
@@ -37,7 +32,7 @@ public struct TimerID: Hashable, Sendable {
 ///
 /// The loop also serves as a `SerialExecutor`, so an actor owning sockets can run its
 /// methods on the loop that does its I/O.
-public final class EventLoop: @unchecked Sendable {
+public final class EventLoop: Scheduler, @unchecked Sendable {
     // @unchecked Sendable: state shared between threads lives in `shared` (a Mutex) and in
     // atomics; `registrations`, `nextGeneration` and the task buffer are touched only by the
     // loop thread (register/deregister check `inEventLoop`).
@@ -140,6 +135,12 @@ public final class EventLoop: @unchecked Sendable {
         }
     }
 
+    /// The real monotonic clock (``Scheduler/now``).
+    public var now: ContinuousClock.Instant { .now }
+
+    /// True on the loop's own thread (``Scheduler/inScheduler``).
+    public var inScheduler: Bool { inEventLoop }
+
     /// True on the loop's own thread.
     public var inEventLoop: Bool {
         let me = UInt(pthread_self())
@@ -205,12 +206,6 @@ public final class EventLoop: @unchecked Sendable {
         }
         if wake { wakeUp() }
         return TimerID(value: id)
-    }
-
-    /// Runs `work` on the loop after `delay`.
-    @discardableResult
-    public func schedule(after delay: Duration, _ work: @escaping @Sendable () -> Void) -> TimerID {
-        schedule(at: ContinuousClock.now.advanced(by: delay), work)
     }
 
     /// Cancels a timer that has not fired yet.

@@ -647,23 +647,14 @@ struct ClientSessionCore {
             if calls[ended.callID] == nil, relayedCalls[ended.callID] != nil {
                 // A relayed push for a call that is already over (canceled while the
                 // push was out): the app reported it to the system, so it must end.
-                let cause = ParleyCallEndCause(rawValue: ended.cause.rawValue) ?? .error
-                let error = ended.error.map { ParleyCallError(code: $0.code.rawValue, message: $0.message) }
-                    ?? (cause == .error ? ParleyCallError(code: "internal_error", message: "the call failed") : nil)
+                let (cause, error) = Self.outcome(of: ended)
                 endRelayedCall(ended.callID, cause: cause, error: error, endedAt: ended.details.endedTime, now: now, into: &out)
                 return
             }
             guard var call = calls[ended.callID] else { return }
-            let d = ended.details
-            call.details.startedTime = call.details.startedTime ?? Self.date(d.startedTime)
-            call.details.progressedTime = call.details.progressedTime ?? d.progressedTime.map(Self.date)
-            call.details.rungTime = call.details.rungTime ?? d.rungTime.map(Self.date)
-            call.details.answeredTime = call.details.answeredTime ?? d.answeredTime.map(Self.date)
-            call.details.establishedTime = call.details.establishedTime ?? d.establishedTime.map(Self.date)
+            call.details.takeMissingTimes(from: ended.details)
             calls[ended.callID] = call
-            let cause = ParleyCallEndCause(rawValue: ended.cause.rawValue) ?? .error
-            let error = ended.error.map { ParleyCallError(code: $0.code.rawValue, message: $0.message) }
-                ?? (cause == .error ? ParleyCallError(code: "internal_error", message: "the call failed") : nil)
+            let (cause, error) = Self.outcome(of: ended)
             // This device's hangup ended it if the cause is the one its hangup gives (a
             // racing end from elsewhere, e.g. the callee's decline of our cancel, is not).
             let causeOfOwnHangup = switch cause {
@@ -673,7 +664,7 @@ struct ClientSessionCore {
             default: false
             }
             let byThisDevice = call.hangupRequested && causeOfOwnHangup
-            endCall(ended.callID, cause: cause, error: error, endedAt: d.endedTime, byThisDevice: byThisDevice, now: now, into: &out)
+            endCall(ended.callID, cause: cause, error: error, endedAt: ended.details.endedTime, byThisDevice: byThisDevice, now: now, into: &out)
         default:
             // Replies to nothing we sent, a second hello.ok, device-to-server types: ignored.
             break
@@ -878,6 +869,15 @@ struct ClientSessionCore {
         for callID in relayedCalls.keys.sorted() {
             endRelayedCall(callID, cause: cause, error: error, endedAt: nil, now: now, into: &out)
         }
+    }
+
+    /// How a `call.ended` reads in the SDK: its cause, and its error (an `error` cause
+    /// always has one, `internal_error` if the server sent none).
+    private static func outcome(of ended: SignalingMessage.CallEnded) -> (ParleyCallEndCause, ParleyCallError?) {
+        let cause = ParleyCallEndCause(ended.cause)
+        let error = ended.error.map { ParleyCallError(code: $0.code.rawValue, message: $0.message) }
+            ?? (cause == .error ? ParleyCallError(code: "internal_error", message: "the call failed") : nil)
+        return (cause, error)
     }
 
     static func date(_ milliseconds: Int64) -> Date {

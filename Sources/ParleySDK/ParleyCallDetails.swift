@@ -1,4 +1,5 @@
 public import Foundation
+import ParleySignaling
 
 /// A call's times and, once it ended, why. Times are the server's clock where the server
 /// reported them (event `time` members and `call.ended` details), else this device's.
@@ -38,5 +39,19 @@ public struct ParleyCallDetails: Sendable, Hashable {
     public var duration: TimeInterval {
         guard let establishedTime, let endedTime else { return 0 }
         return max(0, endedTime.timeIntervalSince(establishedTime))
+    }
+}
+
+extension ParleyCallDetails {
+    /// Takes the times the server reported in `call.ended` (the call model's `CallTimes`)
+    /// that this device had not seen yet; a time already set (from an event) stays.
+    /// `endedTime` is left to the caller, which also ends calls the server never timed.
+    mutating func takeMissingTimes(from times: SignalingMessage.CallDetails) {
+        func date(_ milliseconds: Int64?) -> Date? { milliseconds.map(ClientSessionCore.date) }
+        startedTime = startedTime ?? date(times.startedTime)
+        progressedTime = progressedTime ?? date(times.progressedTime)
+        rungTime = rungTime ?? date(times.rungTime)
+        answeredTime = answeredTime ?? date(times.answeredTime)
+        establishedTime = establishedTime ?? date(times.establishedTime)
     }
 }

@@ -1,3 +1,5 @@
+import ParleySignaling
+
 /// Why a call ended; `.none` while it has not.
 public enum ParleyCallEndCause: String, Sendable, Hashable, CaseIterable {
     /// The call has not ended.
@@ -18,4 +20,21 @@ public enum ParleyCallEndCause: String, Sendable, Hashable, CaseIterable {
     case otherDeviceAnswered
     /// No media or connection for too long, or the session could not be resumed.
     case inactive
+}
+
+extension ParleyCallEndCause {
+    /// The SDK's name for the end cause `call.ended` carries (the call model's
+    /// `CallEndCause`): the one mapping between them. Every cause but `none` has one.
+    init(_ cause: SignalingMessage.EndCause) {
+        switch cause {
+        case .timeout: self = .timeout
+        case .denied: self = .denied
+        case .noAnswer: self = .noAnswer
+        case .error: self = .error
+        case .hungUp: self = .hungUp
+        case .canceled: self = .canceled
+        case .otherDeviceAnswered: self = .otherDeviceAnswered
+        case .inactive: self = .inactive
+        }
+    }
 }

@@ -1,43 +1,51 @@
 import Dispatch
 import Foundation
 import ParleyAuth
+import ParleyBus
 import ParleyCallModel
 import ParleyCalling
 import ParleyCrypto
 import ParleyEdge
 import ParleyMediaLeg
 import ParleyNetCore
-import ParleyNetLinux
 import ParleyPush
+import ParleySessionCore
 import ParleySignaling
 import ParleyStore
 import ParleyWebSocket
 import ParleyWireCore
 import Synchronization
 
-/// The signaling session layer and call engine of parleyd: every WebSocket on `/v1/ws`,
-/// every device session, the `CallRegistry`, the media anchor and the call records.
+/// The shell of parleyd's signaling and calls: every WebSocket on `/v1/ws`, the session
+/// protocol's core (`ServerSessionCore`), the `CallRegistry`, the media anchor and the
+/// call records.
 ///
-/// Everything here runs on one `EventLoop` of its own (`loop`): edge callbacks hop onto
-/// it with `loop.execute`, timers are the loop's, and the media anchor's reports come back
-/// onto it from the media loops. The registry is therefore touched by one thread only, in
-/// the order events happened. SQLite never runs on an edge loop, on this loop or on the cooperative
-/// pool: reads for `hello` go to a read connection of their own (`helloStore`), record
-/// writes to `CallRecorder`'s writer. Actions that depend on a record being committed
-/// (a new call's `result` and what follows it, an ended call's `call.ended`) wait for
-/// its ticket as `HeldWork` while everything else goes on; a locked or failing store
-/// therefore stalls only the calls whose records it cannot take yet, never media.
+/// The engine decides nothing about sessions or calls itself: frames, connection events,
+/// store answers and timers go into the two sans-I/O cores, and the engine carries out
+/// what they return (frames to send, closes, registry requests, media instructions,
+/// pushes, records). Everything here runs on one scheduler (`loop`, the "parley-calls"
+/// event loop in parleyd, a `ManualScheduler` in virtual-time tests): edge callbacks hop
+/// onto it, timers are its, and the media anchor's reports come back onto it from the
+/// media loops. The registry and the session core are therefore touched by one thread
+/// only, in the order events happened. SQLite never runs on an edge loop, on this loop or
+/// on the cooperative pool: reads for `hello` go to a read connection of their own
+/// (`helloStore`), record writes to `CallRecorder`'s writer. Actions that depend on a
+/// record being committed (a new call's `result` and what follows it, an ended call's
+/// `call.ended`) wait for its ticket as `HeldWork` while everything else goes on; a locked
+/// or failing store therefore stalls only the calls whose records it cannot take yet,
+/// never media.
 final class CallEngine: @unchecked Sendable {
     // @unchecked: all mutable state is used on `loop`'s thread only (every entry point hops
     // onto it first), so it is never accessed concurrently.
 
     /// The subprotocol of docs/protocol.md version 1.
     static let subprotocol = "parley.v1"
-    /// Messages kept for a device whose connection is away, at most.
-    static let maxBufferedMessages = 256
     static let serverVersion = "parleyd/0.1"
 
-    let loop: EventLoop
+    /// Where the engine's work runs and the time it reads.
+    let loop: any Scheduler
+    /// The wall clock (Unix milliseconds) for protocol times and records.
+    private let wallClock: @Sendable () -> Int64
     private let configuration: ServerConfiguration
     private let log: ServerLog
     private let metrics: ServerMetrics
@@ -46,10 +54,15 @@ final class CallEngine: @unchecked Sendable {
     /// `store` (push registrations, timelines) never holds up a sign-in.
     private let helloStore: StoreQueue
     private var registry: CallRegistry
+    /// Connections and device sessions (docs/protocol.md, Sessions).
+    private var sessions: ServerSessionCore
     private var nonces = NonceReplayCache()
     private let verifier = TokenVerifier()
-    private var connections: [UInt64: SignalingConnection] = [:]
-    private var sessions: [Device: SignalingSession] = [:]
+    private var sockets: [UInt64: any SignalingSocket] = [:]
+    /// This node, and where messages for devices on other nodes go.
+    private let node: NodeID
+    private let bus: any SignalingBus
+    private let directory: any DeviceDirectory
     private var anchor: MediaAnchor?
     private let recorder: CallRecorder
     /// Push registration, sending and relay checks (nil only if libcurl failed to start).
@@ -57,6 +70,7 @@ final class CallEngine: @unchecked Sendable {
     /// Store reads for `hello` (application lookups), off the loop.
     private let reads = DispatchQueue(label: "parley.engine.reads")
     private var callTimer: (id: TimerID, at: ContinuousClock.Instant)?
+    private var sessionTimer: (id: TimerID, at: ContinuousClock.Instant)?
     private var nonceTimer: TimerID?
     private var statisticsTimer: TimerID?
     private var pendingMedia: [(event: MediaEvent, callID: String)] = []
@@ -69,9 +83,19 @@ final class CallEngine: @unchecked Sendable {
     private var performing = false
     private var stopped = false
 
-    init(loop: EventLoop, configuration: ServerConfiguration, log: ServerLog, metrics: ServerMetrics, store: StoreQueue,
-         helloStore: StoreQueue, recorder: CallRecorder, certificate: DTLSCertificate, knownUsers: [AppUser]) throws(NetError) {
+    /// - Parameters:
+    ///   - loop: the scheduler every engine method runs on.
+    ///   - mediaAnchor: builds the media anchor, given the function its reports go to
+    ///     (they arrive on `loop`); nil runs without media (instructions are dropped).
+    ///   - wallClock: Unix milliseconds now (the real clock in parleyd).
+    init(loop: any Scheduler, configuration: ServerConfiguration, log: ServerLog, metrics: ServerMetrics, store: StoreQueue,
+         helloStore: StoreQueue, node: NodeID = .local, bus: any SignalingBus = LocalSignalingBus(),
+         directory: any DeviceDirectory = LocalDeviceDirectory(), router: any CallRouter = PresenceRouter(),
+         recorder: CallRecorder, knownUsers: [AppUser],
+         wallClock: @escaping @Sendable () -> Int64 = ServerClock.unixMillis,
+         mediaAnchor: ((@escaping (MediaEvent, String) -> Void) throws(NetError) -> MediaAnchor)?) throws(NetError) {
         self.loop = loop
+        self.wallClock = wallClock
         self.configuration = configuration
         self.log = log
         self.metrics = metrics
@@ -84,12 +108,14 @@ final class CallEngine: @unchecked Sendable {
         calls.maximumCallLength = configuration.maximumCallLength
         calls.maxCallsPerUser = configuration.maxCallsPerUser
         calls.maxCallsPerApplication = configuration.maxCallsPerApplication
-        registry = CallRegistry(configuration: calls)
+        registry = CallRegistry(configuration: calls, router: router)
+        self.node = node
+        self.bus = bus
+        self.directory = directory
         for user in knownUsers { registry.markKnown(user) }
+        sessions = ServerSessionCore(configuration: Self.sessionConfiguration(of: configuration))
         self.recorder = recorder
-        anchor = try MediaAnchor(loop: loop, mediaLoopCount: configuration.mediaLoopCount, configuration: configuration,
-                                 certificate: certificate, log: log, metrics: metrics,
-                                 report: { [unowned self] event, callID in self.mediaReported(event, callID: callID) })
+        anchor = try mediaAnchor?({ [unowned self] event, callID in self.mediaReported(event, callID: callID) })
         do {
             push = try PushCoordinator(
                 configuration: configuration, store: store, log: log,
@@ -97,6 +123,11 @@ final class CallEngine: @unchecked Sendable {
                 pushDevicesChanged: { [unowned self] user, devices in self.registry.setPushDevices(user, deviceIDs: devices) })
         } catch {
             log.error("push.unavailable", ["error": error.description])
+        }
+        // Messages other nodes send to the sessions this node holds.
+        bus.attach(node: node) { [loop, weak self] message, device in
+            guard let engine = self else { return }
+            loop.execute { engine.session { $0.deliver(message, to: device) } }
         }
         recorder.onCommitted { [loop, weak self] ticket in
             guard let engine = self else { return }
@@ -109,6 +140,24 @@ final class CallEngine: @unchecked Sendable {
         push?.loadPushDevices { [unowned self] devices in
             for (user, ids) in devices { self.registry.setPushDevices(user, deviceIDs: ids) }
         }
+    }
+
+    /// The session core's settings from the server's.
+    static func sessionConfiguration(of configuration: ServerConfiguration) -> ServerSessionConfiguration {
+        var sessions = ServerSessionConfiguration()
+        sessions.helloTimeout = configuration.helloTimeout
+        sessions.heartbeatInterval = configuration.heartbeatInterval
+        sessions.reconnectGrace = configuration.reconnectGrace
+        sessions.maxFrameSize = configuration.maxFrameSize
+        sessions.maxRequestsPerSecond = configuration.maxRequestsPerSecond
+        sessions.requestBurst = configuration.requestBurst
+        sessions.serverVersion = serverVersion
+        return sessions
+    }
+
+    /// The time now, both clocks, read once per event.
+    private func now() -> ClockReading {
+        ClockReading(instant: loop.now, unixMilliseconds: wallClock())
     }
 
     // MARK: The WebSocket route
@@ -127,174 +176,174 @@ final class CallEngine: @unchecked Sendable {
             },
             onOpen: { [self] socket in
                 let now = ContinuousClock.now
-                loop.execute { self.opened(socket, now: now) }
+                loop.execute { self.socketOpened(socket, now: now) }
             },
             onMessage: { [self] socket, message in
                 switch message {
                 case .text(let text):
+                    // The arrival time, for the rate limit and the heartbeat.
                     let now = ContinuousClock.now
-                    loop.execute { self.received(text, on: socket, now: now) }
+                    loop.execute { self.socketReceived(text, on: socket.id, now: now) }
                 case .binary:
                     socket.close(code: .unsupportedData, reason: "binary frames are not part of the protocol")
                 }
             },
             onClose: { [self] socket, close in
-                loop.execute { self.closed(socket, close) }
+                loop.execute { self.socketClosed(socket.id, code: close.code?.rawValue) }
             },
             onRateLimited: { [self] socket in
                 // Queued behind the messages the edge handed over before, so those are
                 // answered before the close (docs/protocol.md, Limits).
-                loop.execute { self.rateLimited(socket) }
+                loop.execute { self.socketRateLimited(socket.id) }
             })
     }
 
-    // MARK: Connections
+    // MARK: Sockets (on the loop)
 
-    private func opened(_ socket: EdgeWebSocket, now: ContinuousClock.Instant) {
-        guard !stopped else {
-            socket.close(code: .goingAway, reason: "server shutting down")
-            return
-        }
-        let connection = SignalingConnection(socket: socket, now: now, requests: RequestRateLimiter(
-            perSecond: configuration.maxRequestsPerSecond, burst: configuration.requestBurst))
-        connections[socket.id] = connection
-        metrics.update {
-            $0.connectionsOpen += 1
-            $0.connectionsTotal += 1
-        }
-        log.info("ws.open", ["conn": String(socket.id), "remote": socket.remoteAddress.description])
-        connection.helloTimer = loop.schedule(after: configuration.helloTimeout) { [self] in
-            guard let connection = connections[socket.id], connection.device == nil else { return }
-            log.info("ws.hello.timeout", ["conn": String(socket.id)])
-            close(connection, code: 4002, reason: "no hello within \(configuration.helloTimeout)")
-        }
+    /// A WebSocket opened at `now`.
+    func socketOpened(_ socket: any SignalingSocket, now: ContinuousClock.Instant) {
+        sockets[socket.id] = socket
+        session { $0.connectionOpened(socket.id, now: now) }
     }
 
-    private func closed(_ socket: EdgeWebSocket, _ close: WebSocketClose) {
-        guard let connection = connections.removeValue(forKey: socket.id) else { return }
-        cancelTimers(of: connection)
-        metrics.update { $0.connectionsOpen -= 1 }
-        log.info("ws.close", ["conn": String(socket.id), "code": close.code.map { String($0.rawValue) } ?? "none"])
-        guard let device = connection.device, var session = sessions[device], session.connectionID == socket.id else { return }
-        if close.code == .normalClosure {
-            // 1000 from the device means it logged out (docs/protocol.md, Close codes): the
-            // session ends now, not after the reconnect grace, and its calls are hung up as
-            // if it had sent call.hangup (canceled, denied or hungUp, by the call's state).
-            sessions[device] = nil
-            let now = ServerClock.now()
-            for callID in registry.callIDs(of: device).sorted() {
-                perform(registry.handleRequest(.callHangup(.init(requestID: "logout", callID: callID)), from: device, now: now))
-            }
-            perform(registry.deviceDisconnected(device, now: now))
-            log.info("session.closed", ["session": session.id, "device": device.description])
-            return
-        }
-        session.connectionID = nil
-        let sessionID = session.id
-        session.expiryTimer = loop.schedule(after: configuration.reconnectGrace) { [self] in
-            guard let session = sessions[device], session.id == sessionID, session.connectionID == nil else { return }
-            sessions[device] = nil
-            log.info("session.expired", ["session": sessionID, "device": device.description,
-                                         "dropped": String(session.buffered.count + session.droppedWhileAway)])
-        }
-        sessions[device] = session
-        perform(registry.deviceDisconnected(device, now: ServerClock.now()))
+    /// A text frame arrived at `now` on the socket.
+    func socketReceived(_ text: String, on id: UInt64, now: ContinuousClock.Instant) {
+        session { $0.frameReceived(text, on: id, now: now) }
     }
 
-    // MARK: Rate limit (docs/protocol.md, Limits)
-
-    /// The edge's hard limit: close with 4005, but only after every request taken before
-    /// has its reply (some are answered off the loop; see `repliesPending`).
-    private func rateLimited(_ socket: EdgeWebSocket) {
-        guard let connection = connections[socket.id], !connection.closing else { return }
-        connection.closeWhenAnswered = true
-        closeIfAnswered(connection)
+    /// The socket closed with `code` (nil: without a close frame).
+    func socketClosed(_ id: UInt64, code: UInt16?) {
+        let now = loop.now
+        session { $0.connectionClosed(id, code: code, now: now) }
+        sockets[id] = nil
     }
 
-    private func closeIfAnswered(_ connection: SignalingConnection) {
-        guard connection.closeWhenAnswered, !connection.closing, connection.repliesPending == 0,
-              connection.phase != .authenticating else { return }
-        log.info("ws.rate_limited", ["conn": String(connection.socket.id), "device": connection.device?.description ?? "-"])
-        reply(.error(.init(replyTo: nil, code: .rateLimited, message: "message rate limit exceeded; closing")), on: connection)
-        close(connection, code: 4005, reason: "message rate limit exceeded")
+    /// The edge's hard rate limit: close with 4005, after every request taken before has
+    /// its reply.
+    func socketRateLimited(_ id: UInt64) {
+        session { $0.rateLimitReached(on: id) }
     }
 
-    /// Counts a request answered later; call the returned closure (on the loop) once its
-    /// reply went out.
-    private func replyPending(on connection: SignalingConnection) -> @Sendable () -> Void {
-        connection.repliesPending += 1
-        return { [self] in
-            connection.repliesPending -= 1
-            closeIfAnswered(connection)
-        }
+    // MARK: The session core's outputs
+
+    /// Runs one input through the session core and carries out what it returns.
+    private func session(_ input: (inout ServerSessionCore) -> [ServerSessionOutput]) {
+        let outputs = input(&sessions)
+        for output in outputs { carryOut(output) }
+        rescheduleSessionTimer()
     }
 
-    private func close(_ connection: SignalingConnection, code: UInt16, reason: String) {
-        connection.closing = true
-        cancelTimers(of: connection)
-        connection.socket.close(code: WebSocketCloseCode(rawValue: code), reason: reason)
-    }
-
-    private func cancelTimers(of connection: SignalingConnection) {
-        if let timer = connection.helloTimer { loop.cancel(timer) }
-        if let timer = connection.heartbeatTimer { loop.cancel(timer) }
-        connection.helloTimer = nil
-        connection.heartbeatTimer = nil
-    }
-
-    // MARK: Frames
-
-    private func received(_ text: String, on socket: EdgeWebSocket, now: ContinuousClock.Instant) {
-        guard let connection = connections[socket.id], !connection.closing, !stopped else { return }
-        connection.lastReceived = now
-        // Every frame counts, hello and ping included; one over the soft limit gets
-        // rate_limited instead of being carried out.
-        let withinRate = connection.requests.allow(at: now)
-        let message: SignalingMessage
-        do throws(SignalingError) {
-            message = try SignalingCodec.decode(Array(text.utf8), maxFrameSize: configuration.maxFrameSize, sender: .deviceToServer)
-        } catch {
-            guard withinRate else { return refuseOverRate(error.requestID, on: connection) }
-            log.info("signal.refused", ["conn": String(socket.id), "code": error.code.rawValue, "reason": error.description])
-            reply(SignalingCodec.errorReply(for: error), on: connection)
-            if error.code == .unsupportedVersion, connection.phase == .awaitingHello, Self.namesHello(text) {
-                close(connection, code: 4006, reason: "unsupported protocol version")
-            }
-            return
-        }
-        logMessage("signal.in", message, who: connection.device?.description ?? "conn \(socket.id)")
-        guard withinRate else { return refuseOverRate(message.requestID, on: connection) }
-        if case .ping(let ping) = message {
-            reply(.pong(.init(replyTo: ping.requestID)), on: connection)
-            return
-        }
-        if case .hello(let hello) = message {
-            guard connection.phase == .awaitingHello else {
-                reply(.error(.init(replyTo: hello.requestID, code: .alreadyAuthenticated, message: "this connection already sent hello")),
-                      on: connection)
+    private func carryOut(_ output: ServerSessionOutput) {
+        switch output {
+        case .send(let id, let message, let device):
+            // Behind this device's held replies and events, so it sees them in order;
+            // `hello.ok` opens a connection and never waits (held work follows it).
+            if let device, !held.isEmpty, !message.isHelloOK, held.contains(where: { $0.keys.contains(.device(device)) }) {
+                held.append(HeldWork(ticket: 0, keys: [.device(device)], actions: [.send(device, message)]))
                 return
             }
-            connection.phase = .authenticating
-            lookUpApplication(for: hello, connectionID: socket.id)
-            return
-        }
-        guard let device = connection.device else {
-            reply(.error(.init(replyTo: message.requestID, code: .notAuthenticated, message: "send hello first")), on: connection)
-            return
-        }
-        switch message {
-        case .pushRegister(let request): pushRegister(request, from: device, answered: replyPending(on: connection))
-        case .pushUnregister(let request): pushUnregister(request, from: device, answered: replyPending(on: connection))
-        case .pushRelay(let request): pushRelay(request, from: device, answered: replyPending(on: connection))
-        default:
-            perform(registry.handleRequest(message, from: device, now: ServerClock.now()))
+            logMessage("signal.out", message, who: device?.description ?? "conn \(id)")
+            sockets[id]?.sendText(SignalingCodec.encodeToString(message))
+        case .replay(let id, let message):
+            sockets[id]?.sendText(SignalingCodec.encodeToString(message))
+        case .close(let id, let code, let reason):
+            sockets[id]?.close(code: code, reason: reason)
+        case .verifyHello(let id, let hello):
+            lookUpApplication(for: hello, connectionID: id)
+        case .callRequest(let device, let message):
+            perform(registry.handleRequest(message, from: device, now: now()))
+        case .pushRequest(let id, let device, let message):
+            let answered: @Sendable () -> Void = { [self] in session { $0.requestAnswered(on: id) } }
+            switch message {
+            case .pushRegister(let request): pushRegister(request, from: device, answered: answered)
+            case .pushUnregister(let request): pushUnregister(request, from: device, answered: answered)
+            case .pushRelay(let request): pushRelay(request, from: device, answered: answered)
+            default: answered()
+            }
+        case .deviceConnected(let device, let resumed):
+            directory.sessionStarted(device, on: node)
+            let time = now()
+            recorder.recordUserSeen(device.user, at: time.unixMilliseconds)
+            perform(registry.deviceConnected(device, resumed: resumed, now: time))
+        case .deviceDisconnected(let device):
+            perform(registry.deviceDisconnected(device, now: now()))
+        case .deviceLoggedOut(let device):
+            // 1000 from the device means it logged out (docs/protocol.md, Close codes): its
+            // calls are hung up as if it had sent call.hangup (canceled, denied or hungUp,
+            // by the call's state), then it is gone.
+            let time = now()
+            for callID in registry.callIDs(of: device).sorted() {
+                perform(registry.handleRequest(.callHangup(.init(requestID: "logout", callID: callID)), from: device, now: time))
+            }
+            perform(registry.deviceDisconnected(device, now: time))
+        case .event(let event):
+            record(event)
         }
     }
 
-    private func refuseOverRate(_ requestID: String?, on connection: SignalingConnection) {
-        reply(.error(.init(replyTo: requestID, code: .rateLimited,
-                           message: "more than \(configuration.maxRequestsPerSecond) requests per second (burst \(configuration.requestBurst))")),
-              on: connection)
+    /// Logs and counts a session event (the log lines of docs/operations.md).
+    private func record(_ event: ServerSessionEvent) {
+        switch event {
+        case .connectionOpened(let id):
+            metrics.update {
+                $0.connectionsOpen += 1
+                $0.connectionsTotal += 1
+            }
+            log.info("ws.open", ["conn": String(id), "remote": sockets[id]?.remoteDescription ?? "-"])
+        case .connectionClosed(let id, let code):
+            metrics.update { $0.connectionsOpen -= 1 }
+            log.info("ws.close", ["conn": String(id), "code": code.map { String($0) } ?? "none"])
+        case .connectionReplaced(let old, let by, let device):
+            metrics.update { $0.connectionsOpen -= 1 }
+            log.info("ws.replaced", ["conn": String(old), "by": String(by), "device": device.description])
+        case .helloTimedOut(let id):
+            log.info("ws.hello.timeout", ["conn": String(id)])
+        case .heartbeatTimedOut(let id, let device):
+            log.info("ws.heartbeat.timeout", ["conn": String(id), "device": device?.description ?? "-"])
+        case .frameRefused(let id, let code, let reason):
+            log.info("signal.refused", ["conn": String(id), "code": code, "reason": reason])
+        case .received(let message, let who):
+            logMessage("signal.in", message, who: who)
+        case .rateLimitClose(let id, let device):
+            log.info("ws.rate_limited", ["conn": String(id), "device": device?.description ?? "-"])
+        case .helloRefused(let id, let code, let reason):
+            metrics.update { $0.authFailures[code, default: 0] += 1 }
+            log.info("hello.refused", ["conn": String(id), "code": code, "reason": reason])
+        case .helloStoreFailed(let id, let message):
+            log.error("hello.store.failed", ["conn": String(id), "error": message])
+        case .authenticated(let id, let device, let sessionID, let resumed, let replayed):
+            metrics.update { $0.authenticatedTotal += 1 }
+            log.info("hello.ok", ["conn": String(id), "device": device.description, "session": sessionID,
+                                  "resumed": String(resumed), "replayed": String(replayed)])
+        case .sessionClosed(let sessionID, let device):
+            directory.sessionEnded(device, on: node)
+            log.info("session.closed", ["session": sessionID, "device": device.description])
+        case .sessionExpired(let sessionID, let device, let dropped):
+            directory.sessionEnded(device, on: node)
+            log.info("session.expired", ["session": sessionID, "device": device.description, "dropped": String(dropped)])
+        case .messageBuffered(let message, let device):
+            logMessage("signal.buffered", message, who: device.description)
+        case .messageDropped(let message, let device):
+            logMessage("signal.dropped", message, who: device.description)
+        }
+    }
+
+    private func rescheduleSessionTimer() {
+        guard !stopped, let next = sessions.nextDeadline else {
+            if let timer = sessionTimer { loop.cancel(timer.id) }
+            sessionTimer = nil
+            return
+        }
+        if let timer = sessionTimer {
+            if timer.at == next { return }
+            loop.cancel(timer.id)
+        }
+        let id = loop.schedule(at: next) { [self] in
+            sessionTimer = nil
+            let now = loop.now
+            session { $0.tick(now: now) }
+        }
+        sessionTimer = (id, next)
     }
 
     // MARK: Push (docs/push.md)
@@ -339,27 +388,8 @@ final class CallEngine: @unchecked Sendable {
                         to: device)
                 return
             }
-            perform(registry.relayPush(callID: callID, requestID: request.requestID, from: device, now: ServerClock.now()))
+            perform(registry.relayPush(callID: callID, requestID: request.requestID, from: device, now: now()))
         }
-    }
-
-    /// Whether a frame that failed the version check is a `hello` (the codec stops before
-    /// reading `type`; the frame is valid JSON by then). Decides only the 4006 close.
-    /// Read with the same strict parser as every frame, never Foundation's, which lets
-    /// through what the codec refuses (a trailing comma, nesting past the limit).
-    static func namesHello(_ text: String) -> Bool {
-        guard let object = try? StrictJSONParser.parse(Array(text.utf8), maxDepth: SignalingLimits.maxDepth) else { return false }
-        return object["type"]?.stringValue == "hello"
-    }
-
-    private func reply(_ message: SignalingMessage, on connection: SignalingConnection) {
-        if let device = connection.device, !held.isEmpty, held.contains(where: { $0.keys.contains(.device(device)) }) {
-            // Behind this device's held replies and events, so it sees them in order.
-            held.append(HeldWork(ticket: 0, keys: [.device(device)], actions: [.send(device, message)]))
-            return
-        }
-        logMessage("signal.out", message, who: connection.device?.description ?? "conn \(connection.socket.id)")
-        _ = connection.socket.send(.text(SignalingCodec.encodeToString(message)))
     }
 
     private func logMessage(_ event: String, _ message: SignalingMessage, who: String) {
@@ -387,77 +417,34 @@ final class CallEngine: @unchecked Sendable {
             let result = Result { () throws(StoreError) -> Application? in
                 try store.performAndWait { (store) throws(StoreError) -> Application? in try store.application(key: key) }
             }
-            self.loop.execute {
-                self.finishHello(hello, connectionID: connectionID, application: result)
-                // A rate-limit close that waited for this reply.
-                if let connection = self.connections[connectionID] { self.closeIfAnswered(connection) }
-            }
+            self.loop.execute { self.finishHello(hello, connectionID: connectionID, application: result) }
         }
     }
 
+    /// Checks the token against the application the store returned and gives the session
+    /// core its verdict.
     private func finishHello(_ hello: SignalingMessage.Hello, connectionID: UInt64, application: Result<Application?, StoreError>) {
-        guard let connection = connections[connectionID], !connection.closing, connection.phase == .authenticating, !stopped else { return }
-        let nowMillis = ServerClock.now().unixMilliseconds
+        // A connection gone or closed meanwhile: no token is checked (its nonce stays unused).
+        guard sessions.awaitsHelloVerdict(on: connectionID) else { return }
+        let nowMillis = wallClock()
         let token: UserToken
         do throws(AuthError) {
             let found: Application?
             switch application {
             case .success(let value): found = value
             case .failure(let error):
-                log.error("hello.store.failed", ["conn": String(connectionID), "error": error.description])
-                connection.phase = .awaitingHello
-                reply(.error(.init(replyTo: hello.requestID, code: .internalError, message: "the server could not read its store; retry")),
-                      on: connection)
+                session { $0.helloFailed(on: connectionID, hello: hello, message: error.description) }
                 return
             }
             guard let found else { throw AuthError.unknownApplication(hello.appKey) }
             token = try verifier.verify(hello.token, for: try Self.credentials(of: found, nowMillis: nowMillis),
                                         now: nowMillis / 1000, nonces: &nonces)
         } catch {
-            let code = error.protocolCode
-            metrics.update { $0.authFailures[code, default: 0] += 1 }
-            log.info("hello.refused", ["conn": String(connectionID), "code": code, "reason": error.description])
-            reply(.error(.init(replyTo: hello.requestID, code: SignalingErrorCode(rawValue: code), message: error.description)),
-                  on: connection)
-            close(connection, code: code == SignalingErrorCode.rateLimited.rawValue ? 4005 : 4001, reason: "authentication failed")
+            session { $0.helloRefused(on: connectionID, hello: hello, code: error.protocolCode, message: error.description) }
             return
         }
-        let device = Device(user: AppUser(applicationKey: hello.appKey, userID: token.userID), deviceID: hello.deviceID)
-        if let timer = connection.helloTimer { loop.cancel(timer) }
-        connection.helloTimer = nil
-
-        var resumed = false
-        var session = SignalingSession(id: Self.newSessionID(), device: device, connectionID: connectionID)
-        if var existing = sessions[device] {
-            if let oldID = existing.connectionID, oldID != connectionID, let old = connections.removeValue(forKey: oldID) {
-                metrics.update { $0.connectionsOpen -= 1 }
-                log.info("ws.replaced", ["conn": String(oldID), "by": String(connectionID), "device": device.description])
-                close(old, code: 4003, reason: "replaced by a newer connection")
-            }
-            if let timer = existing.expiryTimer { loop.cancel(timer) }
-            existing.expiryTimer = nil
-            if let resume = hello.resumeSessionID, resume == existing.id {
-                resumed = true
-                existing.connectionID = connectionID
-                session = existing
-            }
-        }
-        let buffered = session.buffered
-        session.buffered = []
-        session.droppedWhileAway = 0
-        sessions[device] = session
-        connection.phase = .authenticated(device)
-        metrics.update { $0.authenticatedTotal += 1 }
-        log.info("hello.ok", ["conn": String(connectionID), "device": device.description, "session": session.id,
-                              "resumed": String(resumed), "replayed": String(buffered.count)])
-        reply(.helloOK(.init(replyTo: hello.requestID, sessionID: session.id, userID: token.userID, serverVersion: Self.serverVersion,
-                             heartbeatInterval: configuration.heartbeatInterval.wholeMilliseconds, time: nowMillis, resumed: resumed,
-                             media: .init(codecs: ["opus/48000/2"]))), on: connection)
-        for text in buffered { _ = connection.socket.send(.text(text)) }
-        scheduleHeartbeatCheck(connection)
-
-        recorder.recordUserSeen(device.user, at: nowMillis)
-        perform(registry.deviceConnected(device, resumed: resumed, now: ServerClock.now()))
+        let sessionID = Self.newSessionID()
+        session { $0.helloAccepted(on: connectionID, hello: hello, userID: token.userID, sessionID: sessionID, unixMillis: nowMillis) }
     }
 
     /// The application's credentials as ParleyAuth wants them (its previous secret expiry
@@ -471,25 +458,10 @@ final class CallEngine: @unchecked Sendable {
         return try ApplicationCredentials(key: application.key, secret: secret)
     }
 
-    private func scheduleHeartbeatCheck(_ connection: SignalingConnection) {
-        let limit = configuration.heartbeatInterval * 2
-        let id = connection.socket.id
-        connection.heartbeatTimer = loop.schedule(at: connection.lastReceived + limit) { [self] in
-            guard let connection = connections[id], !connection.closing else { return }
-            connection.heartbeatTimer = nil
-            if ContinuousClock.now - connection.lastReceived >= limit {
-                log.info("ws.heartbeat.timeout", ["conn": String(id), "device": connection.device?.description ?? "-"])
-                close(connection, code: 4004, reason: "heartbeat timeout")
-            } else {
-                scheduleHeartbeatCheck(connection)
-            }
-        }
-    }
-
     private func scheduleNonceCleanup() {
         nonceTimer = loop.schedule(after: .seconds(60)) { [self] in
             guard !stopped else { return }
-            nonces.removeExpired(now: ServerClock.now().unixMilliseconds / 1000)
+            nonces.removeExpired(now: wallClock() / 1000)
             scheduleNonceCleanup()
         }
     }
@@ -497,7 +469,7 @@ final class CallEngine: @unchecked Sendable {
     private func scheduleLegStatistics() {
         statisticsTimer = loop.schedule(after: configuration.legStatisticsInterval) { [self] in
             guard !stopped, let anchor else { return }
-            let now = ServerClock.now().unixMilliseconds
+            let now = wallClock()
             for record in registry.activeCalls where record.state == .established {
                 // The figures come back from the call's media loop as an input; a call that
                 // ended meanwhile has its final figures stored already.
@@ -512,6 +484,7 @@ final class CallEngine: @unchecked Sendable {
         }
     }
 
+    /// A session id: 96 random bits, so one device's sessions are not guessable from another's.
     static func newSessionID() -> String {
         let bytes = (try? SecureRandom.bytes(12)) ?? (0..<12).map { _ in UInt8.random(in: 0...255) }
         return "s-" + bytes.map { byte in
@@ -541,7 +514,7 @@ final class CallEngine: @unchecked Sendable {
             rounds += 1
             let next = pendingMedia.removeFirst()
             log.info("media.report", ["call": next.callID, "event": Self.describe(next.event)])
-            perform(registry.handleMedia(next.event, callID: next.callID, now: ServerClock.now()))
+            perform(registry.handleMedia(next.event, callID: next.callID, now: now()))
         }
         performing = false
         rescheduleCallTimer()
@@ -549,12 +522,12 @@ final class CallEngine: @unchecked Sendable {
 
     /// Records the actions' records and runs or holds the rest.
     private func submit(_ actions: [CallAction]) {
-        let now = ServerClock.now()
+        let time = now()
         var waitFor: UInt64 = 0
         for case .record(let record) in actions {
             var legs: [CallLeg] = []
-            if record.state == .ended, let statistics = anchor?.closeAll(callID: record.callID, now: now.instant) {
-                legs = Self.storedLegs(statistics, of: record, at: now.unixMilliseconds)
+            if record.state == .ended, let statistics = anchor?.closeAll(callID: record.callID, now: time.instant) {
+                legs = Self.storedLegs(statistics, of: record, at: time.unixMilliseconds)
             }
             let written = recorder.persist(record, legs: legs)
             if written.mustWait { waitFor = max(waitFor, written.ticket) }
@@ -572,14 +545,14 @@ final class CallEngine: @unchecked Sendable {
 
     /// Sends, media instructions and pushes, now.
     private func carryOut(_ actions: [CallAction]) {
-        let now = ServerClock.now()
+        let time = now()
         for action in actions {
             switch action {
             case .send(let device, let message): deliver(message, to: device)
             case .notify(let party, let notification): tell(party, notification)
             case .media(let instruction):
-                let application = registry.record(of: instruction.callID)?.caller.applicationKey ?? ""
-                anchor?.perform(instruction, applicationKey: application, now: now)
+                let application = registry.record(of: instruction.callID)?.applicationKey ?? ""
+                anchor?.perform(instruction, applicationKey: application, now: time)
             case .push(let instruction):
                 log.info("push.call", ["call": instruction.callID, "devices": instruction.devices.map(\.deviceID).joined(separator: ",")])
                 push?.send(instruction)
@@ -670,17 +643,14 @@ final class CallEngine: @unchecked Sendable {
     /// The caller's leg and the answering device's leg, as the store keeps them (one row
     /// per role; legs of devices that only rang are not kept).
     static func storedLegs(_ statistics: [CallLegID: MediaLegStatistics], of record: CallRecord, at time: Int64) -> [CallLeg] {
-        var legs: [CallLeg] = []
-        if let caller = statistics[.caller] {
-            legs.append(CallLeg(role: .caller, userId: record.caller.userID, deviceId: record.callerDeviceID, updatedTime: time,
-                                statistics: CallLegStatistics(caller)))
+        var kept: [(leg: CallLegID, address: PartyAddress, deviceID: String?)] = [(.caller, record.caller, record.callerDeviceID)]
+        if let answerer = record.answeringParty { kept.append((.callee(answerer), record.callee, record.answeredDeviceID)) }
+        return kept.compactMap { leg, address, deviceID in
+            statistics[leg].map {
+                CallLeg(role: CallLegRole(leg), userId: address.address, deviceId: deviceID, updatedTime: time,
+                        statistics: CallLegStatistics($0))
+            }
         }
-        if let answered = record.answeredDeviceID,
-           let callee = statistics[.callee(.device(Device(user: record.callee, deviceID: answered)))] {
-            legs.append(CallLeg(role: .callee, userId: record.callee.userID, deviceId: answered, updatedTime: time,
-                                statistics: CallLegStatistics(callee)))
-        }
-        return legs
     }
 
     /// A reply made outside `perform` (push answers): behind the device's held replies and
@@ -694,27 +664,15 @@ final class CallEngine: @unchecked Sendable {
     }
 
     /// Sends to the device's connection, or keeps the message (bounded) while its session
-    /// waits for a resume; drops it when the device has no session.
-    private func deliver(_ message: SignalingMessage, to device: Device) {
-        let who = device.description
-        guard var session = sessions[device] else {
-            logMessage("signal.dropped", message, who: who)
+    /// waits for a resume (the session core decides); a device whose session another node
+    /// holds gets it through the bus; without a session anywhere it is dropped.
+    func deliver(_ message: SignalingMessage, to device: Device) {
+        if sessions.sessionID(of: device) == nil, let holder = directory.node(of: device), holder != node,
+           bus.deliver(message, to: device, on: holder) {
+            logMessage("signal.forwarded", message, who: device.description + "@" + holder.description)
             return
         }
-        let text = SignalingCodec.encodeToString(message)
-        if let id = session.connectionID, let connection = connections[id], !connection.closing {
-            logMessage("signal.out", message, who: who)
-            _ = connection.socket.send(.text(text))
-            return
-        }
-        if session.buffered.count < Self.maxBufferedMessages {
-            session.buffered.append(text)
-            logMessage("signal.buffered", message, who: who)
-        } else {
-            session.droppedWhileAway += 1
-            logMessage("signal.dropped", message, who: who)
-        }
-        sessions[device] = session
+        session { $0.deliver(message, to: device) }
     }
 
     private func rescheduleCallTimer() {
@@ -729,7 +687,7 @@ final class CallEngine: @unchecked Sendable {
         }
         let id = loop.schedule(at: next) { [self] in
             callTimer = nil
-            perform(registry.handleTimeout(now: ServerClock.now()))
+            perform(registry.handleTimeout(now: now()))
         }
         callTimer = (id, next)
     }
@@ -740,9 +698,9 @@ final class CallEngine: @unchecked Sendable {
     /// `recorded` runs on the loop once the ended record is committed (for `.hungUp`).
     func hangUpLive(callID: String, applicationKey: String, recorded: @escaping () -> Void = {}) -> HangUpOutcome? {
         guard let record = registry.record(of: callID) else { return nil }
-        guard record.caller.applicationKey == applicationKey else { return .notFound }
+        guard record.applicationKey == applicationKey else { return .notFound }
         do throws(CallingError) {
-            let actions = try registry.hangUp(callID: callID, now: ServerClock.now())
+            let actions = try registry.hangUp(callID: callID, now: now())
             log.info("call.rest.hangup", ["call": callID])
             perform(actions)
             whenRecordsCommitted(recorded)
@@ -769,16 +727,14 @@ final class CallEngine: @unchecked Sendable {
     /// connection `shutting_down`, closes the media legs and waits for the records.
     func stop() {
         guard !stopped else { return }
-        perform(registry.endAll(.init(code: .internalError, message: "server shutting down"), now: ServerClock.now()))
+        perform(registry.endAll(.init(code: .internalError, message: "server shutting down"), now: now()))
         // The ended records, then the `call.ended` they hold back (bounded: a store locked
         // past it leaves those calls to the next start's recovery).
         if !recorder.flush(timeout: configuration.shutdownStoreTimeout) {
             log.error("store.flush.timeout", ["pending": String(recorder.pendingWrites)])
         }
         storeCommitted(recorder.doneTicket)
-        for connection in connections.values where !connection.closing {
-            reply(.error(.init(replyTo: nil, code: .shuttingDown, message: "the server is stopping; reconnect later")), on: connection)
-        }
+        session { $0.stop() }
         stopped = true
         if let timer = callTimer { loop.cancel(timer.id) }
         callTimer = nil
@@ -786,8 +742,11 @@ final class CallEngine: @unchecked Sendable {
         nonceTimer = nil
         if let statisticsTimer { loop.cancel(statisticsTimer) }
         statisticsTimer = nil
-        for connection in connections.values { cancelTimers(of: connection) }
-        for session in sessions.values { if let timer = session.expiryTimer { loop.cancel(timer) } }
+        if let sessionTimer { loop.cancel(sessionTimer.id) }
+        sessionTimer = nil
+        // This node's sessions end with it.
+        bus.detach(node: node)
+        for device in directory.devices(on: node) { directory.sessionEnded(device, on: node) }
         anchor?.closeEverything()
         push?.stop()
         recorder.flush(timeout: configuration.shutdownStoreTimeout)
@@ -795,17 +754,12 @@ final class CallEngine: @unchecked Sendable {
         let waiters = ticketWaiters
         ticketWaiters = []
         for waiter in waiters { waiter.body() }
-        log.info("engine.stopped", ["connections": String(connections.count)])
+        log.info("engine.stopped", ["connections": String(sessions.connectionCount)])
     }
 
     /// Media legs open now (tests, metrics).
     var mediaLegCount: Int { anchor?.legCount ?? 0 }
     var mediaPortsInUse: Int { anchor?.portsInUse ?? 0 }
-
-    /// Runs `body` on the loop and waits for its result; nil when the loop no longer runs.
-    func onLoop<T: Sendable>(_ body: @escaping @Sendable () -> T) -> T? {
-        loop.runAndWait(body)
-    }
 }
 
 /// Actions held until the store has committed `ticket`, in the order they were made.
@@ -819,6 +773,13 @@ private struct HeldWork {
 private enum OrderKey: Hashable {
     case call(String)
     case device(Device)
+}
+
+extension SignalingMessage {
+    /// `hello.ok`, which opens a connection's conversation and is never held.
+    var isHelloOK: Bool {
+        if case .helloOK = self { true } else { false }
+    }
 }
 
 extension MediaInstruction {

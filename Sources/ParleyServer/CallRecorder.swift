@@ -78,20 +78,20 @@ final class CallRecorder: @unchecked Sendable {
             written = []
             mustWait = true
             metrics.update { $0.callsStarted += 1 }
-            let applicationKey = record.caller.applicationKey
-            let caller = record.caller.userID
-            let callee = record.callee.userID
-            let started = record.startedTime
+            let applicationKey = record.applicationKey
+            let (caller, callee, direction) = (record.caller, record.callee, record.direction)
+            let started = record.times.startedTime
             let log = self.log
             ticket = enqueue(.init(name: "createCall", subject: id, durable: false, committed: {
-                log.info("call.record.created", ["call": id, "caller": caller, "callee": callee])
+                log.info("call.record.created", ["call": id, "caller": caller.address, "callee": callee.address])
             }) { (store) throws(StoreError) in
-                try store.createCall(id: id, applicationKey: applicationKey, caller: caller, callee: callee, startedTime: started)
+                try store.createCall(id: id, applicationKey: applicationKey, caller: caller, callee: callee, direction: direction,
+                                     startedTime: started)
             })
         }
         let reached: [(CallState, Int64?)] = [
-            (.progressing, record.progressedTime), (.ringing, record.rungTime),
-            (.answered, record.answeredTime), (.established, record.establishedTime),
+            (.progressing, record.times.progressedTime), (.ringing, record.times.rungTime),
+            (.answered, record.times.answeredTime), (.established, record.times.establishedTime),
         ]
         for (state, time) in reached {
             guard let time, written?.contains(state) == false else { continue }
@@ -106,10 +106,9 @@ final class CallRecorder: @unchecked Sendable {
             return (ticket, mustWait)
         }
         progress[id] = nil
-        let endedTime = record.endedTime ?? ServerClock.now().unixMilliseconds
-        let error = cause == .error
-            ? CallError(code: record.errorCode ?? "internal_error", message: record.errorMessage ?? "call failed") : nil
-        let durationMs = record.answeredTime.map { max(0, endedTime - $0) } ?? 0
+        let endedTime = record.times.endedTime ?? ServerClock.unixMillis()
+        let error = cause == .error ? record.error ?? CallError(code: "internal_error", message: "call failed") : nil
+        let durationMs = record.times.answeredTime.map { max(0, endedTime - $0) } ?? 0
         metrics.update { $0.callsEnded[cause.rawValue, default: 0] += 1 }
         let log = self.log
         ticket = enqueue(.init(name: "finishCall", subject: id, durable: true, committed: {

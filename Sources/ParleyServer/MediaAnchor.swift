@@ -32,7 +32,6 @@ import Synchronization
 final class MediaAnchor: @unchecked Sendable {
     // @unchecked: `calls`, `closed` are used on `engineLoop`'s thread only; a `CallMedia`
     // on its media loop's only; the rest is immutable or a Mutex.
-    typealias LegID = CallLegID
 
     /// One call's media: its topology and the sockets and timers of its legs.
     private final class CallMedia: @unchecked Sendable {
@@ -42,13 +41,13 @@ final class MediaAnchor: @unchecked Sendable {
         let loop: EventLoop
         /// The receive buffers of `loop`, shared by the calls on it.
         let buffers: MediaLoopBuffers
-        let topology: any MediaTopology<LegID>
-        var legs: [LegID: AnchoredLeg] = [:]
+        let topology: any MediaTopology<CallLegID>
+        var legs: [CallLegID: AnchoredLeg] = [:]
         var inactivityTimer: TimerID?
         /// Set when `closeAll` ran: later instructions find no call.
         var ended = false
 
-        init(callID: String, loop: EventLoop, buffers: MediaLoopBuffers, topology: any MediaTopology<LegID>) {
+        init(callID: String, loop: EventLoop, buffers: MediaLoopBuffers, topology: any MediaTopology<CallLegID>) {
             self.callID = callID
             self.loop = loop
             self.buffers = buffers
@@ -71,7 +70,7 @@ final class MediaAnchor: @unchecked Sendable {
         var byApplication: [String: Int] = [:]
     }
 
-    private let engineLoop: EventLoop
+    private let engineLoop: any Scheduler
     private let mediaLoops: EventLoopGroup
     /// One set of receive buffers per media loop, used on that loop only.
     private let buffers: [ObjectIdentifier: MediaLoopBuffers]
@@ -91,7 +90,7 @@ final class MediaAnchor: @unchecked Sendable {
     /// - Parameters:
     ///   - loop: the engine's loop; `report` is called there.
     ///   - mediaLoopCount: media loops to start (clamped to 1...online cores).
-    init(loop: EventLoop, mediaLoopCount: Int, configuration: ServerConfiguration, certificate: DTLSCertificate, log: ServerLog,
+    init(loop: any Scheduler, mediaLoopCount: Int, configuration: ServerConfiguration, certificate: DTLSCertificate, log: ServerLog,
          metrics: ServerMetrics, report: @escaping (MediaEvent, String) -> Void) throws(NetError) {
         engineLoop = loop
         pool = try PortPool(host: configuration.mediaBindAddress, range: configuration.mediaPorts)
@@ -150,12 +149,12 @@ final class MediaAnchor: @unchecked Sendable {
                 call = existing
             } else {
                 guard !closed else {
-                    let leg: LegID = if case .offerCallee(_, let party) = instruction { .callee(party) } else { .caller }
+                    let leg: CallLegID = if case .offerCallee(_, let party) = instruction { .callee(party) } else { .caller }
                     reportToEngine(.legFailed(leg, reason: "state: the media anchor is shut down"), callID)
                     return
                 }
                 let loop = mediaLoops.next()
-                call = CallMedia(callID: callID, loop: loop, buffers: buffers[ObjectIdentifier(loop)]!, topology: RelayBridge<LegID>())
+                call = CallMedia(callID: callID, loop: loop, buffers: buffers[ObjectIdentifier(loop)]!, topology: RelayBridge<CallLegID>())
                 calls[callID] = call
             }
         case .acceptAnswer(_, let party, _):
@@ -175,16 +174,16 @@ final class MediaAnchor: @unchecked Sendable {
 
     /// Closes every leg of a call and returns their final statistics (for the record). The
     /// engine's loop waits for the call's media loop to do it.
-    func closeAll(callID: String, now: ContinuousClock.Instant) -> [LegID: MediaLegStatistics] {
+    func closeAll(callID: String, now: ContinuousClock.Instant) -> [CallLegID: MediaLegStatistics] {
         guard let call = calls.removeValue(forKey: callID) else { return [:] }
         return call.loop.runAndWait { [self] in closeCall(call, now: now) } ?? [:]
     }
 
     /// The statistics of a call's open legs, handed to `deliver` on the engine's loop.
-    func statistics(callID: String, deliver: @escaping @Sendable ([LegID: MediaLegStatistics]) -> Void) {
+    func statistics(callID: String, deliver: @escaping @Sendable ([CallLegID: MediaLegStatistics]) -> Void) {
         guard let call = calls[callID] else { return }
         _ = call.loop.execute { [engineLoop] in
-            var result: [LegID: MediaLegStatistics] = [:]
+            var result: [CallLegID: MediaLegStatistics] = [:]
             for id in call.legs.keys {
                 result[id] = call.topology.withLeg(id) { (core: inout MediaLegCore) in core.statistics }
             }
@@ -276,11 +275,11 @@ final class MediaAnchor: @unchecked Sendable {
     }
 
     /// Closes every leg of the call; returns their final statistics.
-    private func closeCall(_ call: CallMedia, now: ContinuousClock.Instant) -> [LegID: MediaLegStatistics] {
+    private func closeCall(_ call: CallMedia, now: ContinuousClock.Instant) -> [CallLegID: MediaLegStatistics] {
         call.ended = true
         if let timer = call.inactivityTimer { call.loop.cancel(timer) }
         call.inactivityTimer = nil
-        var statistics: [LegID: MediaLegStatistics] = [:]
+        var statistics: [CallLegID: MediaLegStatistics] = [:]
         for id in Array(call.legs.keys) {
             if let final = shut(id, of: call, now: now) { statistics[id] = final }
         }
@@ -289,7 +288,7 @@ final class MediaAnchor: @unchecked Sendable {
 
     // MARK: Legs (the call's media loop)
 
-    private func openLeg(_ id: LegID, in call: CallMedia, applicationKey: String, now: ClockReading) throws(MediaLegError) -> AnchoredLeg {
+    private func openLeg(_ id: CallLegID, in call: CallMedia, applicationKey: String, now: ClockReading) throws(MediaLegError) -> AnchoredLeg {
         guard !call.ended else { throw MediaLegError(.state, "the call's media is closed") }
         if call.legs[id] != nil { _ = shut(id, of: call, now: now.instant) }
         let held = counts.withLock { counts -> Int? in
@@ -352,14 +351,14 @@ final class MediaAnchor: @unchecked Sendable {
         reschedule(leg, in: call)
     }
 
-    private func closeLeg(_ id: LegID, in call: CallMedia, now: ContinuousClock.Instant) {
+    private func closeLeg(_ id: CallLegID, in call: CallMedia, now: ContinuousClock.Instant) {
         guard call.legs[id] != nil else { return }
         _ = shut(id, of: call, now: now)
     }
 
     /// Sends the leg's goodbye, stops its timer, closes its socket (returning the port) and
     /// takes it out of the call's topology; returns its final statistics.
-    private func shut(_ id: LegID, of call: CallMedia, now: ContinuousClock.Instant) -> MediaLegStatistics? {
+    private func shut(_ id: CallLegID, of call: CallMedia, now: ContinuousClock.Instant) -> MediaLegStatistics? {
         guard let leg = call.legs[id] else { return nil }
         leg.reportedEnd = true
         if let application = leg.countedApplication {
@@ -432,13 +431,13 @@ final class MediaAnchor: @unchecked Sendable {
         }
     }
 
-    private func perform(_ actions: [MediaTopologyAction<LegID>], in call: CallMedia) {
+    private func perform(_ actions: [MediaTopologyAction<CallLegID>], in call: CallMedia) {
         var counted = MediaCounts()
         perform(actions, in: call, counting: &counted)
         flush(counted)
     }
 
-    private func perform(_ actions: [MediaTopologyAction<LegID>], in call: CallMedia, counting counted: inout MediaCounts) {
+    private func perform(_ actions: [MediaTopologyAction<CallLegID>], in call: CallMedia, counting counted: inout MediaCounts) {
         for action in actions {
             switch action {
             case .send(let id, let bytes, _, let to):

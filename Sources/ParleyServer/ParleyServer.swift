@@ -3,6 +3,7 @@ public import ParleyHTTP
 public import ParleyNetCore
 import ParleyNetLinux
 public import ParleyStore
+import ParleyBus
 import ParleyAuth
 import ParleyCallModel
 import ParleyCalling
@@ -49,6 +50,8 @@ public final class ParleyServer: Sendable {
     private let log: ServerLog
     /// Internal so tests can reach its loop (a stalled engine loop must not stop media).
     let engine: CallEngine
+    /// The engine's event loop ("parley-calls"), which the server stops.
+    let engineLoop: EventLoop
     private let state = Mutex(State())
 
     private struct State {
@@ -57,11 +60,22 @@ public final class ParleyServer: Sendable {
         var stopped = false
     }
 
-    /// Opens the store's connections through `stores` (the composition root chose the
-    /// store: parleyd's is SQLite in its data directory), recovers calls left by a crash,
-    /// creates the development application if configured and the store has none, and
-    /// prepares the call engine and media anchor. Nothing listens until `start()`.
-    public init(configuration: ServerConfiguration, stores: CallStoreFactory, log: ServerLog) throws {
+    /// A server alone on this machine with the store `stores` opens
+    /// (`ServerComponents.local`).
+    public convenience init(configuration: ServerConfiguration, stores: CallStoreFactory, log: ServerLog) throws {
+        try self.init(configuration: configuration, components: .local(stores: stores), log: log)
+    }
+
+    /// Opens the store's connections through the components' store factory (the
+    /// composition root chose every adapter: parleyd's are SQLite in its data directory,
+    /// the in-process bus and directory and the presence router), recovers calls left by a
+    /// crash, creates the development application if configured and the store has none,
+    /// and prepares the call engine and media anchor. Nothing listens until `start()`.
+    public init(configuration: ServerConfiguration, components: ServerComponents, log: ServerLog) throws {
+        let stores = components.stores
+        // The loop came running from the composition root: a start that fails stops it.
+        var started = false
+        defer { if !started { components.engineLoop.shutdown() } }
         self.configuration = configuration
         self.log = log
         metrics = ServerMetrics()
@@ -96,17 +110,19 @@ public final class ParleyServer: Sendable {
             ])
         }
         let certificate = try DTLSCertificate.generate()
-        let loop = try EventLoop(name: "parley-calls")
-        do {
-            engine = try CallEngine(loop: loop, configuration: configuration, log: log, metrics: metrics, store: store,
-                                    helloStore: StoreQueue(opening: stores, label: "parley.store.hello"),
-                                    recorder: CallRecorder(stores: stores, log: log, metrics: metrics),
-                                    certificate: certificate,
-                                    knownUsers: known.map { AppUser(applicationKey: $0.applicationKey, userID: $0.userId) })
-        } catch {
-            loop.shutdown()
-            throw error
-        }
+        let loop = components.engineLoop
+        engineLoop = loop
+        engine = try CallEngine(
+            loop: loop, configuration: configuration, log: log, metrics: metrics, store: store,
+            helloStore: StoreQueue(opening: stores, label: "parley.store.hello"),
+            node: components.node, bus: components.bus, directory: components.directory, router: components.router,
+            recorder: CallRecorder(stores: stores, log: log, metrics: metrics),
+            knownUsers: known.map { AppUser(applicationKey: $0.applicationKey, userID: $0.userId) },
+            mediaAnchor: { [metrics] (report) throws(NetError) in
+                try MediaAnchor(loop: loop, mediaLoopCount: configuration.mediaLoopCount, configuration: configuration,
+                                certificate: certificate, log: log, metrics: metrics, report: report)
+            })
+        started = true
         log.info("server.ready", ["data": configuration.dataDirectory, "store": stores.description, "knownUsers": String(known.count),
                                   "recovered": String(recovered.count)])
     }
@@ -161,8 +177,8 @@ public final class ParleyServer: Sendable {
     }
 
     /// Media legs open now and pool ports in use (for tests and diagnostics).
-    public var mediaLegCount: Int { engine.onLoop { [engine] in engine.mediaLegCount } ?? 0 }
-    public var mediaPortsInUse: Int { engine.onLoop { [engine] in engine.mediaPortsInUse } ?? 0 }
+    public var mediaLegCount: Int { engineLoop.runAndWait { [engine] in engine.mediaLegCount } ?? 0 }
+    public var mediaPortsInUse: Int { engineLoop.runAndWait { [engine] in engine.mediaPortsInUse } ?? 0 }
 
     /// Ends every call (`error` `internal_error`, "server shutting down"), sends
     /// `shutting_down` to every connection, closes them with 1001, closes the media legs
@@ -173,16 +189,16 @@ public final class ParleyServer: Sendable {
             return (!state.stopped, state.edge)
         }
         guard first else { return }
-        _ = engine.onLoop { [engine] in engine.stop() }
+        _ = engineLoop.runAndWait { [engine] in engine.stop() }
         edge?.shutdown(gracePeriod: .seconds(2))
-        engine.loop.shutdown()
+        engineLoop.shutdown()
         log.info("server.stopped")
     }
 
     deinit {
         if !state.withLock({ $0.stopped }) {
             state.withLock { $0.edge }?.shutdown(gracePeriod: .zero)
-            engine.loop.shutdown()
+            engineLoop.shutdown()
         }
     }
 

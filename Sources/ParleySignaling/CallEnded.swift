@@ -1,4 +1,6 @@
+public import ParleyCallModel
 import ParleyWireCore
+
 extension SignalingMessage {
     /// `call.ended` (server to device): the call is over for this device. The last event
     /// of every call, sent exactly once per call and device.
@@ -9,10 +11,11 @@ extension SignalingMessage {
         public var cause: EndCause
         /// What failed: present exactly when `cause` is `error`.
         public var error: CallError?
-        /// The call's times.
+        /// The call's times; `endedTime` is always set.
         public var details: CallDetails
 
         public init(callID: String, cause: EndCause, error: CallError? = nil, details: CallDetails) {
+            precondition(details.endedTime != nil, "call.ended \(callID): details without an endedTime")
             self.callID = callID
             self.cause = cause
             self.error = error
@@ -51,6 +54,11 @@ extension SignalingMessage {
             self.message = message
         }
 
+        /// The wire form of a record's error.
+        public init(_ error: ParleyCallModel.CallError) {
+            self.init(code: SignalingErrorCode(rawValue: error.code), message: error.message)
+        }
+
         init(_ reader: FieldReader) throws(SignalingError) {
             code = SignalingErrorCode(rawValue: try reader.string("code", .errorCode))
             message = try reader.string("message", .message)
@@ -62,5 +70,12 @@ extension SignalingMessage {
             object.append("message", message)
             return .object(object)
         }
+    }
+}
+
+extension CallError {
+    /// A record's form of the error `call.ended` carries.
+    public init(_ error: SignalingMessage.CallError) {
+        self.init(code: error.code.rawValue, message: error.message)
     }
 }

@@ -28,6 +28,8 @@ public import ParleyCallModel
 /// - `durationMs` is `endedTime - answeredTime` (at least 0), and 0 for a call never
 ///   answered. NaN or infinite statistics are stored as 0 (required members) or absent.
 /// - Strings are stored and matched exactly as given (quotes, NULs, any Unicode).
+/// - A call's ends are kept as their address text with the call's direction, which names
+///   their kinds; a `CallQuery.user` matches only ends that are users.
 /// - A value the store wrote but this build does not know (a newer state or cause) reads
 ///   as `corruptRecord` (checked on SQLite only, where a raw edit can plant one).
 ///
@@ -83,12 +85,14 @@ public protocol CallStore {
 
     // MARK: Calls
 
-    /// Records a new call in state `initiating`.
+    /// Records a new call in state `initiating` between `caller` and `callee`, addresses
+    /// of the kinds `direction` joins.
     /// - Throws: `.alreadyExists` for a call id already stored; `.notFound` for an unknown
-    ///   application.
+    ///   application; `.invalidArgument` when an address is not of its direction's kind.
     @discardableResult
     func createCall(
-        id: String, applicationKey: String, caller: String, callee: String, direction: CallDirection, startedTime: Int64
+        id: String, applicationKey: String, caller: PartyAddress, callee: PartyAddress, direction: CallDirection,
+        startedTime: Int64
     ) throws(StoreError) -> StoredCall
 
     /// Moves a call to `state` and sets that state's time unless it was set before.
@@ -187,10 +191,12 @@ extension CallStore {
         try knownUsers(applicationKey: nil)
     }
 
-    /// Records a new app-to-app call in state `initiating`.
+    /// Records a new app-to-app call between the users `caller` and `callee` in state
+    /// `initiating`.
     @discardableResult
     public func createCall(id: String, applicationKey: String, caller: String, callee: String, startedTime: Int64) throws(StoreError) -> StoredCall {
-        try createCall(id: id, applicationKey: applicationKey, caller: caller, callee: callee, direction: .appToApp, startedTime: startedTime)
+        try createCall(id: id, applicationKey: applicationKey, caller: .user(caller), callee: .user(callee), direction: .appToApp,
+                       startedTime: startedTime)
     }
 
     /// Ends a call with a cause other than `error`, without final leg statistics.

@@ -184,14 +184,21 @@ public final class SQLiteStore: CallStore {
 
     // MARK: Calls
 
-    /// Records a new call in state `initiating`.
+    /// Records a new call in state `initiating`. The row keeps each end's address text;
+    /// their kinds are the direction's.
     /// - Throws: `.alreadyExists` for a call id already stored; `.notFound` for an unknown
-    ///   application.
+    ///   application; `.invalidArgument` when an address is not of its direction's kind.
     @discardableResult
     public func createCall(
-        id: String, applicationKey: String, caller: String, callee: String, direction: CallDirection,
+        id: String, applicationKey: String, caller: PartyAddress, callee: PartyAddress, direction: CallDirection,
         startedTime: Int64
     ) throws(StoreError) -> StoredCall {
+        guard direction.fits(caller: caller, callee: callee) else {
+            throw StoreError(.invalidArgument, """
+                call \(id): direction \(direction.rawValue) joins a \(direction.callerKind.rawValue) caller and a \
+                \(direction.calleeKind.rawValue) callee, not a \(caller.kind.rawValue) and a \(callee.kind.rawValue)
+                """)
+        }
         try write(durable: false) {
             do {
                 try db.execute(
@@ -199,7 +206,8 @@ public final class SQLiteStore: CallStore {
                     INSERT INTO calls (id, application_key, caller, callee, direction, state, started_at)
                     VALUES (?1, ?2, ?3, ?4, ?5, 'initiating', ?6)
                     """,
-                    [.text(id), .text(applicationKey), .text(caller), .text(callee), .text(direction.rawValue), .integer(startedTime)])
+                    [.text(id), .text(applicationKey), .text(caller.address), .text(callee.address), .text(direction.rawValue),
+                     .integer(startedTime)])
             } catch let error as SQLiteError where error.code == 787 /* SQLITE_CONSTRAINT_FOREIGNKEY */ {
                 throw StoreError(.notFound, "application \(applicationKey) not found")
             } catch let error as SQLiteError where error.kind == .constraint {
@@ -315,7 +323,7 @@ public final class SQLiteStore: CallStore {
         }
         return try read {
             // Two statements rather than `?2 IS NULL OR ...`, so each can use its index.
-            let userFilter = query.user == nil ? "" : "AND (caller = ?2 OR callee = ?2)"
+            let userFilter = query.user == nil ? "" : Self.userFilter
             let statement = try db.cachedStatement(
                 """
                 SELECT \(Self.callColumns) FROM calls
@@ -437,6 +445,20 @@ public final class SQLiteStore: CallStore {
             }
     }
 
+    /// Calls where `?2` is the caller or the callee as a user (a room or a number with
+    /// the same text is not that user): at each side, the directions whose end there is a
+    /// user. While every direction has users at a side (today: `appToApp` only), that side
+    /// needs no direction term, so the query reads only the caller and callee indexes.
+    private static let userFilter: String = {
+        func side(_ column: String, _ userEnd: (CallDirection) -> Bool) -> String {
+            let directions = CallDirection.allCases.filter(userEnd)
+            if directions.count == CallDirection.allCases.count { return "\(column) = ?2" }
+            if directions.isEmpty { return "0" }
+            return "(\(column) = ?2 AND direction IN (\(directions.map { "'\($0.rawValue)'" }.joined(separator: ", "))))"
+        }
+        return "AND (\(side("caller") { $0.callerKind == .user }) OR \(side("callee") { $0.calleeKind == .user }))"
+    }()
+
     private static let callColumns = """
         seq, id, application_key, caller, callee, direction, state, started_at, progressed_at, rung_at, answered_at,
         established_at, ended_at, end_cause, error_code, error_message, duration_ms
@@ -446,6 +468,8 @@ public final class SQLiteStore: CallStore {
     private struct CallRow {
         var seq: Int64
         var record: StoredCall
+        var caller: String
+        var callee: String
         var direction: String
         var state: String
         var endCause: String?
@@ -458,12 +482,13 @@ public final class SQLiteStore: CallStore {
             endedTime: try row.optionalInt64(12))
         var error: CallError?
         if let code = try row.optionalString(14) { error = CallError(code: code, message: try row.optionalString(15) ?? "") }
+        // The ends and the direction are set by `decode`, once the direction text is checked.
         let record = StoredCall(
-            callId: try row.string(1), applicationKey: try row.string(2), caller: try row.string(3), callee: try row.string(4),
-            direction: .appToApp, state: .initiating, details: times, error: error, durationMs: try row.optionalInt64(16))
+            callId: try row.string(1), applicationKey: try row.string(2), caller: "", callee: "", direction: .appToApp,
+            state: .initiating, details: times, error: error, durationMs: try row.optionalInt64(16))
         return CallRow(
-            seq: try row.int64(0), record: record, direction: try row.string(5), state: try row.string(6),
-            endCause: try row.optionalString(13))
+            seq: try row.int64(0), record: record, caller: try row.string(3), callee: try row.string(4),
+            direction: try row.string(5), state: try row.string(6), endCause: try row.optionalString(13))
     }
 
     /// The record of a row without its legs. Unknown enumeration strings (written by a
@@ -476,7 +501,10 @@ public final class SQLiteStore: CallStore {
             return value
         }
         var record = row.record
-        record.direction = try value(row.direction, "direction")
+        let direction: CallDirection = try value(row.direction, "direction")
+        record.direction = direction
+        record.caller = PartyAddress(kind: direction.callerKind, address: row.caller)
+        record.callee = PartyAddress(kind: direction.calleeKind, address: row.callee)
         record.state = try value(row.state, "state")
         if let cause = row.endCause { record.endCause = try value(cause, "end_cause") as CallEndCause }
         return record

@@ -1,5 +1,6 @@
 import Testing
 @testable import ParleyCLI
+import ParleySDK
 
 /// The softphone's rules as `input at time -> actions`, without a server: what is printed
 /// when, when it answers, hangs up, gives up, and with which exit status.
@@ -31,7 +32,7 @@ import Testing
         }
     }
 
-    static func ended(_ cause: SoftphoneEndCause, id: String = id, code: String? = nil, message: String? = nil) -> SoftphoneController.Input {
+    static func ended(_ cause: ParleyCallEndCause, id: String = id, code: String? = nil, message: String? = nil) -> SoftphoneController.Input {
         .ended(callID: id, cause: cause, errorCode: code, errorMessage: message, statistics: stats)
     }
 
@@ -90,10 +91,10 @@ import Testing
     }
 
     @Test(arguments: [
-        (SoftphoneEndCause.denied, SoftphoneExitCode.denied), (.noAnswer, .noAnswer), (.timeout, .timeout),
+        (ParleyCallEndCause.denied, SoftphoneExitCode.denied), (.noAnswer, .noAnswer), (.timeout, .timeout),
         (.canceled, .canceled), (.inactive, .inactive), (.hungUp, .notEstablished),
     ])
-    func callEndsBeforeEstablishment(cause: SoftphoneEndCause, code: SoftphoneExitCode) throws {
+    func callEndsBeforeEstablishment(cause: ParleyCallEndCause, code: SoftphoneExitCode) throws {
         var script = try Script("call", ["bob"])
         script.connected()
         #expect(script.at(100, Self.ended(cause)).last == .exit(code))

@@ -55,7 +55,7 @@ struct CallFlowTests {
         guard case .callIncoming(let incoming) = world.inbox[bob2]?[0] else { Issue.record("no call.incoming"); return }
         #expect(incoming.sdp == CallWorld.anchorOffer(bob2))
         #expect(incoming.from == .user("alice"))
-        #expect(incoming.time == world.records.first?.startedTime)
+        #expect(incoming.time == world.records.first?.times.startedTime)
         #expect(world.mediaLog == [
             .answerCaller(callID: id, offer: CallWorld.callerOffer),
             .offerCallee(callID: id, party: .device(bob1)),
@@ -94,7 +94,7 @@ struct CallFlowTests {
         #expect(record.endCause == .hungUp)
         #expect(record.answeredDeviceID == "b1")
         #expect(record.durationMillis == 60_000)
-        #expect(record.errorCode == nil)
+        #expect(record.error == nil)
     }
 
     @Test("Bob declines: both sides end with denied")
@@ -187,8 +187,8 @@ struct CallFlowTests {
         #expect(ended.details.startedTime == ended.details.endedTime)
         #expect(world.mediaLog.isEmpty)
         #expect(world.records.count == 1)
-        #expect(world.records.last?.errorCode == "destination_not_found")
-        #expect(world.records.last?.errorMessage == "destination user not found")
+        #expect(world.records.last?.error?.code == "destination_not_found")
+        #expect(world.records.last?.error?.message == "destination user not found")
         #expect(world.registry.activeCalls.isEmpty)
     }
 

@@ -68,8 +68,9 @@ struct CallPropertyTests {
         /// one), so that sequences get past ringing.
         func calleeDevice(_ id: String) -> Device {
             guard random.below(2) == 0, let record = world.registry.record(of: id) else { return anyDevice() }
-            let deviceID = record.answeredDeviceID ?? "\(record.callee.userID)-\(1 + random.below(2))"
-            return Device(user: record.callee, deviceID: deviceID)
+            let callee = AppUser(applicationKey: record.applicationKey, userID: record.callee.address)
+            let deviceID = record.answeredDeviceID ?? "\(callee.userID)-\(1 + random.below(2))"
+            return Device(user: callee, deviceID: deviceID)
         }
         func anyLeg(_ id: String) -> CallLegID { random.below(3) == 0 ? .caller : .callee(.device(calleeDevice(id))) }
 
@@ -195,7 +196,7 @@ struct CallPropertyTests {
         for (callID, record) in lastRecord {
             #expect(started.contains(callID))
             #expect(record.state == .ended, "seed \(seed): record of \(callID) not ended")
-            #expect(record.endCause != nil && record.endedTime != nil, "seed \(seed)")
+            #expect(record.endCause != nil && record.times.endedTime != nil, "seed \(seed)")
         }
     }
 }

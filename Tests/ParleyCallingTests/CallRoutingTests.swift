@@ -88,7 +88,7 @@ struct CallRoutingTests {
         let record = try #require(world.records.last)
         #expect(record.state == .ended)
         #expect(record.endCause == .error)
-        #expect(record.errorCode == "destination_unavailable")
+        #expect(record.error?.code == "destination_unavailable")
         #expect(world.registry.activeCalls.isEmpty)
         #expect(world.registry.nextDeadline == nil)
 
@@ -112,7 +112,7 @@ struct CallRoutingTests {
         #expect(ended.error?.code == .notImplemented)
         #expect(ended.error?.message == "calls to \(kind) addresses are not implemented yet")
         #expect(world.mediaLog.isEmpty)
-        #expect(world.records.last?.errorCode == "not_implemented")
+        #expect(world.records.last?.error?.code == "not_implemented")
     }
 
     @Test("Immediate decisions of kinds not built yet refuse call.start with not_implemented, through the router", arguments: [
@@ -157,7 +157,7 @@ struct CallRoutingTests {
         #expect(push.devices == [bob1])
         #expect(push.issuedTime == world.now.unixMilliseconds)
         // The push expires when the call stops ringing: counted from call.start.
-        #expect(push.expiresTime == world.records[0].startedTime + 60_000)
+        #expect(push.expiresTime == world.records[0].times.startedTime + 60_000)
     }
 
     @Test("A ring decision naming only the caller's device ends with destination_unavailable")

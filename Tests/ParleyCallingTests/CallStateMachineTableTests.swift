@@ -51,8 +51,8 @@ struct CallStateMachineTableTests {
     }
 
     static func callerDetails(_ record: CallRecord) -> SignalingMessage.CallDetails {
-        .init(startedTime: record.startedTime, progressedTime: record.progressedTime, rungTime: record.rungTime,
-              answeredTime: record.answeredTime, establishedTime: record.establishedTime, endedTime: t.unixMilliseconds)
+        .init(startedTime: record.times.startedTime, progressedTime: record.times.progressedTime, rungTime: record.times.rungTime,
+              answeredTime: record.times.answeredTime, establishedTime: record.times.establishedTime, endedTime: t.unixMilliseconds)
     }
 
     struct Row: CustomTestStringConvertible, Sendable {

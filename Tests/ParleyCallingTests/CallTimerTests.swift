@@ -244,7 +244,7 @@ struct CallTimerTests {
         #expect(world.registry.nextDeadline == nil)
         let endings = world.records.filter { $0.state == .ended }
         #expect(endings.count == 100)
-        #expect(endings.map(\.endedTime!) == endings.map(\.endedTime!).sorted())
+        #expect(endings.map(\.times.endedTime!) == endings.map(\.times.endedTime!).sorted())
         #expect(Set(endings.map(\.callID)) == Set(ids))
     }
 

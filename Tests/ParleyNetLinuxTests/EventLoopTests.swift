@@ -1,6 +1,7 @@
 import Testing
 import Glibc
 import Dispatch
+import ParleyNetCore
 @testable import ParleyNetLinux
 
 /// An actor whose methods run on an event loop.

@@ -20,7 +20,7 @@ import Testing
         let stored = try harness.waitForStoredCall(callID) { $0.state == .ended }
         #expect(stored?.endCause == .error)
         #expect(stored?.error?.code == "destination_not_found")
-        #expect(stored?.callee == "nobody")
+        #expect(stored?.callee == .user("nobody"))
         // Alice's connection stays usable.
         try alice.send(.ping(.init(requestID: "p")))
         #expect(try alice.expectMessage().type == .pong)

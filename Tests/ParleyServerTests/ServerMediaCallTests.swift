@@ -185,7 +185,7 @@ extension RealTimeMediaTests {
             let loop = try EventLoop(name: "devices")
             defer { loop.shutdown() }
             let call = try await Self.establish(harness, aliceLoop: loop, bobLoop: loop)
-            let engineLoop = harness.server.engine.loop
+            let engineLoop = harness.server.engineLoop
             let release = DispatchSemaphore(value: 0)
             let stalled = DispatchSemaphore(value: 0)
             #expect(engineLoop.execute {

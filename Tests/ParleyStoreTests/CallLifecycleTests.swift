@@ -46,6 +46,28 @@ import Testing
         #expect(try store.call(id: id, applicationKey: "other") == nil)
     }
 
+    @Test(arguments: StoreFactory.all) func bothEndsAreAddressesOfTheirDirectionsKinds(_ factory: StoreFactory) throws {
+        let fixture = try factory.make()
+        defer { fixture.remove() }
+        let store = try fixture.withApplication()
+        let created = try store.createCall(
+            id: callID(1), applicationKey: "app", caller: .user("alice"), callee: .user("bob"), direction: .appToApp,
+            startedTime: T.at(0))
+        #expect(created.caller == .user("alice") && created.callee == .user("bob") && created.direction == .appToApp)
+        #expect(try store.call(id: callID(1)) == created)
+        for (caller, callee): (PartyAddress, PartyAddress) in [
+            (.user("alice"), .phone("+46701234567")), (.user("alice"), .sip("sip:bob@pbx.example.com")),
+            (.user("alice"), .conference("standup")), (.phone("+46701234567"), .user("bob")),
+        ] {
+            let refused = #expect(throws: StoreError.self) {
+                try store.createCall(id: callID(2), applicationKey: "app", caller: caller, callee: callee, direction: .appToApp,
+                                     startedTime: T.at(1))
+            }
+            #expect(refused?.kind == .invalidArgument)
+        }
+        #expect(try store.call(id: callID(2)) == nil)
+    }
+
     @Test(arguments: StoreFactory.all) func anEndedCallNoLongerChanges(_ factory: StoreFactory) throws {
         let fixture = try factory.make()
         defer { fixture.remove() }

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import ParleyServer
+import ParleySessionCore
 
 /// The soft request limit's token bucket, with time as an argument.
 @Suite struct RequestRateLimiterTests {

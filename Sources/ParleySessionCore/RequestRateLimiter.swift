@@ -6,20 +6,22 @@ import ParleyWireCore
 /// bucket, twice as large, is the hard stop that closes with 4005.
 ///
 /// Sans-I/O: the caller passes the time each request arrived.
-struct RequestRateLimiter {
-    let perSecond: Double
-    let burst: Double
+public struct RequestRateLimiter: Sendable {
+    /// Tokens added per second.
+    public let perSecond: Double
+    /// The bucket's size.
+    public let burst: Double
     private var tokens: Double
     private var updated: ContinuousClock.Instant?
 
-    init(perSecond: Int, burst: Int) {
+    public init(perSecond: Int, burst: Int) {
         self.perSecond = Double(max(perSecond, 1))
         self.burst = Double(max(burst, 1))
         tokens = self.burst
     }
 
     /// Takes one token for a request that arrived at `now`; false when none was left.
-    mutating func allow(at now: ContinuousClock.Instant) -> Bool {
+    public mutating func allow(at now: ContinuousClock.Instant) -> Bool {
         if let updated, updated < now {
             let elapsed = updated.duration(to: now)
             tokens = min(burst, tokens + elapsed.fractionalSeconds * perSecond)

@@ -1,0 +1,23 @@
+import ParleyBus
+import ParleyCalling
+import ParleyNetLinux
+import ParleyServer
+import ParleyStore
+
+/// parleyd's composition root: the one place that picks the adapters `serve` runs on and
+/// hands them to `ParleyServer` (LiveKit's `createStore` / `CreateRouter` are the model).
+/// Today one node alone: the SQLite store in the data directory (`DaemonStores`), the
+/// in-process signaling bus and device directory, the presence router, one engine loop.
+/// A shared store, a Redis bus and directory or a customer backend's router are a switch
+/// here, on a configuration setting, with nothing changed in the server.
+enum DaemonComposition {
+    static func components(for configuration: ServerConfiguration) throws -> ServerComponents {
+        ServerComponents(
+            stores: try DaemonStores.serving(configuration.dataDirectory),
+            node: .local,
+            bus: LocalSignalingBus(),
+            directory: LocalDeviceDirectory(),
+            router: PresenceRouter(),
+            engineLoop: try EventLoop(name: "parley-calls"))
+    }
+}

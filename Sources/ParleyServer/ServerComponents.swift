@@ -1,0 +1,41 @@
+public import ParleyBus
+public import ParleyCalling
+public import ParleyNetLinux
+public import ParleyStore
+public import ParleyNetCore
+
+/// The adapters a `ParleyServer` runs on, chosen by the composition root (parleyd's
+/// `DaemonComposition`, or a test) and handed in: the server builds none of them.
+/// Choosing SQLite or PostgreSQL, the in-process bus and directory or Redis ones, the
+/// presence router or a customer backend's, is a switch where these are built.
+public struct ServerComponents: Sendable {
+    /// Opens the store's connections (SQLite today).
+    public var stores: CallStoreFactory
+    /// This process among the nodes sharing `bus` and `directory`.
+    public var node: NodeID
+    /// Delivers a message to a device's session on the node that holds it.
+    public var bus: any SignalingBus
+    /// Which node holds each device's session.
+    public var directory: any DeviceDirectory
+    /// Where a call goes.
+    public var router: any CallRouter
+    /// The call engine's scheduler ("parley-calls"); the server stops it at shutdown.
+    public var engineLoop: EventLoop
+
+    public init(stores: CallStoreFactory, node: NodeID, bus: any SignalingBus, directory: any DeviceDirectory,
+                router: any CallRouter, engineLoop: EventLoop) {
+        self.stores = stores
+        self.node = node
+        self.bus = bus
+        self.directory = directory
+        self.router = router
+        self.engineLoop = engineLoop
+    }
+
+    /// One server alone: the given store, the in-process bus and directory, the presence
+    /// router and a new engine loop.
+    public static func local(stores: CallStoreFactory) throws(NetError) -> ServerComponents {
+        ServerComponents(stores: stores, node: .local, bus: LocalSignalingBus(), directory: LocalDeviceDirectory(),
+                         router: PresenceRouter(), engineLoop: try EventLoop(name: "parley-calls"))
+    }
+}
