@@ -37,6 +37,11 @@ public protocol Scheduler: AnyObject, Sendable {
     /// Cancels scheduled work that has not run; true if it was pending.
     @discardableResult
     func cancel(_ timer: TimerID) -> Bool
+
+    /// Runs `body` on the scheduler and waits for its result (at once when called from
+    /// the scheduler's own work); nil when the scheduler no longer takes work. For
+    /// shutdown, counters and tests, never where the scheduler may wait on the caller.
+    func runAndWait<T: Sendable>(_ body: @escaping @Sendable () -> T) -> T?
 }
 
 extension Scheduler {

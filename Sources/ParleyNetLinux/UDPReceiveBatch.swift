@@ -42,6 +42,25 @@ public final class UDPReceiveBatch {
         count = 0
     }
 
+    /// Fills the batch as a receive would, from datagrams held in memory (a socket that
+    /// carries datagrams in memory, for tests in virtual time): at most ``capacity``, each
+    /// cut to ``slotSize`` and marked truncated if longer. Returns how many it took.
+    @discardableResult
+    public func fill(_ datagrams: some Collection<(bytes: [UInt8], source: SocketAddress)>) -> Int {
+        prepare()
+        for (index, datagram) in datagrams.prefix(capacity).enumerated() {
+            let length = min(datagram.bytes.count, slotSize)
+            datagram.bytes.withUnsafeBytes { bytes in
+                (slab + index * slotSize).copyMemory(from: bytes.baseAddress!, byteCount: length)
+            }
+            headers[index].msg_len = UInt32(length)
+            if datagram.bytes.count > slotSize { headers[index].msg_hdr.msg_flags = Int32(MSG_TRUNC) }
+            headers[index].msg_hdr.msg_namelen = datagram.source.write(to: UnsafeMutableRawPointer(names + index))
+            count = index + 1
+        }
+        return count
+    }
+
     /// The bytes of datagram `index` (< ``count``); valid until the next receive.
     public func payload(at index: Int) -> UnsafeRawBufferPointer {
         precondition(index >= 0 && index < count, "datagram index out of range")

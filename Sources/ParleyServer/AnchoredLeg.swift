@@ -11,7 +11,7 @@ final class AnchoredLeg: @unchecked Sendable {
     // @unchecked: owned by the MediaAnchor and touched on its loop's thread only.
     let callID: String
     let leg: CallLegID
-    let socket: UDPSocket
+    let socket: any MediaSocket
     /// Our host candidate as the core announces it (the announced address, the socket's port).
     let localICE: ICETransportAddress
     var timer: (id: TimerID, at: ContinuousClock.Instant)?
@@ -37,7 +37,7 @@ final class AnchoredLeg: @unchecked Sendable {
         return address
     }
 
-    init(callID: String, leg: CallLegID, socket: UDPSocket,
+    init(callID: String, leg: CallLegID, socket: any MediaSocket,
          localICE: ICETransportAddress, now: ContinuousClock.Instant) {
         self.callID = callID
         self.leg = leg

@@ -38,7 +38,7 @@ final class MediaAnchor: @unchecked Sendable {
         // @unchecked: created on the engine's loop, then used on `loop`'s thread only
         // (instructions hop there; its socket and timer callbacks run there).
         let callID: String
-        let loop: EventLoop
+        let loop: any MediaLoop
         /// The receive buffers of `loop`, shared by the calls on it.
         let buffers: MediaLoopBuffers
         let topology: any MediaTopology<CallLegID>
@@ -47,7 +47,7 @@ final class MediaAnchor: @unchecked Sendable {
         /// Set when `closeAll` ran: later instructions find no call.
         var ended = false
 
-        init(callID: String, loop: EventLoop, buffers: MediaLoopBuffers, topology: any MediaTopology<CallLegID>) {
+        init(callID: String, loop: any MediaLoop, buffers: MediaLoopBuffers, topology: any MediaTopology<CallLegID>) {
             self.callID = callID
             self.loop = loop
             self.buffers = buffers
@@ -71,10 +71,16 @@ final class MediaAnchor: @unchecked Sendable {
     }
 
     private let engineLoop: any Scheduler
-    private let mediaLoops: EventLoopGroup
+    private let mediaLoops: [any MediaLoop]
+    /// Stops the media loops (once, at `closeEverything` or when the anchor goes away).
+    private let stopMediaLoops: @Sendable () -> Void
+    /// The next media loop a new call is placed on (round-robin).
+    private var nextLoop = 0
+    /// The wall clock in Unix nanoseconds (RTCP sender reports).
+    private let wallClockNanoseconds: @Sendable () -> Int64
     /// One set of receive buffers per media loop, used on that loop only.
     private let buffers: [ObjectIdentifier: MediaLoopBuffers]
-    private let pool: PortPool
+    private let pool: any MediaPorts
     private let certificate: DTLSCertificate
     private let announcedHost: SocketAddress?
     private let inactivityTimeout: Duration
@@ -84,19 +90,40 @@ final class MediaAnchor: @unchecked Sendable {
     private var calls: [String: CallMedia] = [:]
     private var closed = false
     private let counts = Mutex(Counts())
+    /// The shortest ICE consent expiry a leg gets, above the 4-6 s between a device's
+    /// consent checks (RFC 7675 section 5.1).
+    static let minimumConsentTimeout: Duration = .seconds(8)
     /// Legs one application may hold at once, so one tenant cannot take every port.
     let maxLegsPerApplication: Int
 
     /// - Parameters:
     ///   - loop: the engine's loop; `report` is called there.
     ///   - mediaLoopCount: media loops to start (clamped to 1...online cores).
-    init(loop: any Scheduler, mediaLoopCount: Int, configuration: ServerConfiguration, certificate: DTLSCertificate, log: ServerLog,
-         metrics: ServerMetrics, report: @escaping (MediaEvent, String) -> Void) throws(NetError) {
+    convenience init(loop: any Scheduler, mediaLoopCount: Int, configuration: ServerConfiguration, certificate: DTLSCertificate,
+                     log: ServerLog, metrics: ServerMetrics, report: @escaping (MediaEvent, String) -> Void) throws(NetError) {
+        let pool = try PortPool(host: configuration.mediaBindAddress, range: configuration.mediaPorts)
+        let group = try EventLoopGroup(loopCount: mediaLoopCount, namePrefix: "parley-media")
+        self.init(loop: loop, mediaLoops: group.loops, stopMediaLoops: {
+            // Never from a media loop itself: shutdown joins the loops' threads.
+            if !group.loops.contains(where: \.inEventLoop) { group.shutdown() }
+        }, ports: pool, configuration: configuration, certificate: certificate, log: log, metrics: metrics,
+        wallClockNanoseconds: ServerClock.unixNanoseconds, report: report)
+    }
+
+    /// The anchor over given media loops and ports (tests run it on a manual scheduler with
+    /// sockets in memory).
+    ///   - stopMediaLoops: stops the loops; called once.
+    init(loop: any Scheduler, mediaLoops: [any MediaLoop], stopMediaLoops: @escaping @Sendable () -> Void, ports: any MediaPorts,
+         configuration: ServerConfiguration, certificate: DTLSCertificate, log: ServerLog, metrics: ServerMetrics,
+         wallClockNanoseconds: @escaping @Sendable () -> Int64, report: @escaping (MediaEvent, String) -> Void) {
+        precondition(!mediaLoops.isEmpty, "the media anchor needs a media loop")
         engineLoop = loop
-        pool = try PortPool(host: configuration.mediaBindAddress, range: configuration.mediaPorts)
-        mediaLoops = try EventLoopGroup(loopCount: mediaLoopCount, namePrefix: "parley-media")
+        pool = ports
+        self.mediaLoops = mediaLoops
+        self.stopMediaLoops = stopMediaLoops
+        self.wallClockNanoseconds = wallClockNanoseconds
         var buffers: [ObjectIdentifier: MediaLoopBuffers] = [:]
-        for mediaLoop in mediaLoops.loops { buffers[ObjectIdentifier(mediaLoop)] = MediaLoopBuffers() }
+        for mediaLoop in mediaLoops { buffers[ObjectIdentifier(mediaLoop)] = MediaLoopBuffers() }
         self.buffers = buffers
         self.certificate = certificate
         announcedHost = configuration.mediaAnnouncedAddress
@@ -109,12 +136,12 @@ final class MediaAnchor: @unchecked Sendable {
 
     deinit {
         // Normally stopped by `closeEverything`; a server released without a shutdown
-        // still stops its media threads (never from one of them: shutdown joins).
-        if !mediaLoops.loops.contains(where: \.inEventLoop) { mediaLoops.shutdown() }
+        // still stops its media threads.
+        if !closed { stopMediaLoops() }
     }
 
     /// Media loops running (for the thread table and tests).
-    var mediaLoopCount: Int { mediaLoops.loops.count }
+    var mediaLoopCount: Int { mediaLoops.count }
 
     /// Legs open now, over all calls, once every instruction given so far has run (engine loop).
     var legCount: Int {
@@ -153,7 +180,8 @@ final class MediaAnchor: @unchecked Sendable {
                     reportToEngine(.legFailed(leg, reason: "state: the media anchor is shut down"), callID)
                     return
                 }
-                let loop = mediaLoops.next()
+                let loop = mediaLoops[nextLoop % mediaLoops.count]
+                nextLoop &+= 1
                 call = CallMedia(callID: callID, loop: loop, buffers: buffers[ObjectIdentifier(loop)]!, topology: RelayBridge<CallLegID>())
                 calls[callID] = call
             }
@@ -194,15 +222,15 @@ final class MediaAnchor: @unchecked Sendable {
 
     /// Closes every leg of every call and stops the media loops (shutdown).
     func closeEverything() {
-        let now = ContinuousClock.now
+        let now = engineLoop.now
         for callID in Array(calls.keys) { _ = closeAll(callID: callID, now: now) }
         closed = true
-        mediaLoops.shutdown()
+        stopMediaLoops()
     }
 
     /// Returns once every media loop has run what was handed to it before.
     private func drainMediaLoops() {
-        for loop in mediaLoops.loops { _ = loop.runAndWait {} }
+        for loop in mediaLoops { _ = loop.runAndWait {} }
     }
 
     /// Hands a report to the engine, on its loop.
@@ -301,8 +329,8 @@ final class MediaAnchor: @unchecked Sendable {
         if let held {
             throw MediaLegError(.socket, "the application holds \(held) media legs, its limit (maxMediaLegsPerApplication)")
         }
-        let socket: UDPSocket
-        do { socket = try pool.openSocket() } catch {
+        let socket: any MediaSocket
+        do { socket = try pool.openMediaSocket() } catch {
             release(applicationKey)
             throw MediaLegError(.socket, "no media port: \(error)")
         }
@@ -311,13 +339,17 @@ final class MediaAnchor: @unchecked Sendable {
         var configuration = MediaLegConfiguration(iceMode: .lite, certificate: certificate)
         configuration.codecs = [.opus]
         configuration.mediaMode = call.topology.mediaMode(for: id)
-        configuration.consentTimeout = inactivityTimeout
+        // Consent (RFC 7675) for an ICE-lite leg is the device's checks, every 4-6 s: a
+        // shorter expiry would fail talking legs between two checks. A shorter media
+        // timeout still ends silent calls through the inactivity check (packets).
+        configuration.consentTimeout = max(inactivityTimeout, Self.minimumConsentTimeout)
         configuration.consentDisconnectedAfter = min(.seconds(10), inactivityTimeout)
-        let core = MediaLegCore(configuration: configuration, localAddresses: [local], now: now,
+        let core = MediaLegCore(configuration: configuration, localAddresses: [local],
+                                now: ClockReading(instant: now.instant, unixNanoseconds: wallClockNanoseconds()),
                                 random: SystemRandomNumberGenerator())
         let leg = AnchoredLeg(callID: call.callID, leg: id, socket: socket, localICE: local, now: now.instant)
         do {
-            try call.loop.register(socket, closeOnShutdown: true, onReadable: { [weak self, weak leg, weak call] in
+            try call.loop.watch(socket, onReadable: { [weak self, weak leg, weak call] in
                 guard let self, let leg, let call else { return }
                 self.readable(leg, in: call)
             })
@@ -370,7 +402,7 @@ final class MediaAnchor: @unchecked Sendable {
         call.legs[id] = nil
         if let timer = leg.timer { call.loop.cancel(timer.id) }
         leg.timer = nil
-        if leg.registered { call.loop.deregister(leg.socket); leg.registered = false }
+        if leg.registered { call.loop.unwatch(leg.socket); leg.registered = false }
         leg.socket.close()
         guard let statistics = removed?.statistics else { return nil }
         metrics.update { $0.mediaPacketsLost += Int(max(0, statistics.rtp.inboundCumulativeLost)) }
@@ -393,7 +425,7 @@ final class MediaAnchor: @unchecked Sendable {
                 return
             }
             if count == 0 { break }
-            let now = ContinuousClock.now
+            let now = call.loop.now
             leg.lastReceived = now
             for index in 0..<count {
                 let payload = batch.payload(at: index)
@@ -510,7 +542,7 @@ final class MediaAnchor: @unchecked Sendable {
         let id = call.loop.schedule(at: next) { [weak self, weak leg, weak call] in
             guard let self, let leg, let call else { return }
             leg.timer = nil
-            let now = ContinuousClock.now
+            let now = call.loop.now
             self.perform(call.topology.handleTimeout(of: leg.leg, now: now), in: call)
             self.rescheduleAll(in: call)
         }
@@ -525,7 +557,7 @@ final class MediaAnchor: @unchecked Sendable {
         call.inactivityTimer = call.loop.schedule(after: interval) { [weak self, weak call] in
             guard let self, let call else { return }
             call.inactivityTimer = nil
-            let now = ContinuousClock.now
+            let now = call.loop.now
             for leg in call.legs.values where leg.started && !leg.reportedEnd
                 && call.topology.withLeg(leg.leg, { (core: inout MediaLegCore) in core.state }) == .connected
                 && now - leg.lastReceived >= self.inactivityTimeout {

@@ -90,6 +90,16 @@ public final class ManualScheduler: Scheduler, Sendable {
         state.withLock { $0.timerWork.removeValue(forKey: timer.value) != nil }
     }
 
+    /// Runs `body` now, on the calling thread, as the scheduler's work (work it would run
+    /// later is not run first); nil once stopped.
+    public func runAndWait<T: Sendable>(_ body: @escaping @Sendable () -> T) -> T? {
+        guard !state.withLock({ $0.stopped }) else { return nil }
+        if inScheduler { return body() }
+        var result: T?
+        runAsScheduler { result = body() }
+        return result
+    }
+
     /// Runs queued work, including what that work queues, until none is left; timers due
     /// at the current virtual time run too. Returns how many pieces ran.
     @discardableResult
@@ -167,7 +177,7 @@ public final class ManualScheduler: Scheduler, Sendable {
         return nil
     }
 
-    private func runAsScheduler(_ work: @Sendable () -> Void) {
+    private func runAsScheduler(_ work: () -> Void) {
         let previous = state.withLock { state -> pthread_t? in
             let previous = state.runner
             state.runner = pthread_self()
