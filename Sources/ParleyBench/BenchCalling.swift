@@ -1,3 +1,4 @@
+import ParleyWireCore
 import ParleyCalling
 import ParleySignaling
 
@@ -11,7 +12,7 @@ func callingBenchmarks() -> [Benchmark] {
     let bob1 = Device(user: AppUser(applicationKey: app, userID: "bob"), deviceID: "b1")
     let bob2 = Device(user: AppUser(applicationKey: app, userID: "bob"), deviceID: "b2")
     let offer = "v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\nm=audio 9 UDP/TLS/RTP/SAVPF 111\r\n"
-    var clock = CallTime(instant: ContinuousClock.now, unixMillis: 1_764_421_200_000)
+    var clock = ClockReading(instant: ContinuousClock.now, unixMilliseconds: 1_764_421_200_000)
     var registry = CallRegistry()
     for device in [alice, bob1, bob2] { _ = registry.deviceConnected(device, resumed: false, now: clock) }
     var generator = SystemRandomNumberGenerator()

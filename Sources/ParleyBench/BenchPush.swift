@@ -1,3 +1,5 @@
+import ParleyWireCore
+import ParleyNetLinux
 import Foundation
 import ParleyCalling
 import ParleyCrypto
@@ -22,16 +24,16 @@ func pushPathReport(calls: Int = 20_000) -> String {
     let alice = Device(user: AppUser(applicationKey: app, userID: "alice"), deviceID: "a1")
     let pushKey = [UInt8](repeating: 7, count: 32)
     var registry = CallRegistry()
-    registry.deviceConnected(alice, resumed: false, now: CallTime(instant: .now, unixMillis: 0)).forEach { _ in }
+    registry.deviceConnected(alice, resumed: false, now: ClockReading(instant: .now, unixMilliseconds: 0)).forEach { _ in }
     var samples: [Double] = []
     samples.reserveCapacity(calls)
     let clock = ContinuousClock()
     for index in 0..<calls {
         let callee = AppUser(applicationKey: app, userID: "bob\(index)")
         registry.setPushDevices(callee, deviceIDs: ["b1"])
-        let start = SignalingMessage.CallStart(requestID: "r", callID: CallID.random(), to: .user(callee.userID), sdp: "v=0\r\n")
+        let start = SignalingMessage.CallStart(requestID: "r", callID: newCallID(), to: .user(callee.userID), sdp: "v=0\r\n")
         let began = clock.now
-        let now = CallTime(instant: began, unixMillis: 1_764_421_200_000)
+        let now = ClockReading(instant: began, unixMilliseconds: 1_764_421_200_000)
         let actions = registry.handleRequest(.callStart(start), from: alice, now: now)
         for case .push(let instruction) in actions {
             let payload = PushPayload(callID: instruction.callID, appKey: app, deviceID: "b1", from: .user("alice"),
@@ -42,7 +44,7 @@ func pushPathReport(calls: Int = 20_000) -> String {
             benchmarkSink &+= request.body.count
         }
         let elapsed = began.duration(to: clock.now)
-        samples.append(Double(elapsed.components.attoseconds) / 1e12 + Double(elapsed.components.seconds) * 1e6)
+        samples.append(elapsed.fractionalSeconds * 1e6)
         // End the call so the registry stays small.
         _ = registry.handleRequest(.callHangup(.init(requestID: "h", callID: start.callID)), from: alice, now: now)
     }
@@ -153,7 +155,7 @@ func pushToRingReport(calls: Int = 30) -> String {
             }
         }
         var core = MediaLegCore(configuration: try DeviceMedia.configuration(), localAddresses: [ICETransportAddress(ip: .ipv4(0x7F00_0001), port: 9)],
-                                now: .now, wallClockNanoseconds: realtimeNanoseconds())
+                                now: SystemClock.now(), random: SystemRandomNumberGenerator())
         let offer = try core.makeOffer()
         let alice = try BenchDevice(address: server.address, credentials: server.credentials, user: "alice", deviceID: "alice-phone")
         var samples: [Double] = []
@@ -162,7 +164,7 @@ func pushToRingReport(calls: Int = 30) -> String {
             // The request log is cleared per call, so each poll stays one small answer.
             _ = try control.send(PushRequest(url: base + "/control/reset", headers: [("content-type", "application/json")], body: Array("{}".utf8)))
             let seen = try pushPayloads().count
-            let callID = CallID.random()
+            let callID = newCallID()
             try alice.send(.callStart(.init(requestID: alice.requestID(), callID: callID, to: .user("bob"), sdp: offer)))
             var payload: String?
             let deadline = Date(timeIntervalSinceNow: 10)

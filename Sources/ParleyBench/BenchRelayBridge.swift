@@ -1,3 +1,4 @@
+import ParleyWireCore
 import ParleyCrypto
 import ParleyICE
 import ParleyMediaLeg
@@ -38,10 +39,10 @@ private final class BridgeRig {
             var server = MediaLegConfiguration(iceMode: .lite, certificate: serverCertificate)
             server.mediaMode = .forward
             let device = MediaLegConfiguration(iceMode: .full, certificate: deviceCertificate)
-            var deviceCore = MediaLegCore(configuration: device, localAddresses: [address(UInt16(1000 + index))], now: now,
-                                          wallClockNanoseconds: 1_800_000_000_000_000_000)
-            var serverCore = MediaLegCore(configuration: server, localAddresses: [address(UInt16(2000 + index))], now: now,
-                                          wallClockNanoseconds: 1_800_000_000_000_000_000)
+            var deviceCore = MediaLegCore(configuration: device, localAddresses: [address(UInt16(1000 + index))], now: ClockReading(instant: now, unixNanoseconds: 1_800_000_000_000_000_000),
+                                          random: SystemRandomNumberGenerator())
+            var serverCore = MediaLegCore(configuration: server, localAddresses: [address(UInt16(2000 + index))], now: ClockReading(instant: now, unixNanoseconds: 1_800_000_000_000_000_000),
+                                          random: SystemRandomNumberGenerator())
             guard let offer = try? deviceCore.makeOffer(), let answer = try? serverCore.answer(offer: offer),
                   (try? deviceCore.acceptAnswer(answer)) != nil else { return nil }
             bridge.add(index, core: serverCore)

@@ -66,7 +66,7 @@ private func establishCall(server: ServerUnderTest, media: DeviceMedia, index: I
     let callerLeg = try media.leg(0, configuration)
     let calleeLeg = try media.leg(1, configuration)
     do {
-        let callID = CallID.random()
+        let callID = newCallID()
         let offer = try blockingAwait { try await callerLeg.makeOffer() }
         let startID = caller.requestID()
         try caller.send(.callStart(.init(requestID: startID, callID: callID, to: .user(callee.user), sdp: offer)))

@@ -130,16 +130,16 @@ func runCallSetups(server: ServerUnderTest, pairs: Int, seconds: Double, media: 
     return run
 }
 
-func realtimeNanoseconds() -> Int64 {
-    var ts = timespec()
-    clock_gettime(CLOCK_REALTIME, &ts)
-    return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
+/// A fresh call id from the system's generator, as a device makes one.
+func newCallID() -> String {
+    var generator = SystemRandomNumberGenerator()
+    return CallID.random(using: &generator)
 }
 
 /// One whole set-up and hang-up; appends its latencies to `run`.
 private func placeCall(caller: BenchDevice, callee: BenchDevice, configuration: MediaLegConfiguration, media: DeviceMedia?,
                        index: Int, into run: inout SetupRun) throws {
-    let callID = CallID.random()
+    let callID = newCallID()
     var callerLeg: DeviceLeg?
     var calleeLeg: DeviceLeg?
     defer {
@@ -152,7 +152,7 @@ private func placeCall(caller: BenchDevice, callee: BenchDevice, configuration: 
         offer = try blockingAwait { try await leg.makeOffer() }
     } else {
         var core = MediaLegCore(configuration: configuration, localAddresses: [ICETransportAddress(ip: .ipv4(0x7F00_0001), port: 9)],
-                                now: .now, wallClockNanoseconds: realtimeNanoseconds())
+                                now: SystemClock.now(), random: SystemRandomNumberGenerator())
         offer = try core.makeOffer()
     }
 
@@ -184,7 +184,7 @@ private func placeCall(caller: BenchDevice, callee: BenchDevice, configuration: 
         }
     } else {
         var core = MediaLegCore(configuration: configuration, localAddresses: [ICETransportAddress(ip: .ipv4(0x7F00_0001), port: 9)],
-                                now: .now, wallClockNanoseconds: realtimeNanoseconds())
+                                now: SystemClock.now(), random: SystemRandomNumberGenerator())
         answer = try core.answer(offer: incoming.sdp)
     }
     let answerID = callee.requestID()

@@ -2,15 +2,13 @@
 /// `6f1c2a9e-3b7d-4c55-9a41-0e8f5d2b7c13` (docs/protocol.md, "Field formats").
 ///
 /// Devices choose the id of the calls they place (`call.start.callId`); the server makes
-/// one with `random()` for calls it places itself.
+/// one with `random(using:)` for calls it places itself.
 public enum CallID {
-    /// A new random version 4 UUID (RFC 9562 §5.4) from the system's secure generator.
-    public static func random() -> String {
-        var generator = SystemRandomNumberGenerator()
-        return random(using: &generator)
-    }
-
-    /// A version 4 UUID from `generator` (tests pass a seeded one).
+    /// A new random version 4 UUID (RFC 9562 §5.4) from `generator`: the caller's, so that
+    /// a core drawing ids stays reproducible under a seeded generator. Outside tests pass
+    /// `SystemRandomNumberGenerator` (cryptographically secure): a call id is not a secret
+    /// (calls are checked against the device's session), but it must not be guessable in
+    /// advance either.
     public static func random<Generator: RandomNumberGenerator>(using generator: inout Generator) -> String {
         var bytes: [UInt8] = []
         for _ in 0..<2 {

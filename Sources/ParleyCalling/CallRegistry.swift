@@ -1,6 +1,6 @@
 import ParleyCallModel
 public import ParleySignaling
-import ParleyWireCore
+public import ParleyWireCore
 
 /// Every call on the server and the presence they need, sans-I/O: parleyd feeds it
 /// connections, call requests, routing decisions, media reports and timeouts, and
@@ -51,7 +51,7 @@ public struct CallRegistry: Sendable {
     /// A device authenticated. With `resumed` (its `hello` resumed the previous session)
     /// its calls continue; without, any call it was part of loses it (a ringing device
     /// leaves the ring set; a party's call ends with `inactive`).
-    public mutating func deviceConnected(_ device: Device, resumed: Bool, now: CallTime) -> [CallAction] {
+    public mutating func deviceConnected(_ device: Device, resumed: Bool, now: ClockReading) -> [CallAction] {
         presence.connect(device)
         return forEachCall(of: device, now: now, resumed ? .deviceReconnected(device) : .deviceLost(device))
     }
@@ -59,12 +59,12 @@ public struct CallRegistry: Sendable {
     /// A device's connection dropped. A ringing callee device leaves the ring set at
     /// once; the caller or the answering device has `reconnectGrace` to resume before its
     /// call ends with `inactive`.
-    public mutating func deviceDisconnected(_ device: Device, now: CallTime) -> [CallAction] {
+    public mutating func deviceDisconnected(_ device: Device, now: ClockReading) -> [CallAction] {
         presence.disconnect(device)
         return forEachCall(of: device, now: now, .deviceDisconnected(device))
     }
 
-    private mutating func forEachCall(of device: Device, now: CallTime, _ input: CallInput) -> [CallAction] {
+    private mutating func forEachCall(of device: Device, now: ClockReading, _ input: CallInput) -> [CallAction] {
         var actions: [CallAction] = []
         for callID in (callsByDevice[device] ?? []).sorted() {
             if let result = try? apply(input, to: callID, now: now) {
@@ -81,7 +81,7 @@ public struct CallRegistry: Sendable {
     /// the reply first (`result`, or `error` with the code docs/protocol.md gives), then
     /// the call's actions. Other messages get `error` `not_implemented` (parleyd handles
     /// `hello`, `ping` and push itself).
-    public mutating func handleRequest(_ message: SignalingMessage, from device: Device, now: CallTime) -> [CallAction] {
+    public mutating func handleRequest(_ message: SignalingMessage, from device: Device, now: ClockReading) -> [CallAction] {
         let requestID = message.requestID
         do throws(CallingError) {
             let actions: [CallAction]
@@ -112,7 +112,7 @@ public struct CallRegistry: Sendable {
     /// Accepts a `call.start` and asks the router where it goes. A decision the router
     /// gives at once that needs a party kind not built yet is refused here with
     /// `not_implemented` (field `to.kind`) and creates no call.
-    private mutating func startCall(_ start: SignalingMessage.CallStart, from device: Device, now: CallTime) throws(CallingError) -> [CallAction] {
+    private mutating func startCall(_ start: SignalingMessage.CallStart, from device: Device, now: ClockReading) throws(CallingError) -> [CallAction] {
         guard CallID.isValid(start.callID) else {
             throw CallingError(.badRequest, callID: nil, field: "callId", "call id is not a lower-case UUID")
         }
@@ -154,10 +154,10 @@ public struct CallRegistry: Sendable {
     /// for a live call, the device joins the ring set (its `call.incoming` follows once
     /// its leg is ready); for a call that ended, or that this device is no longer part of,
     /// `call.ended` with the cause (`canceled` when the caller hung up during the push).
-    public mutating func relayPush(callID: String, requestID: String, from device: Device, now: CallTime) -> [CallAction] {
+    public mutating func relayPush(callID: String, requestID: String, from device: Device, now: ClockReading) -> [CallAction] {
         let result = CallAction.send(device, .result(.init(replyTo: requestID)))
         if let record = endedRecords[callID], record.isCallee(device.user) {
-            let details = CallTimes(startedTime: record.times.startedTime, endedTime: record.times.endedTime ?? now.unixMillis)
+            let details = CallTimes(startedTime: record.times.startedTime, endedTime: record.times.endedTime ?? now.unixMilliseconds)
             var cause = record.endCause ?? .canceled
             if let answered = record.answeredDeviceID, answered != device.deviceID { cause = .otherDeviceAnswered }
             var error: SignalingMessage.CallError?
@@ -171,7 +171,7 @@ public struct CallRegistry: Sendable {
         }
         if machine.isFormerCallee(device) {
             return [result, .notify(.device(device), .ended(
-                callID: callID, cause: machine.causeForFormerCallee, error: nil, details: machine.detailsForLateRelay(device, at: now.unixMillis)))]
+                callID: callID, cause: machine.causeForFormerCallee, error: nil, details: machine.detailsForLateRelay(device, at: now.unixMilliseconds)))]
         }
         do throws(CallingError) {
             return [result] + (try apply(.pushRelayed(device), to: callID, now: now))
@@ -187,12 +187,12 @@ public struct CallRegistry: Sendable {
 
     /// Hangs up a call on behalf of the application (REST `DELETE /v1/calls/{id}`):
     /// `canceled` before the answer, `hungUp` after. Throws `call_not_found` or `invalid_state`.
-    public mutating func hangUp(callID: String, now: CallTime) throws(CallingError) -> [CallAction] {
+    public mutating func hangUp(callID: String, now: ClockReading) throws(CallingError) -> [CallAction] {
         try apply(.serverHangup, to: callID, now: now)
     }
 
     /// Ends every call with `error` (e.g. `internal_error`, "server shutting down").
-    public mutating func endAll(_ error: SignalingMessage.CallError, now: CallTime) -> [CallAction] {
+    public mutating func endAll(_ error: SignalingMessage.CallError, now: ClockReading) -> [CallAction] {
         var actions: [CallAction] = []
         for callID in calls.keys.sorted() {
             if let result = try? apply(.failed(error), to: callID, now: now) {
@@ -208,13 +208,13 @@ public struct CallRegistry: Sendable {
     /// that returned nil). A decision for a call already routed, ended or unknown is
     /// ignored; one that needs a party kind not built yet ends the call with `error`
     /// `not_implemented`.
-    public mutating func handleRouting(_ decision: RoutingDecision, callID: String, now: CallTime) -> [CallAction] {
+    public mutating func handleRouting(_ decision: RoutingDecision, callID: String, now: ClockReading) -> [CallAction] {
         (try? apply(.routed(decision), to: callID, now: now)) ?? []
     }
 
     /// A report of the media layer about one of a call's legs. Reports about calls that
     /// ended are ignored.
-    public mutating func handleMedia(_ event: MediaEvent, callID: String, now: CallTime) -> [CallAction] {
+    public mutating func handleMedia(_ event: MediaEvent, callID: String, now: ClockReading) -> [CallAction] {
         (try? apply(.media(event), to: callID, now: now)) ?? []
     }
 
@@ -224,7 +224,7 @@ public struct CallRegistry: Sendable {
     }
 
     /// Fires every call timer due at `now`.
-    public mutating func handleTimeout(now: CallTime) -> [CallAction] {
+    public mutating func handleTimeout(now: ClockReading) -> [CallAction] {
         var actions: [CallAction] = []
         var fired: Set<String> = []
         while let next = deadlines.next, next.deadline <= now.instant, fired.insert(next.key).inserted {
@@ -264,7 +264,7 @@ public struct CallRegistry: Sendable {
         return CallingError(.callNotFound, callID: callID, "no such call for device \(device.deviceID)")
     }
 
-    private mutating func apply(_ input: CallInput, to callID: String, now: CallTime) throws(CallingError) -> [CallAction] {
+    private mutating func apply(_ input: CallInput, to callID: String, now: ClockReading) throws(CallingError) -> [CallAction] {
         guard var machine = calls[callID] else {
             if recentlyEnded.contains(callID) {
                 throw CallingError(.invalidState, callID: callID, "the call ended")

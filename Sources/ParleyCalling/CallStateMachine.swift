@@ -1,5 +1,5 @@
 public import ParleyCallModel
-import ParleyWireCore
+public import ParleyWireCore
 public import ParleySignaling
 
 /// One call on the server, sans-I/O: inputs with the time they happened in, actions
@@ -126,7 +126,7 @@ public struct CallStateMachine: Sendable {
     /// `.routed(decision)` until `routingTimeout`. The actions end with the first record.
     public static func start(
         _ request: SignalingMessage.CallStart, from caller: Device, to callee: AppUser, decision: RoutingDecision?,
-        now: CallTime, configuration: CallConfiguration = CallConfiguration()
+        now: ClockReading, configuration: CallConfiguration = CallConfiguration()
     ) -> (machine: CallStateMachine, actions: [CallAction]) {
         var machine = CallStateMachine(request, from: caller, to: callee, now: now, configuration: configuration)
         if let decision { machine.routed(decision, now: now) }
@@ -134,7 +134,7 @@ public struct CallStateMachine: Sendable {
         return (machine, actions)
     }
 
-    private init(_ request: SignalingMessage.CallStart, from caller: Device, to callee: AppUser, now: CallTime, configuration: CallConfiguration) {
+    private init(_ request: SignalingMessage.CallStart, from caller: Device, to callee: AppUser, now: ClockReading, configuration: CallConfiguration) {
         self.callID = request.callID
         self.caller = caller
         self.configuration = configuration
@@ -147,7 +147,7 @@ public struct CallStateMachine: Sendable {
         self.phase = .routing(Routing(deadline: now.instant.advanced(by: configuration.routingTimeout)))
         self.record = CallRecord(
             callID: request.callID, from: caller, to: callee, headers: request.headers, video: request.video,
-            startedTime: now.unixMillis)
+            startedTime: now.unixMilliseconds)
     }
 
     static func milliseconds(_ duration: Duration) -> Int64 { duration.wholeMilliseconds }
@@ -213,7 +213,7 @@ public struct CallStateMachine: Sendable {
     /// call: `invalid_state` (answering an answered call, ...) or `call_not_found` (a
     /// device that is not part of the call). Media reports and routing decisions that no
     /// longer matter are ignored.
-    public mutating func handle(_ input: CallInput, now: CallTime) throws(CallingError) -> [CallAction] {
+    public mutating func handle(_ input: CallInput, now: ClockReading) throws(CallingError) -> [CallAction] {
         let before = record
         output = []
         switch input {
@@ -240,7 +240,7 @@ public struct CallStateMachine: Sendable {
     /// Fires the timers that are due at `now`: maximum length (`timeout`), routing
     /// (`error` `destination_unavailable`), ring timeout (`noAnswer` or `timeout`), media
     /// setup (`error` `media_failed`), reconnect grace (`inactive`).
-    public mutating func handleTimeout(now: CallTime) -> [CallAction] {
+    public mutating func handleTimeout(now: ClockReading) -> [CallAction] {
         let before = record
         output = []
         let due = { (deadline: ContinuousClock.Instant?) in deadline.map { $0 <= now.instant } ?? false }
@@ -274,7 +274,7 @@ public struct CallStateMachine: Sendable {
 
     // MARK: Routing
 
-    private mutating func routed(_ decision: RoutingDecision, now: CallTime) {
+    private mutating func routed(_ decision: RoutingDecision, now: ClockReading) {
         guard case .routing(let routing) = phase else { return }
         switch decision {
         case .reject(let error):
@@ -300,7 +300,7 @@ public struct CallStateMachine: Sendable {
             if pushed {
                 output.append(.push(PushInstruction(
                     callID: callID, devices: offering.callees, caller: caller.user, headers: headers,
-                    video: video, issuedTime: now.unixMillis,
+                    video: video, issuedTime: now.unixMilliseconds,
                     expiresTime: record.times.startedTime + Self.milliseconds(configuration.ringTimeout))))
             }
         }
@@ -357,7 +357,7 @@ public struct CallStateMachine: Sendable {
         }
     }
 
-    private mutating func acknowledge(_ device: Device, now: CallTime) throws(CallingError) {
+    private mutating func acknowledge(_ device: Device, now: ClockReading) throws(CallingError) {
         guard case .offered(let acknowledged) = try calleeStatus(of: device, to: "acknowledge") else {
             throw CallingError(.invalidState, callID: callID, "cannot acknowledge: call.incoming not sent yet")
         }
@@ -367,17 +367,17 @@ public struct CallStateMachine: Sendable {
     }
 
     /// The first callee acknowledged: the caller hears `ringing` (only from progressing).
-    private mutating func ringCaller(now: CallTime) {
+    private mutating func ringCaller(now: ClockReading) {
         guard case .progressing(let offering) = phase else { return }
         phase = .ringing(offering)
-        record.times.rungTime = now.unixMillis
-        notify(caller, .ringing(callID: callID, time: now.unixMillis))
+        record.times.rungTime = now.unixMilliseconds
+        notify(caller, .ringing(callID: callID, time: now.unixMilliseconds))
     }
 
     /// A pushed device relayed its payload: it now waits for its leg like a connected
     /// callee, and counts as acknowledged (the caller hears `call.ringing`). Relaying
     /// again, or after `call.incoming`, changes nothing.
-    private mutating func pushRelayed(_ device: Device, now: CallTime) throws(CallingError) {
+    private mutating func pushRelayed(_ device: Device, now: ClockReading) throws(CallingError) {
         guard case .pushed = try calleeStatus(of: device, to: "relay a push for") else { return }
         modifyOffering { $0.status[device] = .awaitingOffer }
         // Before the caller's leg is ready, `callerLegReady` offers every waiting device
@@ -402,7 +402,7 @@ public struct CallStateMachine: Sendable {
         details(for: device, answerer: answerer, endedAt: time)
     }
 
-    private mutating func answer(_ device: Device, sdp: String, now: CallTime) throws(CallingError) {
+    private mutating func answer(_ device: Device, sdp: String, now: ClockReading) throws(CallingError) {
         let status = try calleeStatus(of: device, to: "answer")
         if isAnswered {
             throw CallingError(.invalidState, callID: callID, "cannot answer: already answered")
@@ -422,9 +422,9 @@ public struct CallStateMachine: Sendable {
             answererLegConnected: offering.connectedCalleeLegs.contains(device),
             setupDeadline: now.instant.advanced(by: configuration.mediaSetupTimeout), graces: graces))
         record.answeredDeviceID = device.deviceID
-        record.times.answeredTime = now.unixMillis
-        notify(caller, .answered(callID: callID, time: now.unixMillis))
-        notify(device, .answered(callID: callID, time: now.unixMillis))
+        record.times.answeredTime = now.unixMilliseconds
+        notify(caller, .answered(callID: callID, time: now.unixMilliseconds))
+        notify(device, .answered(callID: callID, time: now.unixMilliseconds))
         for other in offering.callees where other != device {
             formerCallees.insert(other)
             leaveCall(other, status: offering.status[other], cause: .otherDeviceAnswered, now: now)
@@ -434,7 +434,7 @@ public struct CallStateMachine: Sendable {
         checkEstablished(now: now)
     }
 
-    private mutating func decline(_ device: Device, now: CallTime) throws(CallingError) {
+    private mutating func decline(_ device: Device, now: ClockReading) throws(CallingError) {
         let status = try calleeStatus(of: device, to: "decline")
         if isAnswered {
             throw CallingError(.invalidState, callID: callID, "cannot decline: already answered (use call.hangup)")
@@ -445,7 +445,7 @@ public struct CallStateMachine: Sendable {
         end(.denied, now: now)
     }
 
-    private mutating func hangUp(_ device: Device, now: CallTime) throws(CallingError) {
+    private mutating func hangUp(_ device: Device, now: ClockReading) throws(CallingError) {
         if device == caller {
             try requireNotEnded("hang up")
             end(isAnswered ? .hungUp : .canceled, now: now)
@@ -476,7 +476,7 @@ public struct CallStateMachine: Sendable {
 
     // MARK: Media and connections
 
-    private mutating func handleMedia(_ event: MediaEvent, now: CallTime) {
+    private mutating func handleMedia(_ event: MediaEvent, now: ClockReading) {
         switch phase {
         case .routing, .ended, .modifying: return
         default: break
@@ -485,9 +485,9 @@ public struct CallStateMachine: Sendable {
         case .callerLegReady(let sdp):
             guard case .initiating(let offering, let relayedEarly) = phase else { return }
             phase = .progressing(offering)
-            record.times.progressedTime = now.unixMillis
+            record.times.progressedTime = now.unixMilliseconds
             notify(caller, .mediaReady(callID: callID, sdp: sdp))
-            notify(caller, .progress(callID: callID, time: now.unixMillis))
+            notify(caller, .progress(callID: callID, time: now.unixMilliseconds))
             for device in offering.callees where offering.status[device] == .awaitingOffer {
                 output.append(.media(.offerCallee(callID: callID, party: .device(device))))
             }
@@ -525,7 +525,7 @@ public struct CallStateMachine: Sendable {
         }
     }
 
-    private mutating func legConnected(_ leg: CallLegID, now: CallTime) {
+    private mutating func legConnected(_ leg: CallLegID, now: ClockReading) {
         switch (phase, leg) {
         case (.answered(var connecting), .caller):
             connecting.callerLegConnected = true
@@ -585,7 +585,7 @@ public struct CallStateMachine: Sendable {
         }
     }
 
-    private mutating func disconnected(_ device: Device, now: CallTime) {
+    private mutating func disconnected(_ device: Device, now: ClockReading) {
         guard state != .ended else { return }
         if device == caller || device == answerer {
             if grace(of: device) == nil {
@@ -604,7 +604,7 @@ public struct CallStateMachine: Sendable {
         endIfNoCallees(code: .destinationUnavailable, message: "every callee device disconnected", now: now)
     }
 
-    private mutating func lost(_ device: Device, now: CallTime) {
+    private mutating func lost(_ device: Device, now: ClockReading) {
         guard state != .ended else { return }
         if device == caller || device == answerer {
             end(.inactive, now: now)
@@ -613,12 +613,12 @@ public struct CallStateMachine: Sendable {
         }
     }
 
-    private mutating func checkEstablished(now: CallTime) {
+    private mutating func checkEstablished(now: ClockReading) {
         guard case .answered(let connecting) = phase, connecting.callerLegConnected, connecting.answererLegConnected else { return }
         phase = .established(Talking(answerer: connecting.answerer, graces: connecting.graces))
-        record.times.establishedTime = now.unixMillis
-        notify(caller, .established(callID: callID, time: now.unixMillis))
-        notify(connecting.answerer, .established(callID: callID, time: now.unixMillis))
+        record.times.establishedTime = now.unixMilliseconds
+        notify(caller, .established(callID: callID, time: now.unixMilliseconds))
+        notify(connecting.answerer, .established(callID: callID, time: now.unixMilliseconds))
     }
 
     // MARK: Ending
@@ -626,21 +626,21 @@ public struct CallStateMachine: Sendable {
     /// A callee device taken out of the ring set: `ended` to it if it knew of the call,
     /// and its leg closed.
     private mutating func leaveCall(_ device: Device, status: CalleeStatus?, cause: CallEndCause,
-                                    error: SignalingMessage.CallError? = nil, now: CallTime) {
+                                    error: SignalingMessage.CallError? = nil, now: ClockReading) {
         if case .offered = status {
-            notify(device, .ended(callID: callID, cause: cause, error: error, details: details(for: device, answerer: answerer, endedAt: now.unixMillis)))
+            notify(device, .ended(callID: callID, cause: cause, error: error, details: details(for: device, answerer: answerer, endedAt: now.unixMilliseconds)))
         }
         output.append(.media(.closeLeg(callID: callID, leg: .callee(.device(device)))))
     }
 
-    private mutating func endIfNoCallees(code: SignalingErrorCode, message: String, now: CallTime) {
+    private mutating func endIfNoCallees(code: SignalingErrorCode, message: String, now: ClockReading) {
         guard let empty = modifyOffering({ $0.callees.isEmpty }), empty else { return }
         end(.error, error: .init(code: code, message: message), now: now)
     }
 
     /// Ends the call: `ended` to the caller, then to each callee device that knew of it,
     /// then (once legs were asked for) the media layer closes every leg.
-    private mutating func end(_ cause: CallEndCause, error: SignalingMessage.CallError? = nil, now: CallTime) {
+    private mutating func end(_ cause: CallEndCause, error: SignalingMessage.CallError? = nil, now: ClockReading) {
         let informed: [Device]
         let legsRequested: Bool
         let answerer = self.answerer
@@ -663,11 +663,11 @@ public struct CallStateMachine: Sendable {
             legsRequested = true
         }
         phase = .ended
-        record.times.endedTime = now.unixMillis
+        record.times.endedTime = now.unixMilliseconds
         record.endCause = cause
         record.error = error.map(CallError.init)
         for device in [caller] + informed {
-            notify(device, .ended(callID: callID, cause: cause, error: error, details: details(for: device, answerer: answerer, endedAt: now.unixMillis)))
+            notify(device, .ended(callID: callID, cause: cause, error: error, details: details(for: device, answerer: answerer, endedAt: now.unixMilliseconds)))
         }
         if legsRequested {
             output.append(.media(.closeAll(callID: callID)))

@@ -2,6 +2,7 @@ import ParleyNetCore
 import ParleyNetLinux
 import ParleyHTTP
 import ParleyWebSocket
+import ParleyWireCore
 
 /// One accepted TCP connection on one loop: HTTP/1.1 requests until (maybe) a WebSocket
 /// upgrade, then WebSocket frames. Owns the timeouts and the message rate limit.
@@ -261,8 +262,7 @@ final class EdgeConnection: @unchecked Sendable {
         let now = ContinuousClock.now
         let elapsed = tokensUpdated.duration(to: now)
         tokensUpdated = now
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        tokens = min(Double(configuration.messageBurst), tokens + seconds * configuration.maxMessagesPerSecond)
+        tokens = min(Double(configuration.messageBurst), tokens + elapsed.fractionalSeconds * configuration.maxMessagesPerSecond)
         guard tokens >= 1 else { return false }
         tokens -= 1
         return true

@@ -500,14 +500,7 @@ public struct ICEFullAgent: Sendable {
     }
 
     private mutating func nextTransactionID() -> STUNTransactionID {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(16)
-        for value in [random.next(), random.next()] {
-            for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
-        }
-        // The initializer only refuses counts other than 12.
-        guard let id = STUNTransactionID(bytes: bytes.prefix(12)) else { preconditionFailure("12 bytes make a transaction ID") }
-        return id
+        STUNTransactionID.random(using: &random)
     }
 
     /// RFC 7675 §5.1: the interval randomized to 80-120 % of its mean.

@@ -1,4 +1,5 @@
 public import ParleyRTP
+import ParleyWireCore
 
 /// An adaptive jitter buffer for one audio RTP stream, sans-I/O: the caller pushes
 /// packets with their arrival time and pops one frame per playout tick, passing the

@@ -1,4 +1,5 @@
 public import ParleyRTP
+import ParleyWireCore
 
 /// RTCP for one media leg with one local SSRC, sans-I/O: it keeps the send and receive
 /// statistics, says when the next compound report is due, builds it, and digests the

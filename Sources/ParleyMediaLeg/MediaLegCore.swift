@@ -5,6 +5,7 @@ public import ParleyRTP
 import ParleySDP
 import ParleySRTP
 public import ParleySTUN
+public import ParleyWireCore
 
 /// One WebRTC-compatible audio leg, sans-I/O: SDP offer/answer, ICE (lite or full),
 /// DTLS-SRTP, Opus or G.711, a jitter buffer and RTCP reports.
@@ -76,19 +77,23 @@ public struct MediaLegCore: ~Copyable {
 
     /// - Parameters:
     ///   - localAddresses: where the driver's sockets are bound (host candidates).
-    ///   - now: the creation time; `wallClockNanoseconds` is the Unix time at that instant
-    ///     (for RTCP's NTP timestamps and delay measurement).
-    ///   - random: ICE credentials, SSRC, sequence start, tie-breaker, RTCP jitter.
+    ///   - now: the creation time, monotonic and wall clock (the wall clock gives RTCP's
+    ///     NTP timestamps and delay measurement).
+    ///   - random: ICE credentials, SSRC, sequence start, tie-breaker, RTCP jitter, and (a
+    ///     copy of it) the full ICE agent's transaction IDs and consent jitter. The shell
+    ///     passes `SystemRandomNumberGenerator` (cryptographically secure); tests pass a
+    ///     seeded one so a leg's every draw repeats. DTLS keys and certificates do not come
+    ///     from it: they are secret and come from OpenSSL (`DTLSCertificate`).
     public init(
         configuration: MediaLegConfiguration, localAddresses: [ICETransportAddress],
-        now: ContinuousClock.Instant, wallClockNanoseconds: Int64,
-        random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
+        now: ClockReading,
+        random: some RandomNumberGenerator & Sendable
     ) {
         var random = random
         self.configuration = configuration
         self.localAddresses = localAddresses
-        epoch = now
-        wallClockAtEpoch = wallClockNanoseconds
+        epoch = now.instant
+        wallClockAtEpoch = now.unixNanoseconds
         localCredentials = ICECredentials(ufrag: Self.iceString(8, using: &random), password: Self.iceString(24, using: &random))
         ssrc = configuration.ssrc ?? UInt32.random(in: 1...UInt32.max, using: &random)
         cname = configuration.cname ?? Self.iceString(16, using: &random)
@@ -96,7 +101,7 @@ public struct MediaLegCore: ~Copyable {
         sequenceNumber = UInt16.random(in: 0...0x7fff, using: &random)
         rtpTimestamp = UInt32.random(in: 0...UInt32.max, using: &random)
         reporter = RTCPReporter(configuration: .init(
-            ssrc: ssrc, cname: cname, clockRate: 48_000, clock: MediaClock(unixNanosecondsAtZero: wallClockNanoseconds)))
+            ssrc: ssrc, cname: cname, clockRate: 48_000, clock: MediaClock(unixNanosecondsAtZero: now.unixNanoseconds)))
         self.random = random
         stats.iceMode = configuration.iceMode
     }
@@ -203,7 +208,10 @@ public struct MediaLegCore: ~Copyable {
                 role: role, tieBreaker: UInt64.random(in: 0...UInt64.max, using: &random),
                 localCredentials: localCredentials, remoteCredentials: remoteCredentials,
                 hostAddresses: localAddresses, remoteCandidates: Self.remoteCandidates(of: audio),
-                random: SystemRandomNumberGenerator(), configuration: iceConfiguration))
+                // The agent keeps its own copy of the leg's generator: the system one has
+                // no state to share, and a seeded one makes the agent's checks repeat as
+                // the leg's own draws do (it never made a fresh system generator here).
+                random: random, configuration: iceConfiguration))
         }
         self.codec = codec
         payloadType = audio.codec.payloadType
@@ -949,8 +957,7 @@ public struct MediaLegCore: ~Copyable {
     private func nanoseconds(_ instant: ContinuousClock.Instant) -> UInt64 {
         let elapsed = epoch.duration(to: instant)
         guard elapsed > .zero else { return 0 }
-        let (seconds, attoseconds) = elapsed.components
-        return UInt64(seconds) &* 1_000_000_000 &+ UInt64(attoseconds / 1_000_000_000)
+        return UInt64(elapsed.wholeNanoseconds)
     }
 
     private func instant(nanoseconds value: UInt64) -> ContinuousClock.Instant {

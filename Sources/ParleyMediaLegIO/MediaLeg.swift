@@ -48,10 +48,14 @@ public actor MediaLeg {
     private var registered = false
 
     /// Opens one UDP socket per address (port 0 picks a free port).
-    /// - Parameter log: receives one line per state change, failure and dropped datagram
-    ///   (the first few of each reason, then every 1000th).
+    /// - Parameters:
+    ///   - random: the core's generator (ICE credentials, SSRC, transaction IDs...); the
+    ///     system's secure one unless a test seeds it.
+    ///   - log: receives one line per state change, failure and dropped datagram (the
+    ///     first few of each reason, then every 1000th).
     public init(
         configuration: MediaLegConfiguration, bindingTo addresses: [SocketAddress], on loop: EventLoop,
+        random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
         log: @escaping @Sendable (String) -> Void = { _ in }
     ) throws(MediaLegError) {
         var sockets: [UDPSocket] = []
@@ -66,8 +70,7 @@ public actor MediaLeg {
         localAddresses = sockets.map(\.localAddress)
         self.log = log
         core = MediaLegCore(
-            configuration: configuration, localAddresses: localAddresses.map(Self.iceAddress), now: .now,
-            wallClockNanoseconds: Self.wallClockNanoseconds())
+            configuration: configuration, localAddresses: localAddresses.map(Self.iceAddress), now: SystemClock.now(), random: random)
     }
 
     // MARK: Negotiation
@@ -279,11 +282,5 @@ public actor MediaLeg {
 
     static func iceAddress(_ address: SocketAddress) -> ICETransportAddress {
         ICETransportAddress(ip: STUNIPAddress(bytes: address.hostBytes) ?? .ipv4(0), port: address.port)
-    }
-
-    private static func wallClockNanoseconds() -> Int64 {
-        var spec = timespec()
-        clock_gettime(CLOCK_REALTIME, &spec)
-        return Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec)
     }
 }

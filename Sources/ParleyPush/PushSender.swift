@@ -23,6 +23,8 @@ public final class PushSender: Sendable {
         var stopped = false
         var apnsTokens: [String: APNsProviderToken] = [:]
         var fcmTokens: [String: FCMAccessToken] = [:]
+        /// Draws the backoff jitter.
+        var random: any RandomNumberGenerator & Sendable
     }
 
     private let endpoints: PushEndpoints
@@ -30,7 +32,7 @@ public final class PushSender: Sendable {
     private let client: HTTP2Client
     private let clock: @Sendable () -> Int64
     private let onEvent: @Sendable (PushEvent) -> Void
-    private let state = Mutex(State())
+    private let state: Mutex<State>
     private let wakeUp = NSConditionBox()
     /// Milliseconds since the Unix epoch from the system clock.
     public static let wallClock: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
@@ -41,12 +43,16 @@ public final class PushSender: Sendable {
     ///
     /// - Parameters:
     ///   - clock: milliseconds since the epoch (tests may pass their own).
+    ///   - random: draws each retry's jitter (the policy's `jitter` input); a seeded one
+    ///     makes a test's retry times repeat.
     ///   - onEvent: called on the sender's thread for every attempt, answer and end.
     public init(
         endpoints: PushEndpoints, policy: PushRetryPolicy = PushRetryPolicy(), timeoutMilliseconds: Int = 10_000,
         caFile: String? = nil, clock: @escaping @Sendable () -> Int64 = PushSender.wallClock,
+        random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
         onEvent: @escaping @Sendable (PushEvent) -> Void
     ) throws(PushError) {
+        state = Mutex(State(random: random))
         self.endpoints = endpoints
         self.policy = policy
         self.client = try HTTP2Client(timeoutMilliseconds: timeoutMilliseconds, caFile: caFile)
@@ -131,7 +137,7 @@ public final class PushSender: Sendable {
         }
         let decision = policy.decide(
             after: outcome, attempt: item.attempt, now: clock(), deadline: job.deadline,
-            jitter: Double.random(in: 0..<1), authRetried: item.authRetried, environmentRetried: item.environmentRetried)
+            jitter: state.withLock { Double.random(in: 0..<1, using: &$0.random) }, authRetried: item.authRetried, environmentRetried: item.environmentRetried)
         switch decision {
         case .stop:
             onEvent(.finished(job, outcome: outcome, attempts: item.attempt))

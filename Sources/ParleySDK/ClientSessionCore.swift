@@ -40,11 +40,9 @@ struct ClientSessionCore {
         #endif
     }
 
-    /// A moment: monotonic for deadlines, wall clock for call times.
-    struct Time: Sendable, Hashable {
-        var instant: ContinuousClock.Instant
-        var wallMilliseconds: Int64
-    }
+    /// A moment: monotonic for deadlines, wall clock for call times (the package's one
+    /// reading of both clocks, under the name this core's inputs have always used).
+    typealias Time = ClockReading
 
     enum Phase: Sendable, Hashable {
         case idle
@@ -377,7 +375,7 @@ struct ClientSessionCore {
         // Call ids are fresh random UUIDs; a repeat must not replace a live call.
         if let existing = calls[callID] { return (existing, []) }
         var call = ClientCallRecord(callID: callID, direction: .outgoing, remoteUserID: userID, headers: headers)
-        call.details.startedTime = Self.date(now.wallMilliseconds)
+        call.details.startedTime = Self.date(now.unixMilliseconds)
         calls[callID] = call
         return (call, [.media(.createOffer(callID: callID))])
     }
@@ -709,7 +707,7 @@ struct ClientSessionCore {
         call.endedByThisDevice = byThisDevice
         call.details.endCause = cause
         call.details.error = error
-        call.details.endedTime = Self.date(endedAt ?? now.wallMilliseconds)
+        call.details.endedTime = Self.date(endedAt ?? now.unixMilliseconds)
         pending = pending.filter { if case .call(let request, _) = $0.value.request { request.callID != callID } else { true } }
         queued.removeAll { $0.request.callID == callID }
         endedCallIDs.append(callID)
@@ -794,7 +792,7 @@ struct ClientSessionCore {
         guard calls[call.callId] == nil, !endedCallSet.contains(call.callId), relayedCalls[call.callId] == nil else { return [] }
         var record = ClientCallRecord(callID: call.callId, direction: .incoming, remoteUserID: call.remoteUserId, headers: call.headers)
         record.state = .ringing
-        record.details.startedTime = Self.date(now.wallMilliseconds)
+        record.details.startedTime = Self.date(now.unixMilliseconds)
         relayedCalls[call.callId] = record
         // Bounded: a flood of pushes must not grow this without limit.
         if relayedCalls.count > 64, let oldest = relayedCalls.values.min(by: { ($0.details.startedTime ?? .distantPast) < ($1.details.startedTime ?? .distantPast) }) {
@@ -851,7 +849,7 @@ struct ClientSessionCore {
         call.state = .ended
         call.details.endCause = cause
         call.details.error = error
-        call.details.endedTime = Self.date(endedAt ?? now.wallMilliseconds)
+        call.details.endedTime = Self.date(endedAt ?? now.unixMilliseconds)
         endedCallIDs.append(callID)
         endedCallSet.insert(callID)
         if endedCallIDs.count > 1024 { endedCallSet.remove(endedCallIDs.removeFirst()) }

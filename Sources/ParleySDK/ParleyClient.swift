@@ -5,6 +5,7 @@ import ParleyMediaLeg
 import ParleyNetCore
 import ParleyNetLinux
 import ParleySignaling
+import ParleyWireCore
 
 /// The SDK's entry point: one user's connection to a Parley server, its calls and audio.
 ///
@@ -215,7 +216,7 @@ public final class ParleyClient: @unchecked Sendable {
     func deliver(after gates: [DispatchGroup] = [], _ body: @escaping @Sendable () -> Void) {
         let callbackQueue = callbackQueue
         deliveries.async {
-            let deadline = DispatchTime.now() + .nanoseconds(Int(Self.mediaCloseWait.components.seconds) * 1_000_000_000)
+            let deadline = DispatchTime.now() + .nanoseconds(Int(clamping: Self.mediaCloseWait.wholeNanoseconds))
             for gate in gates { _ = gate.wait(timeout: deadline) }
             callbackQueue.async(execute: body)
         }
@@ -278,8 +279,7 @@ public final class ParleyClient: @unchecked Sendable {
         }
         if let deadline = core.nextDeadline {
             let delay = max(ContinuousClock.now.duration(to: deadline), .zero)
-            let (seconds, attoseconds) = delay.components
-            timer.schedule(deadline: .now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)))
+            timer.schedule(deadline: .now() + .nanoseconds(Int(clamping: delay.wholeNanoseconds)))
         } else {
             timer.schedule(deadline: .distantFuture)
         }
@@ -435,9 +435,7 @@ public final class ParleyClient: @unchecked Sendable {
 
     // MARK: Helpers
 
-    static func now() -> ClientSessionCore.Time {
-        ClientSessionCore.Time(instant: .now, wallMilliseconds: Int64((Date().timeIntervalSince1970 * 1000).rounded()))
-    }
+    static func now() -> ClientSessionCore.Time { SystemClock.now() }
 
     private static func isValid(_ text: String, maxBytes: Int, extra: String) -> Bool {
         let bytes = Array(text.utf8)

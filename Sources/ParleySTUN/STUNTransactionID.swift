@@ -1,4 +1,3 @@
-internal import ParleyCrypto
 internal import ParleyWireCore
 
 /// The 96-bit transaction ID of a STUN message (RFC 8489 §5, §6).
@@ -29,17 +28,20 @@ public struct STUNTransactionID: Sendable, Hashable, Encodable, CustomStringConv
         self.low = low
     }
 
-    /// A fresh transaction ID from a cryptographically secure generator, as RFC 8489 §6
-    /// asks, so that responses cannot be forged by guessing.
-    public static func random() throws(STUNError) -> STUNTransactionID {
-        let bytes: [UInt8]
-        do { bytes = try SecureRandom.bytes(12) } catch {
-            throw STUNError.invalidValue(nil, "no random transaction ID: \(error)")
-        }
-        guard let id = STUNTransactionID(bytes: bytes) else {
-            throw STUNError.invalidValue(nil, "random generator returned \(bytes.count) bytes, not 12")
-        }
-        return id
+    /// A fresh transaction ID from the caller's generator. RFC 8489 §6 asks for a
+    /// cryptographically random one so that responses cannot be forged by guessing: outside
+    /// tests pass `SystemRandomNumberGenerator`, which is; a seeded generator makes a test's
+    /// messages repeat.
+    public static func random(using generator: inout some RandomNumberGenerator) -> STUNTransactionID {
+        // The first 96 bits of two draws, in order.
+        let first = generator.next()
+        let second = generator.next()
+        return STUNTransactionID(high: UInt32(truncatingIfNeeded: first >> 32), low: first << 32 | second >> 32)
+    }
+
+    private init(high: UInt32, low: UInt64) {
+        self.high = high
+        self.low = low
     }
 
     /// The 12 bytes in wire order.

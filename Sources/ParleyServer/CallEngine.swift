@@ -162,8 +162,8 @@ final class CallEngine: @unchecked Sendable {
     }
 
     /// The time now, both clocks, read once per event.
-    private func now() -> CallTime {
-        CallTime(instant: loop.now, unixMillis: wallClock())
+    private func now() -> ClockReading {
+        ClockReading(instant: loop.now, unixMilliseconds: wallClock())
     }
 
     // MARK: The WebSocket route
@@ -269,7 +269,7 @@ final class CallEngine: @unchecked Sendable {
         case .deviceConnected(let device, let resumed):
             directory.sessionStarted(device, on: node)
             let time = now()
-            recorder.recordUserSeen(device.user, at: time.unixMillis)
+            recorder.recordUserSeen(device.user, at: time.unixMilliseconds)
             perform(registry.deviceConnected(device, resumed: resumed, now: time))
         case .deviceDisconnected(let device):
             perform(registry.deviceDisconnected(device, now: now()))
@@ -544,7 +544,7 @@ final class CallEngine: @unchecked Sendable {
                     }
                     continue
                 }
-                legs = Self.storedLegs(anchor.closeAll(callID: record.callID, now: time.instant), of: record, at: time.unixMillis)
+                legs = Self.storedLegs(anchor.closeAll(callID: record.callID, now: time.instant), of: record, at: time.unixMilliseconds)
             }
             let written = recorder.persist(record, legs: legs)
             if written.mustWait { waitFor = max(waitFor, written.ticket) }

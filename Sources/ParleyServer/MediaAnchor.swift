@@ -10,6 +10,7 @@ import ParleyNetLinux
 import ParleyRTP
 import ParleyStore
 import ParleySTUN
+import ParleyWireCore
 import Synchronization
 
 /// The server's media anchor: performs the call engine's `MediaInstruction`s and reports
@@ -161,7 +162,7 @@ final class MediaAnchor: @unchecked Sendable {
     // MARK: Instructions (engine loop)
 
     /// `applicationKey` is the call's application, whose leg quota new legs count against.
-    func perform(_ instruction: MediaInstruction, applicationKey: String, now: CallTime) {
+    func perform(_ instruction: MediaInstruction, applicationKey: String, now: ClockReading) {
         let callID = instruction.callID
         let call: CallMedia
         switch instruction {
@@ -280,7 +281,7 @@ final class MediaAnchor: @unchecked Sendable {
 
     // MARK: Instructions (the call's media loop)
 
-    private func perform(_ instruction: MediaInstruction, in call: CallMedia, applicationKey: String, now: CallTime) {
+    private func perform(_ instruction: MediaInstruction, in call: CallMedia, applicationKey: String, now: ClockReading) {
         let callID = call.callID
         switch instruction {
         case .answerCaller(_, let offer):
@@ -356,7 +357,7 @@ final class MediaAnchor: @unchecked Sendable {
 
     // MARK: Legs (the call's media loop)
 
-    private func openLeg(_ id: CallLegID, in call: CallMedia, applicationKey: String, now: CallTime) throws(MediaLegError) -> AnchoredLeg {
+    private func openLeg(_ id: CallLegID, in call: CallMedia, applicationKey: String, now: ClockReading) throws(MediaLegError) -> AnchoredLeg {
         guard !call.ended else { throw MediaLegError(.state, "the call's media is closed") }
         if call.legs[id] != nil { _ = shut(id, of: call, now: now.instant) }
         let held = counts.withLock { counts -> Int? in
@@ -384,8 +385,9 @@ final class MediaAnchor: @unchecked Sendable {
         // timeout still ends silent calls through the inactivity check (packets).
         configuration.consentTimeout = max(inactivityTimeout, Self.minimumConsentTimeout)
         configuration.consentDisconnectedAfter = min(.seconds(10), inactivityTimeout)
-        let core = MediaLegCore(configuration: configuration, localAddresses: [local], now: now.instant,
-                                wallClockNanoseconds: wallClockNanoseconds())
+        let core = MediaLegCore(configuration: configuration, localAddresses: [local],
+                                now: ClockReading(instant: now.instant, unixNanoseconds: wallClockNanoseconds()),
+                                random: SystemRandomNumberGenerator())
         let leg = AnchoredLeg(callID: call.callID, leg: id, socket: socket, localICE: local, now: now.instant)
         do {
             try call.loop.watch(socket, onReadable: { [weak self, weak leg, weak call] in

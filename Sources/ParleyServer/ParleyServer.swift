@@ -82,7 +82,7 @@ public final class ParleyServer: Sendable {
         store = try StoreQueue(opening: stores)
         // The REST cursor key stays in the data directory whatever the store is.
         restCursorKey = try RESTCursorKey.loadOrCreate(inDirectory: configuration.dataDirectory)
-        let now = ServerClock.unixMillis()
+        let now = ServerClock.now().unixMilliseconds
         let generated = configuration.createDevelopmentApplication ? try ApplicationCredentials.generate() : nil
         let (recovered, development, known) = try store.performAndWait {
             (store) throws(StoreError) -> ([StoredCall], Application?, [KnownUser]) in

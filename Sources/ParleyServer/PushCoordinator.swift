@@ -78,7 +78,7 @@ final class PushCoordinator: Sendable {
                     applicationKey: device.user.applicationKey, userId: device.user.userID, deviceId: device.deviceID,
                     pushType: request.pushType, token: request.token,
                     environment: request.pushType == .fcm ? .production : request.environment, appId: request.appID,
-                    pushKey: key, registeredTime: ServerClock.unixMillis())
+                    pushKey: key, registeredTime: ServerClock.now().unixMilliseconds)
                 let devices = try store.performAndWait { (store) throws(StoreError) -> Set<String> in
                     try store.registerPushToken(registration)
                     return Set(try store.pushRegistrations(applicationKey: device.user.applicationKey, userId: device.user.userID).map(\.deviceId))
@@ -210,7 +210,7 @@ final class PushCoordinator: Sendable {
     /// Appends to the call's timeline, on the coordinator's queue so events keep the order
     /// the sender reported them in.
     private func recordOnTimeline(_ job: PushJob, _ kind: String, _ detail: [String: String]) {
-        let event = CallEvent(time: ServerClock.unixMillis(), kind: kind, detail: detail)
+        let event = CallEvent(time: ServerClock.now().unixMilliseconds, kind: kind, detail: detail)
         queue.async { [self] in
             // The job's payload names the application, as in removeToken.
             guard let appKey = try? PushPayload.unverifiedClaims(job.payloadJWS).appKey else { return }
@@ -247,7 +247,7 @@ final class PushCoordinator: Sendable {
             log.info("push.token.removed", ["call": job.callID, "device": device, "type": job.target.pushType.rawValue,
                                             "ok": String(removed)])
             recordEvent(callID: job.callID, applicationKey: appKey, CallEvent(
-                time: ServerClock.unixMillis(), kind: "push.token_removed",
+                time: ServerClock.now().unixMilliseconds, kind: "push.token_removed",
                 detail: ["device": device, "type": job.target.pushType.rawValue, "ok": String(removed)]))
             if case .success(let found?) = result {
                 deliver { [pushDevicesChanged] in pushDevicesChanged(AppUser(applicationKey: appKey, userID: found.0), found.1) }
@@ -283,7 +283,7 @@ final class PushCoordinator: Sendable {
                 var lastError = PushError(.payloadInvalid, "no push key registered for this device")
                 for registration in registrations {
                     do throws(PushError) {
-                        return .success(try PushPayload.verified(payload, pushKey: registration.pushKey, now: ServerClock.unixMillis()).callID)
+                        return .success(try PushPayload.verified(payload, pushKey: registration.pushKey, now: ServerClock.now().unixMilliseconds).callID)
                     } catch { lastError = error }
                 }
                 return .failure(lastError)
@@ -292,7 +292,7 @@ final class PushCoordinator: Sendable {
             case .success(let callID):
                 log.info("push.relay", ["call": callID, "device": device.description, "valid": "true"])
                 recordEvent(callID: callID, applicationKey: device.user.applicationKey,
-                            CallEvent(time: ServerClock.unixMillis(), kind: "push.relayed", detail: ["device": device.deviceID]))
+                            CallEvent(time: ServerClock.now().unixMilliseconds, kind: "push.relayed", detail: ["device": device.deviceID]))
                 deliver { done(callID) }
             case .failure(let error):
                 log.info("push.relay", ["device": device.description, "valid": "false", "reason": error.detail])

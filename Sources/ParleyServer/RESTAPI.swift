@@ -118,9 +118,9 @@ public final class RESTAPI: Sendable {
         }
     }
 
-    /// Unix milliseconds from the system clock.
+    /// Unix milliseconds from the system clock (parleyd's one reading, `ServerClock`).
     public static let wallClockMilliseconds: @Sendable () -> Int64 = {
-        Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
+        ServerClock.now().unixMilliseconds
     }
 
     // MARK: Endpoints

@@ -1,22 +1,15 @@
-import Foundation
-import ParleyCalling
+import ParleyNetLinux
+import ParleyWireCore
 
-/// Reads the server's two clocks once per event: the monotonic instant for timers and the
-/// wall clock (Unix milliseconds) for protocol times and records.
+/// parleyd's one reading of its clocks (ParleyNetLinux's `SystemClock`), once per event:
+/// the monotonic instant for timers and the wall clock for protocol times and records.
 enum ServerClock {
-    static func now() -> CallTime {
-        CallTime(instant: .now, unixMillis: unixMillis())
-    }
+    static func now() -> ClockReading { SystemClock.now() }
 
-    static func unixMillis() -> Int64 {
-        var spec = timespec()
-        clock_gettime(CLOCK_REALTIME, &spec)
-        return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000
-    }
+    /// The wall clock alone, in Unix milliseconds: the call engine's `wallClock` (its
+    /// instant comes from its scheduler, virtual under test).
+    static func unixMillis() -> Int64 { now().unixMilliseconds }
 
-    static func unixNanoseconds() -> Int64 {
-        var spec = timespec()
-        clock_gettime(CLOCK_REALTIME, &spec)
-        return Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec)
-    }
+    /// The wall clock alone, in Unix nanoseconds: the media anchor's, for its legs' RTCP.
+    static func unixNanoseconds() -> Int64 { now().unixNanoseconds }
 }

@@ -56,13 +56,13 @@ public final class ServerLog: Sendable {
     }
 
     static func timestamp() -> String {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        var seconds = now.tv_sec
+        let milliseconds = ServerClock.now().unixMilliseconds
+        let (whole, fraction) = milliseconds.quotientAndRemainder(dividingBy: 1000)
+        var seconds = time_t(fraction < 0 ? whole - 1 : whole)
         var parts = tm()
         gmtime_r(&seconds, &parts)
         return String(
             format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday,
-            parts.tm_hour, parts.tm_min, parts.tm_sec, Int(now.tv_nsec / 1_000_000))
+            parts.tm_hour, parts.tm_min, parts.tm_sec, Int(fraction < 0 ? fraction + 1000 : fraction))
     }
 }

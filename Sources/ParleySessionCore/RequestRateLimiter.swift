@@ -1,3 +1,5 @@
+import ParleyWireCore
+
 /// The signaling layer's soft limit on one connection's requests (docs/protocol.md,
 /// Limits): a token bucket of `burst` tokens refilled at `perSecond`. A request that
 /// finds it empty is answered `rate_limited` instead of being carried out; the edge's own
@@ -22,8 +24,7 @@ public struct RequestRateLimiter: Sendable {
     public mutating func allow(at now: ContinuousClock.Instant) -> Bool {
         if let updated, updated < now {
             let elapsed = updated.duration(to: now)
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            tokens = min(burst, tokens + seconds * perSecond)
+            tokens = min(burst, tokens + elapsed.fractionalSeconds * perSecond)
             self.updated = now
         } else if updated == nil {
             updated = now

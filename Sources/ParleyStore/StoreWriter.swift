@@ -1,5 +1,6 @@
 import Dispatch
 import Synchronization
+import ParleyWireCore
 
 /// Writes to the store in order, many per commit, on a connection and a queue of its own,
 /// retrying what the store could not commit now, so that no caller ever waits on the disk.
@@ -170,9 +171,7 @@ public final class StoreWriter: Sendable {
             return true
         }
         guard waiting else { return true }
-        let (seconds, attoseconds) = timeout.components
-        let nanoseconds = Int(clamping: seconds) &* 1_000_000_000 &+ Int(attoseconds / 1_000_000_000)
-        if semaphore.wait(timeout: .now() + .nanoseconds(max(0, nanoseconds))) == .success { return true }
+        if semaphore.wait(timeout: .now() + .nanoseconds(Int(clamping: max(0, timeout.wholeNanoseconds)))) == .success { return true }
         state.withLock { state in state.waiters.removeAll { $0.semaphore === semaphore } }
         return false
     }
@@ -273,7 +272,6 @@ public final class StoreWriter: Sendable {
     }
 
     private static func dispatchInterval(_ duration: Duration) -> DispatchTimeInterval {
-        let (seconds, attoseconds) = duration.components
-        return .nanoseconds(Int(clamping: seconds) &* 1_000_000_000 &+ Int(attoseconds / 1_000_000_000))
+        .nanoseconds(Int(clamping: duration.wholeNanoseconds))
     }
 }

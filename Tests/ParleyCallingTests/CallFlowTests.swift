@@ -70,7 +70,7 @@ struct CallFlowTests {
     @Test("Event times: details of call.ended and the record follow the clock")
     func eventTimes() throws {
         var world = world(bobs: [bob1])
-        let start = world.now.unixMillis
+        let start = world.now.unixMilliseconds
         world.call(from: alice, to: "bob", callID: id)
         world.advance(by: .milliseconds(200))
         world.ack(bob1, id)

@@ -152,7 +152,8 @@ struct CallRequestTests {
             seen.insert(id)
         }
         #expect(seen.count == 1000)
-        #expect(CallID.isValid(CallID.random()))
+        var system = SystemRandomNumberGenerator()
+        #expect(CallID.isValid(CallID.random(using: &system)))
         #expect(!CallID.isValid("6F1C2A9E-3B7D-4C55-9A41-0E8F5D2B7C13"))
         #expect(!CallID.isValid("6f1c2a9e3b7d-4c55-9a41-0e8f5d2b7c13-"))
         #expect(!CallID.isValid(""))

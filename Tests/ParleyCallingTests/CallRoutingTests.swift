@@ -155,7 +155,7 @@ struct CallRoutingTests {
         #expect(world.mediaLog == [.answerCaller(callID: id, offer: CallWorld.callerOffer)])
         let push = try #require(world.pushes.first)
         #expect(push.devices == [bob1])
-        #expect(push.issuedTime == world.now.unixMillis)
+        #expect(push.issuedTime == world.now.unixMilliseconds)
         // The push expires when the call stops ringing: counted from call.start.
         #expect(push.expiresTime == world.records[0].times.startedTime + 60_000)
     }

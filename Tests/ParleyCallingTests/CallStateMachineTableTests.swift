@@ -1,3 +1,4 @@
+import ParleyWireCore
 import ParleyCallModel
 import ParleyCalling
 import ParleySignaling
@@ -11,7 +12,7 @@ struct CallStateMachineTableTests {
     static let bob1 = CallWorld.device("bob", "b1")
     static let bob2 = CallWorld.device("bob", "b2")
     static let id = "7d3f9b20-6e1a-4c8d-b5f7-19a2c4e6d830"
-    static let t = CallTime(instant: ContinuousClock.now, unixMillis: 50_000)
+    static let t = ClockReading(instant: ContinuousClock.now, unixMilliseconds: 50_000)
 
     /// Where a row starts from.
     enum Start {
@@ -51,7 +52,7 @@ struct CallStateMachineTableTests {
 
     static func callerDetails(_ record: CallRecord) -> SignalingMessage.CallDetails {
         .init(startedTime: record.times.startedTime, progressedTime: record.times.progressedTime, rungTime: record.times.rungTime,
-              answeredTime: record.times.answeredTime, establishedTime: record.times.establishedTime, endedTime: t.unixMillis)
+              answeredTime: record.times.answeredTime, establishedTime: record.times.establishedTime, endedTime: t.unixMilliseconds)
     }
 
     struct Row: CustomTestStringConvertible, Sendable {
@@ -79,16 +80,16 @@ struct CallStateMachineTableTests {
         },
         Row(name: "progressing + first ack: the caller rings", start: .progressing, state: .ringing,
             input: .acknowledged(bob1)) { machine in
-            [.notify(.device(alice), .ringing(callID: id, time: t.unixMillis)), .record(machine.record)]
+            [.notify(.device(alice), .ringing(callID: id, time: t.unixMilliseconds)), .record(machine.record)]
         },
         Row(name: "ringing + another device's ack: nothing more", start: .ringing, state: .ringing,
             input: .acknowledged(bob2)) { _ in [] },
         Row(name: "ringing + answer: answered to both, the other device ends, its leg closes", start: .ringing, state: .answered,
             input: .answered(bob1, sdp: CallWorld.deviceAnswer)) { machine in
-            [.notify(.device(alice), .answered(callID: id, time: t.unixMillis)),
-             .notify(.device(bob1), .answered(callID: id, time: t.unixMillis)),
+            [.notify(.device(alice), .answered(callID: id, time: t.unixMilliseconds)),
+             .notify(.device(bob1), .answered(callID: id, time: t.unixMilliseconds)),
              .notify(.device(bob2), .ended(callID: id, cause: .otherDeviceAnswered, error: nil,
-                                           details: .init(startedTime: t.unixMillis, endedTime: t.unixMillis))),
+                                           details: .init(startedTime: t.unixMilliseconds, endedTime: t.unixMilliseconds))),
              .media(.closeLeg(callID: id, leg: .callee(.device(bob2)))),
              .media(.acceptAnswer(callID: id, party: .device(bob1), answer: CallWorld.deviceAnswer)),
              .media(.bridge(callID: id, party: .device(bob1))),
@@ -99,12 +100,12 @@ struct CallStateMachineTableTests {
         Row(name: "progressing + a ringing device's leg fails: it alone ends", start: .progressing, state: .progressing,
             input: .media(.legFailed(.callee(.device(bob2)), reason: "no port"))) { _ in
             [.notify(.device(bob2), .ended(callID: id, cause: .error, error: .init(code: .mediaFailed, message: "media leg failed: no port"),
-                                           details: .init(startedTime: t.unixMillis, endedTime: t.unixMillis))),
+                                           details: .init(startedTime: t.unixMilliseconds, endedTime: t.unixMilliseconds))),
              .media(.closeLeg(callID: id, leg: .callee(.device(bob2))))]
         },
         Row(name: "progressing + decline: denied to everyone who knew, every leg closed", start: .progressing, state: .ended,
             input: .declined(bob2)) { machine in
-            let callee = SignalingMessage.CallDetails(startedTime: t.unixMillis, endedTime: t.unixMillis)
+            let callee = SignalingMessage.CallDetails(startedTime: t.unixMilliseconds, endedTime: t.unixMilliseconds)
             return [.notify(.device(alice), .ended(callID: id, cause: .denied, error: nil, details: callerDetails(machine.record))),
                     .notify(.device(bob1), .ended(callID: id, cause: .denied, error: nil, details: callee)),
                     .notify(.device(bob2), .ended(callID: id, cause: .denied, error: nil, details: callee)),
@@ -119,7 +120,7 @@ struct CallStateMachineTableTests {
             input: .media(.legInactive(.callee(.device(bob1))))) { machine in
             [.notify(.device(alice), .ended(callID: id, cause: .inactive, error: nil, details: callerDetails(machine.record))),
              .notify(.device(bob1), .ended(callID: id, cause: .inactive, error: nil, details: .init(
-                startedTime: t.unixMillis, answeredTime: t.unixMillis, establishedTime: t.unixMillis, endedTime: t.unixMillis))),
+                startedTime: t.unixMilliseconds, answeredTime: t.unixMilliseconds, establishedTime: t.unixMilliseconds, endedTime: t.unixMilliseconds))),
              .media(.closeAll(callID: id)),
              .record(machine.record)]
         },

@@ -1,3 +1,4 @@
+import ParleyWireCore
 import ParleyCallModel
 import ParleyCalling
 import ParleySignaling
@@ -15,7 +16,7 @@ struct CallWorld {
     }
 
     var registry: CallRegistry
-    var now: CallTime
+    var now: ClockReading
     var inbox: [Device: [SignalingMessage]] = [:]
     var mediaLog: [MediaInstruction] = []
     var records: [CallRecord] = []
@@ -25,7 +26,7 @@ struct CallWorld {
 
     init(configuration: CallConfiguration = CallConfiguration(), router: any CallRouter = PresenceRouter()) {
         registry = CallRegistry(configuration: configuration, router: router)
-        now = CallTime(instant: ContinuousClock.now, unixMillis: 1_764_421_200_000)
+        now = ClockReading(instant: ContinuousClock.now, unixMilliseconds: 1_764_421_200_000)
     }
 
     static func device(_ user: String, _ id: String) -> Device {

@@ -1,3 +1,4 @@
+import ParleyWireCore
 import ParleyCrypto
 import ParleyICE
 import ParleyMedia
@@ -32,10 +33,8 @@ struct LegPairHarness: ~Copyable {
         answererAddress = ICETransportAddress(ip: .ipv4(0x7F00_0001), port: 50_000)
         start = ContinuousClock.now
         now = start
-        offerer = MediaLegCore(configuration: offererConfiguration, localAddresses: [offererAddress], now: start,
-                               wallClockNanoseconds: 1_800_000_000_000_000_000, random: SeededGenerator(seed: seed))
-        answerer = MediaLegCore(configuration: answererConfiguration, localAddresses: [answererAddress], now: start,
-                                wallClockNanoseconds: 1_800_000_000_000_000_000, random: SeededGenerator(seed: seed + 1))
+        offerer = MediaLegCore(configuration: offererConfiguration, localAddresses: [offererAddress], now: ClockReading(instant: start, unixNanoseconds: 1_800_000_000_000_000_000), random: SeededGenerator(seed: seed))
+        answerer = MediaLegCore(configuration: answererConfiguration, localAddresses: [answererAddress], now: ClockReading(instant: start, unixNanoseconds: 1_800_000_000_000_000_000), random: SeededGenerator(seed: seed + 1))
     }
 
     static func configuration(_ mode: MediaLegConfiguration.ICEMode, certificate: DTLSCertificate? = nil) throws -> MediaLegConfiguration {

@@ -1,3 +1,4 @@
+import ParleyWireCore
 import ParleyCrypto
 import ParleyICE
 import ParleyMedia
@@ -30,8 +31,7 @@ import Testing
             return configuration
         }
         func core(_ mode: MediaLegConfiguration.ICEMode, relay: Bool, port: UInt16, seed: UInt64) throws -> MediaLegCore {
-            MediaLegCore(configuration: try configuration(mode, relay: relay), localAddresses: [address(port)], now: start,
-                         wallClockNanoseconds: 1_800_000_000_000_000_000, random: SeededGenerator(seed: seed))
+            MediaLegCore(configuration: try configuration(mode, relay: relay), localAddresses: [address(port)], now: ClockReading(instant: start, unixNanoseconds: 1_800_000_000_000_000_000), random: SeededGenerator(seed: seed))
         }
         // Index 0: device A, 1: server leg A, 2: server leg B, 3: device B.
         let nodes = [

@@ -1,3 +1,4 @@
+import ParleyWireCore
 import ParleyCrypto
 import ParleyICE
 import ParleyMedia
@@ -49,10 +50,8 @@ import Testing
                 var serverConfiguration = MediaLegConfiguration(iceMode: .lite, certificate: try DTLSCertificate.generate())
                 serverConfiguration.codecs = [.opus]
                 serverConfiguration.mediaMode = bridge.mediaMode(for: name)
-                var device = MediaLegCore(configuration: deviceConfiguration, localAddresses: [deviceAddress], now: start,
-                                          wallClockNanoseconds: 1_800_000_000_000_000_000, random: SeededGenerator(seed: UInt64(10 + index)))
-                var server = MediaLegCore(configuration: serverConfiguration, localAddresses: [serverAddress], now: start,
-                                          wallClockNanoseconds: 1_800_000_000_000_000_000, random: SeededGenerator(seed: UInt64(20 + index)))
+                var device = MediaLegCore(configuration: deviceConfiguration, localAddresses: [deviceAddress], now: ClockReading(instant: start, unixNanoseconds: 1_800_000_000_000_000_000), random: SeededGenerator(seed: UInt64(10 + index)))
+                var server = MediaLegCore(configuration: serverConfiguration, localAddresses: [serverAddress], now: ClockReading(instant: start, unixNanoseconds: 1_800_000_000_000_000_000), random: SeededGenerator(seed: UInt64(20 + index)))
                 // The server offers to each device, as parleyd offers to a callee device.
                 try device.acceptAnswer(try server.answer(offer: try device.makeOffer()))
                 bridge.add(name, core: server)

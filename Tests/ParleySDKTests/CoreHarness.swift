@@ -22,7 +22,7 @@ struct CoreHarness {
         core = ClientSessionCore(configuration: configuration)
     }
 
-    var now: ClientSessionCore.Time { .init(instant: instant, wallMilliseconds: wall) }
+    var now: ClientSessionCore.Time { .init(instant: instant, unixMilliseconds: wall) }
 
     /// The deadline relative to now, if any.
     var nextDeadlineIn: Duration? { core.nextDeadline.map { instant.duration(to: $0) } }

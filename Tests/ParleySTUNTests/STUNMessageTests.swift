@@ -1,5 +1,6 @@
 import Testing
 import ParleySTUN
+import ParleyTestSupport
 
 /// Header fields, attribute values, unknown attributes and the encoder's limits.
 @Suite("STUN messages and attributes")
@@ -161,9 +162,16 @@ struct STUNMessageTests {
         #expect(STUNTransactionID(bytes: [UInt8](repeating: 0, count: 11)) == nil)
         #expect(id.bytes == RFC5769.transactionID)
         #expect(id.description == "b7e7a701bc34d686fa87dfae")
-        let a = try STUNTransactionID.random()
-        let b = try STUNTransactionID.random()
+        var system = SystemRandomNumberGenerator()
+        let a = STUNTransactionID.random(using: &system)
+        let b = STUNTransactionID.random(using: &system)
         #expect(a != b)
+        // The caller's generator decides: the same seed, the same IDs.
+        var first = SeededGenerator(seed: 5489)
+        var second = SeededGenerator(seed: 5489)
+        let seeded = (0..<4).map { _ in STUNTransactionID.random(using: &first) }
+        #expect(seeded == (0..<4).map { _ in STUNTransactionID.random(using: &second) })
+        #expect(Set(seeded).count == 4)
     }
 
     @Test("IP address text follows RFC 5952")

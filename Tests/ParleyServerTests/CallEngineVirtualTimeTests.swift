@@ -169,7 +169,7 @@ import Testing
         let bob = rig.open(2)
         _ = try rig.signIn("alice", on: alice)
         _ = try rig.signIn("bob", on: bob)
-        let callID = CallID.random()
+        let callID = newCallID()
         rig.send(.callStart(.init(requestID: "start", callID: callID, to: .user("bob"), sdp: "v=0\r\n")), on: alice)
         // `result` waits for the new record's commit on the store's thread.
         #expect(rig.scheduler.run(until: { alice.types().contains(.result) }))
@@ -201,7 +201,7 @@ import Testing
         let bob = Device(user: AppUser(applicationKey: nodeB.application.key, userID: "bob"), deviceID: "bob-phone")
         #expect(directory.node(of: bob) == NodeID("b"))
 
-        let ringing = SignalingMessage.callRinging(.init(callID: CallID.random(), time: 1))
+        let ringing = SignalingMessage.callRinging(.init(callID: newCallID(), time: 1))
         nodeA.engine.deliver(ringing, to: bob)
         nodeA.scheduler.run()
         #expect(nodeA.lines.text.contains("signal.forwarded"))
@@ -212,7 +212,7 @@ import Testing
         // Away: node b keeps it for the resume.
         nodeB.engine.socketClosed(1, code: 1006)
         nodeB.scheduler.run()
-        let later = SignalingMessage.callRinging(.init(callID: CallID.random(), time: 2))
+        let later = SignalingMessage.callRinging(.init(callID: newCallID(), time: 2))
         nodeA.engine.deliver(later, to: bob)
         nodeB.scheduler.run()
         let again = nodeB.open(2)

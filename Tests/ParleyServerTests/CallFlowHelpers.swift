@@ -2,9 +2,15 @@ import ParleyCalling
 import ParleySignaling
 import Testing
 
+/// A fresh call id, as a device makes one (from the system's generator).
+func newCallID() -> String {
+    var generator = SystemRandomNumberGenerator()
+    return CallID.random(using: &generator)
+}
+
 extension TestDevice {
     /// Sends `call.start` to `callee` with `sdp` and reads the caller's `result`.
-    func startCall(to callee: String, sdp: String, callID: String = CallID.random()) throws -> String {
+    func startCall(to callee: String, sdp: String, callID: String = newCallID()) throws -> String {
         let id = requestID()
         try send(.callStart(.init(requestID: id, callID: callID, to: .user(callee), headers: ["X-Test": "1"], sdp: sdp)))
         let reply = try expect(.result)

@@ -1,3 +1,4 @@
+import ParleyWireCore
 import ParleyCallModel
 import ParleyCalling
 import ParleyCrypto
@@ -34,8 +35,8 @@ import Testing
             let ice = ICETransportAddress(ip: STUNIPAddress(bytes: address.hostBytes) ?? .ipv4(0), port: port)
             var configuration = MediaLegConfiguration(iceMode: .full, certificate: try DTLSCertificate.generate())
             configuration.codecs = [.opus]
-            core = MediaLegCore(configuration: configuration, localAddresses: [ice], now: now,
-                                wallClockNanoseconds: 1_800_000_000_000_000_000, random: SeededGenerator(seed: seed))
+            core = MediaLegCore(configuration: configuration, localAddresses: [ice],
+                                now: ClockReading(instant: now, unixNanoseconds: 1_800_000_000_000_000_000), random: SeededGenerator(seed: seed))
             tone = ToneGenerator(frequency: frequency, amplitude: 0.3, sampleRate: 48_000)
         }
 
@@ -97,7 +98,7 @@ import Testing
         let bob = Party.device(ParleyCalling.Device(user: AppUser(applicationKey: "app", userID: "bob"), deviceID: "phone"))
         var generator = SeededGenerator(seed: 7)
         let callID = CallID.random(using: &generator)
-        let time = { CallTime(instant: scheduler.now, unixMillis: 1_800_000_000_000) }
+        let time = { ClockReading(instant: scheduler.now, unixMilliseconds: 1_800_000_000_000) }
 
         // The engine's instructions, in the order the call state machine gives them.
         anchor.perform(.answerCaller(callID: callID, offer: try caller.core.makeOffer()), applicationKey: "app", now: time())

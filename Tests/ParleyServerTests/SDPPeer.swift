@@ -1,3 +1,4 @@
+import ParleyWireCore
 import ParleyCrypto
 import ParleyICE
 import ParleyMediaLeg
@@ -10,7 +11,8 @@ enum SDPPeer {
         var configuration = MediaLegConfiguration(iceMode: .full, certificate: try DTLSCertificate.generate())
         configuration.codecs = [.opus]
         return MediaLegCore(configuration: configuration, localAddresses: [ICETransportAddress(ip: .ipv4(0x7F00_0001), port: port)],
-                            now: .now, wallClockNanoseconds: 1_800_000_000_000_000_000)
+                            now: ClockReading(instant: .now, unixNanoseconds: 1_800_000_000_000_000_000),
+                            random: SystemRandomNumberGenerator())
     }
 
     static func offer() throws -> String {

@@ -140,12 +140,12 @@ import Testing
         #expect(try bob.expectEnded(callID).cause == "canceled")
         _ = try harness.waitForStoredCall(callID) { $0.state == .ended }
         #expect(await control.hangUp(callID: callID, applicationKey: harness.application.key) == .alreadyEnded)
-        #expect(await control.hangUp(callID: CallID.random(), applicationKey: harness.application.key) == .notFound)
+        #expect(await control.hangUp(callID: newCallID(), applicationKey: harness.application.key) == .notFound)
     }
 
     @Test func aCallLeftInProgressIsClosedAsErrorByTheNextServer() throws {
         let directory = ServerHarness.temporaryDirectory()
-        let callID = CallID.random()
+        let callID = newCallID()
         let appKey: String
         do {
             let first = try ServerHarness(directory: directory)

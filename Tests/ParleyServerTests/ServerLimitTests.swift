@@ -60,7 +60,7 @@ import Testing
         try alice.expect(.callProgress)
         try bob.expect(.callIncoming)
         let id = alice.requestID()
-        try alice.send(.callStart(.init(requestID: id, callID: CallID.random(), to: .user("bob"), headers: [:], sdp: try SDPPeer.offer())))
+        try alice.send(.callStart(.init(requestID: id, callID: newCallID(), to: .user("bob"), headers: [:], sdp: try SDPPeer.offer())))
         guard case .error(let error) = try alice.expect(.error) else { throw TestFailure("not an error") }
         #expect(error.replyTo == id)
         #expect(error.code == .tooManyCalls)

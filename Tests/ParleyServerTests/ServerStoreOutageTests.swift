@@ -62,7 +62,7 @@ import Testing
         let lock = try StoreLockHolder(path: harness.directory + "/" + SQLiteStore.defaultFileName, seconds: 2)
         let locked = ContinuousClock.now
         let id = alice.requestID()
-        let callID = CallID.random()
+        let callID = newCallID()
         try alice.send(.callStart(.init(requestID: id, callID: callID, to: .user("bob"), headers: [:], sdp: try SDPPeer.offer())))
         // Bob hears of the call only once it is recorded, and alice's result comes first.
         let reply = try alice.expect(.result, timeout: .seconds(10))

@@ -1,4 +1,5 @@
 public import Foundation
+import ParleyWireCore
 
 /// A `SystemCallProvider` with no system behind it, for Linux, the CLI and tests. It
 /// keeps the system's side the way CallKit does: one entry per call UUID, refusals
@@ -173,8 +174,7 @@ public final class HeadlessSystemCallProvider: SystemCallProvider, @unchecked Se
         }
         guard let delegate = state.current.delegate else { return action.fail() }
         delegate.perform(action)
-        let (seconds, attoseconds) = actionTimeout.components
-        queue.asyncAfter(deadline: .now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))) {
+        queue.asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: actionTimeout.wholeNanoseconds))) {
             // An action left unfinished fails, as CallKit's time out.
             action.fail()
         }

@@ -59,7 +59,7 @@ extension ParleyClient {
     /// with the stored push key: signature, application, device, expiry. Needs no
     /// connection; safe on any thread.
     public func queryPushNotificationPayload(_ payload: [AnyHashable: Any]) -> ParleyNotificationResult {
-        pushVerifier.verify(payload, registration: pushRegistrationStore.load(), nowMilliseconds: Self.now().wallMilliseconds).result
+        pushVerifier.verify(payload, registration: pushRegistrationStore.load(), nowMilliseconds: Self.now().unixMilliseconds).result
     }
 
     /// Verifies a call push and hands it to the server (`push.relay`, sent once the
@@ -70,7 +70,7 @@ extension ParleyClient {
     /// - Returns: the payload's result, or `ParleyClientError` `push_payload_invalid`
     ///   (not a Parley push, forged, foreign or expired).
     public func relayPushNotification(withUserInfo userInfo: [AnyHashable: Any]) -> Result<ParleyNotificationResult, any Error> {
-        let verdict = pushVerifier.verify(userInfo, registration: pushRegistrationStore.load(), nowMilliseconds: Self.now().wallMilliseconds)
+        let verdict = pushVerifier.verify(userInfo, registration: pushRegistrationStore.load(), nowMilliseconds: Self.now().unixMilliseconds)
         guard verdict.result.isValid, let call = verdict.result.callResult, let token = verdict.token else {
             return .failure(ParleyClientError(code: "push_payload_invalid", message: verdict.problem ?? "not a valid Parley call push"))
         }
@@ -89,7 +89,7 @@ extension ParleyClient {
     /// - Returns: the payload's result, or `ParleyClientError` `push_payload_invalid`
     ///   (not a Parley push, forged, foreign or expired: nothing to decline).
     public func declinePushNotification(withUserInfo userInfo: [AnyHashable: Any]) -> Result<ParleyNotificationResult, any Error> {
-        let verdict = pushVerifier.verify(userInfo, registration: pushRegistrationStore.load(), nowMilliseconds: Self.now().wallMilliseconds)
+        let verdict = pushVerifier.verify(userInfo, registration: pushRegistrationStore.load(), nowMilliseconds: Self.now().unixMilliseconds)
         guard verdict.result.isValid, let call = verdict.result.callResult, let token = verdict.token else {
             return .failure(ParleyClientError(code: "push_payload_invalid", message: verdict.problem ?? "not a valid Parley call push"))
         }
