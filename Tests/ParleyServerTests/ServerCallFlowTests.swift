@@ -127,20 +127,22 @@ import Testing
         #expect(harness.server.mediaPortsInUse == 0)
     }
 
-    @Test func restHangUpThroughCallControl() async throws {
+    @Test func restHangUpThroughCallControl() throws {
         let harness = try ServerHarness()
         let alice = try harness.device("alice")
         let bob = try harness.device("bob")
         let (callID, _) = try ring(alice, bob)
         let control = harness.server.callControl
-        #expect(await control.liveCallCounts()[.ringing] == 1)
-        #expect(await control.hangUp(callID: callID, applicationKey: "other-app") == .notFound)
-        #expect(await control.hangUp(callID: callID, applicationKey: harness.application.key) == .hungUp)
+        let key = harness.application.key
+        #expect(awaitOffPool { await control.liveCallCounts()[.ringing] } == 1)
+        #expect(awaitOffPool { await control.hangUp(callID: callID, applicationKey: "other-app") } == .notFound)
+        #expect(awaitOffPool { await control.hangUp(callID: callID, applicationKey: key) } == .hungUp)
         #expect(try alice.expectEnded(callID).cause == "canceled")
         #expect(try bob.expectEnded(callID).cause == "canceled")
         _ = try harness.waitForStoredCall(callID) { $0.state == .ended }
-        #expect(await control.hangUp(callID: callID, applicationKey: harness.application.key) == .alreadyEnded)
-        #expect(await control.hangUp(callID: newCallID(), applicationKey: harness.application.key) == .notFound)
+        #expect(awaitOffPool { await control.hangUp(callID: callID, applicationKey: key) } == .alreadyEnded)
+        let unknown = newCallID()
+        #expect(awaitOffPool { await control.hangUp(callID: unknown, applicationKey: key) } == .notFound)
     }
 
     @Test func aCallLeftInProgressIsClosedAsErrorByTheNextServer() throws {
