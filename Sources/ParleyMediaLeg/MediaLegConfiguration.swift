@@ -65,6 +65,11 @@ public struct MediaLegConfiguration: Sendable {
     public var ssrc: UInt32?
     /// RTCP CNAME; random when nil.
     public var cname: String?
+    /// The first RTP sequence number and timestamp we send; random when nil, as RFC 3550
+    /// §5.1 asks. Fixed only where a run must be reproducible byte for byte (tests, the
+    /// relay benchmark, whose receiver checks each relayed packet's header).
+    public var sequenceNumberStart: UInt16?
+    public var timestampStart: UInt32?
 
     /// An ICE + DTLS-SRTP leg (WebRTC).
     public init(iceMode: ICEMode, certificate: DTLSCertificate) {

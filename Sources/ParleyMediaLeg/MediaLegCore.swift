@@ -89,8 +89,11 @@ public struct MediaLegCore: ~Copyable {
         ssrc = configuration.ssrc ?? UInt32.random(in: 1...UInt32.max, using: &random)
         cname = configuration.cname ?? Self.iceString(16, using: &random)
         sessionID = UInt64.random(in: 1...(UInt64(1) << 62), using: &random)
+        // Drawn even when configured, so the draws after them stay the same.
         sequenceNumber = UInt16.random(in: 0...0x7fff, using: &random)
         rtpTimestamp = UInt32.random(in: 0...UInt32.max, using: &random)
+        if let start = configuration.sequenceNumberStart { sequenceNumber = start }
+        if let start = configuration.timestampStart { rtpTimestamp = start }
         reporter = RTCPReporter(configuration: .init(
             ssrc: ssrc, cname: cname, clockRate: 48_000, clock: MediaClock(unixNanosecondsAtZero: wallClockNanoseconds)))
         self.random = random
