@@ -3,9 +3,10 @@ import ParleyNetCore
 import ParleyNetLinux
 import ParleySRTP
 
-// The relay forwarding benchmark (issue 3): CPU per forwarded packet of our SRTP relay
-// (`ParleyBench relay-serve`, SRTPForwarder) against rtpengine in userspace, on loopback,
-// the same 172-byte SRTP streams through both. Each relay runs as its own process and its
+// The relay forwarding benchmark (issue 3): CPU per forwarded packet of parleyd's relay path
+// (`ParleyBench relay-serve`: a RelayBridge of two forward-mode legs per call, a socket per
+// leg, on one media loop, in place) against rtpengine in userspace, on loopback, the same
+// 172-byte SRTP streams through both. Each relay runs as its own process and its
 // CPU (user + system, every thread) is read from /proc/<pid>/stat before and after the load.
 //
 // rtpengine only decrypts and re-encrypts when the two sides' SDES parameters differ: with
