@@ -26,7 +26,8 @@ public import ParleySTUN
 /// `MediaLegProtection` it reported.
 public struct MediaLegCore: ~Copyable {
     public let configuration: MediaLegConfiguration
-    /// The host addresses the driver's sockets are bound to: our ICE candidates.
+    /// The host addresses the driver's sockets are bound to: our ICE candidates (a plain
+    /// RTP leg announces the first in `c=` and the `m=` port).
     public let localAddresses: [ICETransportAddress]
     public private(set) var state: MediaLegState = .new
     /// Why the leg failed or closed, once it did.
