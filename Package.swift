@@ -70,10 +70,10 @@ let package = Package(
         .target(name: "ParleyEdge", dependencies: ["ParleyWireCore", "ParleyNetCore", "ParleyNetLinux", "ParleyHTTP", "ParleyWebSocket", "ParleyCrypto"], swiftSettings: upcoming),
         // The ws:// and wss:// client: a client must not link the server's listener
         .target(name: "ParleyWebSocketClient", dependencies: ["ParleyNetCore", "ParleyNetLinux", "ParleyWebSocket", "ParleyCrypto"], swiftSettings: upcoming),
-        // The audio leg's shell on the epoll loops: the MediaLeg actor, SRTPForwarder
+        // The audio leg's shell on the epoll loops: the MediaLeg actor
         .target(
             name: "ParleyMediaLegIO",
-            dependencies: ["ParleyMediaLeg", "ParleyICE", "ParleySTUN", "ParleyRTP", "ParleySRTP", "ParleyMedia", "ParleyNetCore", "ParleyNetLinux"],
+            dependencies: ["ParleyMediaLeg", "ParleyICE", "ParleySTUN", "ParleyRTP", "ParleyMedia", "ParleyNetCore", "ParleyNetLinux"],
             swiftSettings: upcoming
         ),
         // The signaling bus and device directory ports with their in-process adapters

@@ -14,7 +14,7 @@ public enum MediaLegDropReason: String, Sendable, Hashable, CaseIterable, Encoda
     case stun
     /// The DTLS layer refused it (not a record, after close...).
     case dtls
-    /// SRTP or SRTCP before the keys exist.
+    /// SRTP or SRTCP before the keys exist (or RTP before a plain RTP leg started).
     case beforeKeys
     /// SRTP/SRTCP authentication failed (RFC 3711 §3.3: bad tag).
     case srtpAuthentication
@@ -28,6 +28,9 @@ public enum MediaLegDropReason: String, Sendable, Hashable, CaseIterable, Encoda
     case unknownPayloadType
     /// A payload the decoder rejected.
     case undecodable
+    /// Plain RTP: RTP or RTCP from another address than the one the leg latched to (an
+    /// injected or stray packet; the leg never re-latches mid-call).
+    case foreignSource
 
     public var description: String { rawValue }
 }

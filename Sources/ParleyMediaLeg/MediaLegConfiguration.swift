@@ -12,9 +12,28 @@ public struct MediaLegConfiguration: Sendable {
         case full
     }
 
-    public var iceMode: ICEMode
-    /// The DTLS certificate whose SHA-256 fingerprint goes into our SDP.
-    public var certificate: DTLSCertificate
+    /// How the leg's packets reach the peer (`MediaLegTransport`), chosen here and built
+    /// by the core once offer/answer is done.
+    public enum Transport: Sendable {
+        /// ICE (lite or full) and DTLS-SRTP with this certificate, whose SHA-256 fingerprint
+        /// goes into our SDP: a WebRTC leg (`ICEDTLSTransport`).
+        case iceDTLS(ICEMode, DTLSCertificate)
+        /// Plain RTP to the address the peer's SDP names, with symmetric latching, SRTP
+        /// when keys are given (`PlainRTPTransport`): a SIP leg.
+        case plainRTP(PlainRTPTransport.Options)
+    }
+
+    public var transport: Transport
+    /// The ICE agent of an ICE + DTLS-SRTP leg; nil for plain RTP.
+    public var iceMode: ICEMode? {
+        if case .iceDTLS(let mode, _) = transport { return mode }
+        return nil
+    }
+    /// The DTLS certificate of an ICE + DTLS-SRTP leg; nil for plain RTP.
+    public var certificate: DTLSCertificate? {
+        if case .iceDTLS(_, let certificate) = transport { return certificate }
+        return nil
+    }
     /// Codecs in order of preference (Opus, PCMU, PCMA are the ones the leg can run).
     public var codecs: [AudioCodec] = [.opus, .pcmu, .pcma]
     /// SRTP profiles offered in the DTLS `use_srtp` extension, preferred first.
@@ -32,7 +51,7 @@ public struct MediaLegConfiguration: Sendable {
     public var opusExpectedLossPercent = 5
     /// Jitter buffer settings; the clock rate is set from the negotiated codec.
     public var jitterBuffer = JitterBuffer.Configuration()
-    /// The leg fails if ICE and DTLS are not both up this long after `start`.
+    /// The leg fails if its transport (ICE and DTLS) is not up this long after `start`.
     public var connectTimeout: Duration = .seconds(30)
     /// ICE consent (RFC 7675): `disconnected` after this long without consent.
     public var consentDisconnectedAfter: Duration = .seconds(10)
@@ -46,9 +65,19 @@ public struct MediaLegConfiguration: Sendable {
     public var ssrc: UInt32?
     /// RTCP CNAME; random when nil.
     public var cname: String?
+    /// The first RTP sequence number and timestamp we send; random when nil, as RFC 3550
+    /// §5.1 asks. Fixed only where a run must be reproducible byte for byte (tests, the
+    /// relay benchmark, whose receiver checks each relayed packet's header).
+    public var sequenceNumberStart: UInt16?
+    public var timestampStart: UInt32?
 
+    /// An ICE + DTLS-SRTP leg (WebRTC).
     public init(iceMode: ICEMode, certificate: DTLSCertificate) {
-        self.iceMode = iceMode
-        self.certificate = certificate
+        transport = .iceDTLS(iceMode, certificate)
+    }
+
+    /// A plain RTP leg (SIP): no ICE, no DTLS; RTP/AVP in SDP.
+    public init(plainRTP options: PlainRTPTransport.Options) {
+        transport = .plainRTP(options)
     }
 }

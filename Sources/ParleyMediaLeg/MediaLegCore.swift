@@ -7,24 +7,28 @@ import ParleySRTP
 public import ParleySTUN
 public import ParleyWireCore
 
-/// One WebRTC-compatible audio leg, sans-I/O: SDP offer/answer, ICE (lite or full),
-/// DTLS-SRTP, Opus or G.711, a jitter buffer and RTCP reports.
+/// One audio leg, sans-I/O: SDP offer/answer, a transport (`MediaLegTransport`: ICE-lite or
+/// full ICE with DTLS-SRTP for a WebRTC peer, or plain RTP with symmetric latching for a SIP
+/// peer), Opus or G.711, a jitter buffer and RTCP reports.
 ///
 /// It owns no socket and reads no clock. The driver hands it datagrams with the time they
 /// arrived (`receive`), calls `handleTimeout` when `nextDeadline` passes, gives it 20 ms of
 /// audio to send (`sendAudio`) and asks it for 20 ms to play (`playout`); every call
 /// returns what to send and what changed. `MediaLeg` is the driver over real sockets.
 ///
-/// Life of a leg: `makeOffer`/`acceptAnswer` or `answer(offer:)` fix the codec, the ICE
-/// credentials, the DTLS role and the peer's certificate fingerprint; `start` begins ICE
-/// (a full agent checks, a lite agent waits for checks); once ICE validated the peer's
-/// address the DTLS client starts its handshake; the exported keys create the SRTP
-/// contexts and the leg is `connected`. Consent (RFC 7675) keeps it alive; without it, or
-/// on a DTLS failure (a certificate that does not match the SDP fingerprint included), the
-/// leg goes to `failed` with a one-line reason.
+/// Life of a leg: `makeOffer`/`acceptAnswer` or `answer(offer:)` fix the codec and build
+/// the transport `configuration.transport` names from the peer's SDP; `start` starts it and
+/// the leg is `connected` once the transport is up: for ICE + DTLS-SRTP when ICE validated
+/// the peer's address, the DTLS handshake ran over it and the exported keys created the
+/// SRTP contexts (consent, RFC 7675, keeps it alive; without it, or on a DTLS failure, the
+/// leg goes to `failed` with a one-line reason); for plain RTP at once. What the leg does
+/// with media (`configuration.mediaMode`) is the same code on either transport: every
+/// packet is admitted by the transport, then unprotected and protected through the
+/// `MediaLegProtection` it reported.
 public struct MediaLegCore: ~Copyable {
     public let configuration: MediaLegConfiguration
-    /// The host addresses the driver's sockets are bound to: our ICE candidates.
+    /// The host addresses the driver's sockets are bound to: our ICE candidates (a plain
+    /// RTP leg announces the first in `c=` and the `m=` port).
     public let localAddresses: [ICETransportAddress]
     public private(set) var state: MediaLegState = .new
     /// Why the leg failed or closed, once it did.
@@ -43,16 +47,9 @@ public struct MediaLegCore: ~Copyable {
     private var negotiated: NegotiatedAudio?
     private var weOffered = false
 
-    // Transport
-    private enum Agent { case lite(ICELiteAgent), full(ICEFullAgent) }
-    private var agent: Agent?
-    private var dtls: DTLSConnection?
-    private var dtlsStarted = false
-    private var dtlsPeer: ICETransportAddress?
-    private var dtlsLocal: ICETransportAddress?
-    private var outbound: SRTPSession?
-    private var inbound: SRTPSession?
-    private var srtpProfileName: String?
+    // Transport: built by `configure` from the negotiated SDP; the protection it reported.
+    private var transport: (any MediaLegTransport)?
+    private var protection: MediaLegProtection?
     private var connectDeadline: ContinuousClock.Instant?
 
     // Media
@@ -98,12 +95,15 @@ public struct MediaLegCore: ~Copyable {
         ssrc = configuration.ssrc ?? UInt32.random(in: 1...UInt32.max, using: &random)
         cname = configuration.cname ?? Self.iceString(16, using: &random)
         sessionID = UInt64.random(in: 1...(UInt64(1) << 62), using: &random)
+        // Drawn even when configured, so the draws after them stay the same.
         sequenceNumber = UInt16.random(in: 0...0x7fff, using: &random)
         rtpTimestamp = UInt32.random(in: 0...UInt32.max, using: &random)
+        if let start = configuration.sequenceNumberStart { sequenceNumber = start }
+        if let start = configuration.timestampStart { rtpTimestamp = start }
         reporter = RTCPReporter(configuration: .init(
             ssrc: ssrc, cname: cname, clockRate: 48_000, clock: MediaClock(unixNanosecondsAtZero: now.unixNanoseconds)))
         self.random = random
-        stats.iceMode = configuration.iceMode
+        if let iceMode = configuration.iceMode { stats.iceMode = iceMode }
     }
 
     // MARK: Offer / answer
@@ -160,13 +160,20 @@ public struct MediaLegCore: ~Copyable {
         }
         var local = LocalAudioCapabilities(
             iceUsernameFragment: localCredentials.ufrag, icePassword: localCredentials.password,
-            fingerprint: Fingerprint(algorithm: "sha-256", bytes: configuration.certificate.fingerprint.bytes),
+            fingerprint: Fingerprint(algorithm: "sha-256", bytes: configuration.certificate?.fingerprint.bytes ?? []),
             sessionID: sessionID, codecs: configuration.codecs, telephoneEvents: true, opusDTX: configuration.opusDTX,
             iceLite: configuration.iceMode == .lite, candidates: candidates, endOfCandidates: true,
             setupPreference: configuration.answerSetup,
             sendStream: .init(ssrc: ssrc, cname: cname, streamID: "parley", trackID: "audio"),
             originAddress: localAddresses.first?.ip.description ?? "127.0.0.1")
         local.rtcpFeedback = []
+        if case .plainRTP = configuration.transport {
+            // The c=/m= address is our socket's; no candidates, no ICE, no fingerprint, and
+            // none of WebRTC's header extensions (the relay strips them anyway).
+            local.transport = .plainRTP(address: localAddresses.first?.ip.description ?? "", port: localAddresses.first?.port ?? 0)
+            local.candidates = []
+            local.headerExtensions = []
+        }
         return local
     }
 
@@ -181,37 +188,16 @@ public struct MediaLegCore: ~Copyable {
         guard let codec = made else {
             throw MediaLegError(.negotiation, "negotiated codec \(audio.codec.name) is not one the leg can run")
         }
-        guard let remoteFingerprint = audio.remoteFingerprints.first(where: { $0.algorithm.lowercased() == "sha-256" }),
-              let expected = DTLSFingerprint(bytes: remoteFingerprint.bytes)
-        else {
-            throw MediaLegError(.fingerprint, "the peer's SDP has no sha-256 certificate fingerprint")
-        }
-        let role: DTLSRole = audio.isDTLSClient ? .client : .server
-        var dtlsConfiguration = DTLSConnection.Configuration(role: role, certificate: configuration.certificate, expectedPeerFingerprint: expected)
-        dtlsConfiguration.srtpProfiles = configuration.srtpProfiles
-        dtlsConfiguration.handshakeTimeout = configuration.dtlsHandshakeTimeout
-        do { dtls = try DTLSConnection(configuration: dtlsConfiguration) } catch { throw MediaLegError(.dtls, "cannot create the DTLS connection: \(error)") }
-
-        let remoteCredentials = ICECredentials(ufrag: audio.remoteICEUsernameFragment, password: audio.remoteICEPassword)
-        switch configuration.iceMode {
-        case .lite:
-            agent = .lite(ICELiteAgent(
-                localCredentials: localCredentials, remoteCredentials: remoteCredentials,
-                configuration: .init(disconnectedAfter: configuration.consentDisconnectedAfter, consentTimeout: configuration.consentTimeout)))
-        case .full:
-            // RFC 8445 §6.1.1: facing a lite peer we control; between full agents the offerer does.
-            let role: ICEFullAgent.Role = (audio.remoteICELite || weOffered) ? .controlling : .controlled
-            var iceConfiguration = ICEFullAgent.Configuration()
-            iceConfiguration.disconnectedAfter = configuration.consentDisconnectedAfter
-            iceConfiguration.consentTimeout = configuration.consentTimeout
-            agent = .full(ICEFullAgent(
-                role: role, tieBreaker: UInt64.random(in: 0...UInt64.max, using: &random),
-                localCredentials: localCredentials, remoteCredentials: remoteCredentials,
-                hostAddresses: localAddresses, remoteCandidates: Self.remoteCandidates(of: audio),
-                // The agent keeps its own copy of the leg's generator: the system one has
-                // no state to share, and a seeded one makes the agent's checks repeat as
-                // the leg's own draws do (it never made a fresh system generator here).
-                random: random, configuration: iceConfiguration))
+        switch configuration.transport {
+        case .iceDTLS(let iceMode, let certificate):
+            let tieBreaker = iceMode == .full ? UInt64.random(in: 0...UInt64.max, using: &random) : 0
+            transport = try ICEDTLSTransport(
+                negotiated: audio, iceMode: iceMode, certificate: certificate, configuration: configuration,
+                localCredentials: localCredentials, localAddresses: localAddresses, weOffered: weOffered, tieBreaker: tieBreaker,
+                random: random)
+        case .plainRTP(let options):
+            guard let local = localAddresses.first else { throw MediaLegError(.negotiation, "a plain RTP leg needs a local address") }
+            transport = try PlainRTPTransport(negotiated: audio, local: local, options: options)
         }
         self.codec = codec
         payloadType = audio.codec.payloadType
@@ -223,52 +209,20 @@ public struct MediaLegCore: ~Copyable {
         reporter = RTCPReporter(configuration: .init(
             ssrc: ssrc, cname: cname, clockRate: UInt32(codec.clockRate), clock: MediaClock(unixNanosecondsAtZero: wallClockAtEpoch)))
         negotiated = audio
-        stats.dtlsRole = role.rawValue
         stats.codec = codecLabel
-    }
-
-    /// UDP candidates with literal addresses; mDNS names and TCP are skipped. With none,
-    /// the `c=`/`m=` address stands in as a host candidate.
-    private static func remoteCandidates(of audio: NegotiatedAudio) -> [ICERemoteCandidate] {
-        var result: [ICERemoteCandidate] = []
-        for candidate in audio.remoteCandidates where candidate.isUDP && candidate.component == 1 {
-            guard let address = ICETransportAddress(ip: candidate.address, port: candidate.port) else { continue }
-            let type: ICECandidateType
-            switch candidate.type {
-            case .host: type = .host
-            case .serverReflexive: type = .serverReflexive
-            case .peerReflexive: type = .peerReflexive
-            case .relayed: type = .relay
-            case .other: continue
-            }
-            result.append(ICERemoteCandidate(address: address, priority: candidate.priority, type: type, foundation: candidate.foundation))
-        }
-        if result.isEmpty, let host = audio.remoteAddress, audio.remotePort != 0,
-           let address = ICETransportAddress(ip: host, port: audio.remotePort) {
-            result.append(ICERemoteCandidate(
-                address: address, priority: ICEPriority.candidate(type: .host, localPreference: 65535), type: .host, foundation: "sdp"))
-        }
-        return result
     }
 
     // MARK: Driving
 
-    /// Starts ICE (and the DTLS server, which then waits for the client's hello).
+    /// Starts the transport: ICE (and the DTLS server, which then waits for the client's
+    /// hello), or a plain RTP leg's latching window (connected at once).
     public mutating func start(now: ContinuousClock.Instant) throws(MediaLegError) -> [MediaLegAction] {
         guard state == .new else { return [] }
-        guard negotiated != nil, let dtls else { throw MediaLegError(.state, "start before offer/answer completed") }
+        guard negotiated != nil, transport != nil else { throw MediaLegError(.state, "start before offer/answer completed") }
         var actions: [MediaLegAction] = []
         setState(.checking, into: &actions)
         connectDeadline = now + configuration.connectTimeout
-        if dtls.configuration.role == .server {
-            handle(dtls.start(now: now), now: now, into: &actions)
-            dtlsStarted = true
-        }
-        if case .full(var full) = agent {
-            let iceActions = full.start(now: now)
-            agent = .full(full)
-            handle(iceActions, now: now, into: &actions)
-        }
+        apply(transport!.start(now: now), into: &actions)
         return actions
     }
 
@@ -280,12 +234,7 @@ public struct MediaLegCore: ~Copyable {
             guard let instant else { return }
             if deadline.map({ instant < $0 }) ?? true { deadline = instant }
         }
-        switch agent {
-        case .lite(let lite): consider(lite.nextDeadline)
-        case .full(let full): consider(full.nextDeadline)
-        case nil: break
-        }
-        consider(dtls?.nextDeadline)
+        consider(transport?.nextDeadline)
         if state == .checking { consider(connectDeadline) }
         if state == .connected {
             if let next = reporter.nextReportTime {
@@ -297,27 +246,15 @@ public struct MediaLegCore: ~Copyable {
         return deadline
     }
 
-    /// Runs ICE retransmissions and consent, DTLS retransmissions, RTCP reports and the
-    /// connect timeout.
+    /// Runs the transport's timers (ICE retransmissions and consent, DTLS retransmissions,
+    /// a latching window), RTCP reports and the connect timeout.
     public mutating func handleTimeout(now: ContinuousClock.Instant) -> [MediaLegAction] {
         guard state == .checking || state == .connected else { return [] }
         var actions: [MediaLegAction] = []
-        switch agent {
-        case .lite(var lite):
-            let iceActions = lite.handleTimeout(now: now)
-            agent = .lite(lite)
-            handle(iceActions, now: now, into: &actions)
-        case .full(var full):
-            let iceActions = full.handleTimeout(now: now)
-            agent = .full(full)
-            handle(iceActions, now: now, into: &actions)
-        case nil: break
-        }
-        if let dtls, dtlsStarted, let deadline = dtls.nextDeadline, deadline <= now {
-            handle(dtls.handleTimeout(now: now), now: now, into: &actions)
-        }
+        if transport != nil { apply(transport!.handleTimeout(now: now), into: &actions) }
         if state == .checking, let connectDeadline, now >= connectDeadline {
-            fail(MediaLegError(.timeout, "not connected \(configuration.connectTimeout) after start (ICE \(iceState), DTLS \(dtlsStateText))"), into: &actions)
+            let progress = transport?.progressDescription ?? "no transport"
+            fail(MediaLegError(.timeout, "not connected \(configuration.connectTimeout) after start (\(progress))"), into: &actions)
         }
         if state == .connected {
             let ns = nanoseconds(now)
@@ -339,52 +276,37 @@ public struct MediaLegCore: ~Copyable {
         }
         switch first {
         case 0...3:
-            guard state == .checking || state == .connected || state == .new, agent != nil else {
+            guard state == .checking || state == .connected || state == .new, transport != nil else {
                 drop(.stun, from: source, "STUN while \(state)", into: &actions)
                 return actions
             }
-            switch agent {
-            case .lite(var lite):
-                let iceActions = lite.receive(datagram, from: source, on: local, now: now)
-                agent = .lite(lite)
-                handle(iceActions, now: now, into: &actions)
-            case .full(var full):
-                let iceActions = full.receive(datagram, from: source, on: local, now: now)
-                agent = .full(full)
-                handle(iceActions, now: now, into: &actions)
-            case nil: break
-            }
+            apply(transport!.receiveNonMedia(datagram, from: source, on: local, now: now), into: &actions)
         case 20...63:
-            guard isValidated(source) else {
+            guard transport != nil else {
                 drop(.unvalidatedSource, from: source, "DTLS from an address ICE has not validated", into: &actions)
                 return actions
             }
-            guard let dtls, dtlsStarted else {
-                drop(.dtls, from: source, "DTLS before our handshake started", into: &actions)
-                return actions
-            }
-            dtlsPeer = source
-            dtlsLocal = local
-            let dropsBefore = dtls.droppedDatagrams.values.reduce(0, +)
-            handle(dtls.receive(datagram: datagram, now: now), now: now, into: &actions)
-            if dtls.droppedDatagrams.values.reduce(0, +) > dropsBefore {
-                drop(.dtls, from: source, "not a usable DTLS record", into: &actions)
-            }
+            apply(transport!.receiveNonMedia(datagram, from: source, on: local, now: now), into: &actions)
         case 128...191:
-            guard isValidated(source) else {
-                drop(.unvalidatedSource, from: source, "RTP from an address ICE has not validated", into: &actions)
+            // RFC 5761 §4: with rtcp-mux, RTCP packet types 192-223 sit where RTP has
+            // marker+payload type.
+            let isRTCP = datagram.count >= 2 && (192...223).contains(datagram[1])
+            let admission = transport == nil
+                ? .refuse(.unvalidatedSource, detail: "RTP from an address ICE has not validated")
+                : transport!.admit(from: source, isRTCP: isRTCP, now: now)
+            if case .refuse(let reason, let detail) = admission {
+                drop(reason, from: source, detail, into: &actions)
                 return actions
             }
-            guard let inbound else {
+            guard let protection else {
                 drop(.beforeKeys, from: source, "SRTP before the DTLS handshake finished", into: &actions)
                 return actions
             }
-            // RFC 5761 §4: with rtcp-mux, RTCP packet types 192-223 sit where RTP has
-            // marker+payload type.
-            if datagram.count >= 2, (192...223).contains(datagram[1]) {
-                receiveRTCP(datagram, inbound: inbound, from: source, now: now, into: &actions)
+            let learning = admission == .learn
+            if isRTCP {
+                receiveRTCP(datagram, protection: protection, from: source, learning: learning, now: now, into: &actions)
             } else {
-                receiveRTP(datagram, inbound: inbound, from: source, now: now, into: &actions)
+                receiveRTP(datagram, protection: protection, from: source, learning: learning, now: now, into: &actions)
             }
         default:
             drop(.unknownKind, from: source, "first byte \(first) is not STUN, DTLS or RTP (RFC 7983)", into: &actions)
@@ -395,7 +317,7 @@ public struct MediaLegCore: ~Copyable {
     /// Encodes and sends one 20 ms frame (any rate; mono or stereo, downmixed). Frames
     /// given before the leg is connected are counted and dropped.
     public mutating func sendAudio(_ frame: AudioFrame, now: ContinuousClock.Instant) throws(MediaLegError) -> [MediaLegAction] {
-        guard state == .connected, let codec, let outbound, let destination = mediaDestination else {
+        guard state == .connected, let codec, let protection, let destination = transport?.mediaDestination else {
             stats.framesNotSent &+= 1
             return []
         }
@@ -416,7 +338,7 @@ public struct MediaLegCore: ~Copyable {
         sequenceNumber &+= 1
         var actions: [MediaLegAction] = []
         do {
-            let bytes = try outbound.protect(rtp: try packet.serialized())
+            let bytes = try protection.protect(rtp: try packet.serialized())
             actions.append(.send(bytes: bytes, from: destination.local, to: destination.remote))
         } catch {
             throw MediaLegError(.srtp, "cannot protect RTP: \(error)")
@@ -435,7 +357,7 @@ public struct MediaLegCore: ~Copyable {
     public mutating func sendTelephoneEvent(
         _ event: TelephoneEvent, eventTimestamp: UInt32, marker: Bool, now: ContinuousClock.Instant
     ) -> [MediaLegAction] {
-        guard state == .connected, let telephoneEventPayloadType, let outbound, let destination = mediaDestination else {
+        guard state == .connected, let telephoneEventPayloadType, let protection, let destination = transport?.mediaDestination else {
             stats.framesNotSent &+= 1
             return []
         }
@@ -443,7 +365,7 @@ public struct MediaLegCore: ~Copyable {
             marker: marker, payloadType: telephoneEventPayloadType, sequenceNumber: sequenceNumber,
             timestamp: eventTimestamp, ssrc: ssrc, payload: ((try? event.serialized()) ?? [])[...])
         guard packet.payload.count == TelephoneEvent.size, let plain = try? packet.serialized(),
-              let bytes = try? outbound.protect(rtp: plain) else {
+              let bytes = try? protection.protect(rtp: plain) else {
             stats.framesNotSent &+= 1
             return []
         }
@@ -464,7 +386,7 @@ public struct MediaLegCore: ~Copyable {
             stats.framesNotSent &+= 1
             return []
         }
-        let room = plain.count + (outbound?.profile.rtpTrailerLength ?? 0)
+        let room = plain.count + (protection?.rtpTrailerLength ?? 0)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: room, alignment: 16)
         defer { buffer.deallocate() }
         plain.withUnsafeBytes { buffer.copyMemory(from: $0) }
@@ -483,7 +405,7 @@ public struct MediaLegCore: ~Copyable {
     public mutating func relay(
         buffer: UnsafeMutableRawBufferPointer, length: Int, now: ContinuousClock.Instant
     ) -> (length: Int, from: ICETransportAddress, to: ICETransportAddress)? {
-        guard state == .connected, let outbound, let destination = mediaDestination,
+        guard state == .connected, let protection, let destination = transport?.mediaDestination,
               let header = Self.rtpHeader(buffer, length) else {
             stats.framesNotSent &+= 1
             return nil
@@ -501,7 +423,7 @@ public struct MediaLegCore: ~Copyable {
             }
             plain = 12 + max(0, moved)
         }
-        guard plain + outbound.profile.rtpTrailerLength <= buffer.count else {
+        guard plain + protection.rtpTrailerLength <= buffer.count else {
             stats.framesNotSent &+= 1
             return nil
         }
@@ -516,7 +438,7 @@ public struct MediaLegCore: ~Copyable {
         sequenceNumber = sequence &+ 1
         rtpTimestamp = timestamp &+ (codec?.timestampStep ?? 960)
         let protected: Int
-        do throws(SRTPError) { protected = try outbound.protect(buffer: buffer, length: plain) } catch {
+        do throws(SRTPError) { protected = try protection.protect(buffer: buffer, length: plain) } catch {
             stats.framesNotSent &+= 1
             return nil
         }
@@ -547,13 +469,18 @@ public struct MediaLegCore: ~Copyable {
         guard configuration.mediaMode == .forward, length >= 12, length <= buffer.count,
               (128...191).contains(buffer[0]), !(192...223).contains(buffer[1]),
               buffer[1] & 0x7f == payloadType, negotiated != nil,
-              let inbound, isValidated(source) else {
+              let protection, transport != nil else {
             return .handled(receive([UInt8](UnsafeRawBufferPointer(rebasing: buffer[..<min(length, buffer.count)])),
                                     from: source, on: local, now: now))
         }
         var actions: [MediaLegAction] = []
+        let admission = transport!.admit(from: source, isRTCP: false, now: now)
+        if case .refuse(let reason, let detail) = admission {
+            drop(reason, from: source, detail, into: &actions)
+            return .handled(actions)
+        }
         let plain: Int
-        do throws(SRTPError) { plain = try inbound.unprotect(buffer: buffer, length: length) } catch {
+        do throws(SRTPError) { plain = try protection.unprotect(buffer: buffer, length: length) } catch {
             drop(Self.reason(for: error), from: source, "SRTP \(error)", into: &actions)
             return .handled(actions)
         }
@@ -561,6 +488,7 @@ public struct MediaLegCore: ~Copyable {
             drop(.malformedRTP, from: source, "RTP header does not fit the packet", into: &actions)
             return .handled(actions)
         }
+        if admission == .learn { transport!.confirm(source, now: now) }
         reporter.recordReceived(
             ssrc: header.ssrc, sequenceNumber: header.sequenceNumber, timestamp: header.timestamp,
             payloadBytes: plain - header.headerLength - header.paddingLength, now: nanoseconds(now))
@@ -649,12 +577,7 @@ public struct MediaLegCore: ~Copyable {
             report.packets.append(.goodbye(RTCPGoodbye(ssrcs: [ssrc])))
             sendRTCP(report, into: &actions)
         }
-        if let dtls, dtlsStarted { handle(dtls.close(), now: now, into: &actions) }
-        switch agent {
-        case .lite(var lite): _ = lite.close(); agent = .lite(lite)
-        case .full(var full): _ = full.close(); agent = .full(full)
-        case nil: break
-        }
+        if transport != nil { apply(transport!.close(now: now), into: &actions) }
         setState(.closed, into: &actions)
         return actions
     }
@@ -664,11 +587,10 @@ public struct MediaLegCore: ~Copyable {
         var result = stats
         result.state = state
         result.failure = failure?.description
-        result.iceState = iceState
-        result.selectedPair = selectedPair
-        result.srtpProfile = srtpProfileName
+        transport?.record(into: &result)
+        result.srtpProfile = protection?.profileName
         result.rtp = reporter.statistics
-        result.srtpInbound = inbound?.counters ?? SRTPCounters()
+        result.srtpInbound = protection?.inboundCounters ?? SRTPCounters()
         result.jitterBuffer = jitter.statistics
         result.rtcpReportsSent = reporter.reportsSent
         if delays.count > 0 {
@@ -680,139 +602,46 @@ public struct MediaLegCore: ~Copyable {
 
     // MARK: Internals
 
+    /// Where ICE is (`.new` on a plain RTP leg, which has none).
     public var iceState: ICEConnectionState {
-        switch agent {
-        case .lite(let lite): return lite.state
-        case .full(let full): return full.state
-        case nil: return .new
-        }
+        (transport as? ICEDTLSTransport)?.iceState ?? .new
     }
 
+    /// The pair ICE selected; nil on a plain RTP leg.
     public var selectedPair: ICECandidatePair? {
-        switch agent {
-        case .lite(let lite): return lite.selectedPair
-        case .full(let full): return full.selectedPair
-        case nil: return nil
-        }
+        (transport as? ICEDTLSTransport)?.selectedPair
     }
 
-    private var dtlsStateText: String {
-        guard let dtls else { return "none" }
-        switch dtls.state {
-        case .new: return "new"
-        case .handshaking: return "handshaking"
-        case .connected: return "connected"
-        case .failed(let error): return "failed (\(error))"
-        case .closed: return "closed"
-        }
-    }
-
-    /// Where media goes: the nominated pair, else (a lite agent whose peer has not
-    /// nominated yet) the first pair a check validated.
-    private var mediaDestination: (local: ICETransportAddress, remote: ICETransportAddress)? {
-        if let pair = selectedPair { return (pair.local, pair.remote) }
-        if case .lite(let lite) = agent, let pair = lite.validPairs.first { return (pair.local, pair.remote) }
-        return nil
-    }
-
-    /// DTLS and SRTP are accepted only from addresses that passed an ICE check with our
-    /// credentials (RFC 8445 §11: media follows a validated pair).
-    private func isValidated(_ source: ICETransportAddress) -> Bool {
-        switch agent {
-        case .lite(let lite):
-            return lite.validPairs.contains { $0.remote == source }
-        case .full(let full):
-            if full.selectedPair?.remote == source { return true }
-            return full.checklist.contains { $0.remote.address == source && $0.state == .succeeded }
-        case nil:
-            return false
-        }
-    }
-
-    private mutating func handle(_ iceActions: [ICEAction], now: ContinuousClock.Instant, into actions: inout [MediaLegAction]) {
-        for action in iceActions {
-            switch action {
+    /// Carries out what the transport reported.
+    private mutating func apply(_ events: [MediaLegTransportEvent], into actions: inout [MediaLegAction]) {
+        for event in events {
+            switch event {
             case .send(let bytes, let from, let to):
                 actions.append(.send(bytes: bytes, from: from, to: to))
-            case .stateChanged(let iceState):
-                switch iceState {
-                case .failed:
-                    let reason = state == .connected || selectedPair != nil
-                        ? "ICE consent expired: no answer from the peer for \(configuration.consentTimeout) (RFC 7675)"
-                        : "ICE failed: no candidate pair worked"
-                    fail(MediaLegError(.ice, reason), into: &actions)
-                case .connected:
-                    startDTLSClientIfReady(now: now, into: &actions)
-                    updateConnected(into: &actions)
-                default:
-                    break
-                }
-            case .selectedPairChanged:
-                startDTLSClientIfReady(now: now, into: &actions)
-                updateConnected(into: &actions)
-            case .dropped(let reason, let from):
-                drop(.stun, from: from, "STUN \(reason)", into: &actions)
-            }
-        }
-        // A lite agent validates pairs before the peer nominates: the DTLS client may start.
-        if case .lite = agent { startDTLSClientIfReady(now: now, into: &actions) }
-    }
-
-    private mutating func startDTLSClientIfReady(now: ContinuousClock.Instant, into actions: inout [MediaLegAction]) {
-        guard !dtlsStarted, state == .checking, let dtls, dtls.configuration.role == .client, let destination = mediaDestination else { return }
-        dtlsStarted = true
-        dtlsPeer = destination.remote
-        dtlsLocal = destination.local
-        handle(dtls.start(now: now), now: now, into: &actions)
-    }
-
-    private mutating func handle(_ dtlsActions: [DTLSAction], now: ContinuousClock.Instant, into actions: inout [MediaLegAction]) {
-        for action in dtlsActions {
-            switch action {
-            case .send(let bytes):
-                guard let to = dtlsPeer ?? mediaDestination?.remote, let from = dtlsLocal ?? mediaDestination?.local else { continue }
-                actions.append(.send(bytes: bytes, from: from, to: to))
-            case .connected(let keys):
-                do {
-                    guard let profile = SRTPProfile(dtlsProfileID: keys.profile.profileID) else {
-                        throw MediaLegError(.srtp, "DTLS negotiated SRTP profile \(keys.profile.rawValue), which libsrtp cannot run")
-                    }
-                    outbound = try SRTPSession(profile: profile, keyMaterial: keys.localKeyAndSalt, direction: .outbound)
-                    inbound = try SRTPSession(profile: profile, keyMaterial: keys.remoteKeyAndSalt, direction: .inbound)
-                    srtpProfileName = profile.registeredName
-                    updateConnected(into: &actions)
-                } catch let error as MediaLegError {
-                    fail(error, into: &actions)
-                } catch {
-                    fail(MediaLegError(.srtp, "cannot create SRTP contexts: \(error)"), into: &actions)
-                }
-            case .received:
-                break  // WebRTC sends no application data over the DTLS association.
-            case .closed:
+            case .protected(let made):
+                protection = made
+            case .connected:
+                if state == .checking { setState(.connected, into: &actions) }
+            case .failed(let error):
+                fail(error, into: &actions)
+            case .closedByPeer(let error):
                 if state == .checking || state == .connected {
-                    failure = MediaLegError(.dtls, "the peer closed the DTLS association")
+                    failure = error
                     setState(.closed, into: &actions)
                 }
-            case .failed(let error):
-                let kind: MediaLegError.Kind = error.kind == .fingerprintMismatch ? .fingerprint : .dtls
-                fail(MediaLegError(kind, "DTLS \(error)"), into: &actions)
+            case .dropped(let reason, let from, let detail):
+                drop(reason, from: from, detail, into: &actions)
             }
         }
     }
 
-    private mutating func updateConnected(into actions: inout [MediaLegAction]) {
-        guard state == .checking, outbound != nil, inbound != nil, mediaDestination != nil else { return }
-        let iceUp = iceState == .connected || iceState == .checking && mediaDestination != nil
-        guard iceUp else { return }
-        setState(.connected, into: &actions)
-    }
-
+    /// `learning`: the transport may latch onto `source` once the packet proved genuine.
     private mutating func receiveRTP(
-        _ datagram: [UInt8], inbound: SRTPSession, from source: ICETransportAddress, now: ContinuousClock.Instant,
-        into actions: inout [MediaLegAction]
+        _ datagram: [UInt8], protection: MediaLegProtection, from source: ICETransportAddress, learning: Bool,
+        now: ContinuousClock.Instant, into actions: inout [MediaLegAction]
     ) {
         let plain: [UInt8]
-        do { plain = try inbound.unprotect(srtp: datagram) } catch {
+        do { plain = try protection.unprotect(rtp: datagram) } catch {
             drop(Self.reason(for: error), from: source, "SRTP \(error)", into: &actions)
             return
         }
@@ -822,6 +651,7 @@ public struct MediaLegCore: ~Copyable {
             return
         }
         if packet.payloadType == telephoneEventPayloadType {
+            if learning { transport?.confirm(source, now: now) }
             receiveTelephoneEvent(packet, from: source, into: &actions)
             return
         }
@@ -829,6 +659,7 @@ public struct MediaLegCore: ~Copyable {
             drop(.unknownPayloadType, from: source, "RTP payload type \(packet.payloadType) was not negotiated", into: &actions)
             return
         }
+        if learning { transport?.confirm(source, now: now) }
         let ns = nanoseconds(now)
         reporter.recordReceived(packet, now: ns)
         switch configuration.mediaMode {
@@ -860,22 +691,23 @@ public struct MediaLegCore: ~Copyable {
     }
 
     private mutating func receiveRTCP(
-        _ datagram: [UInt8], inbound: SRTPSession, from source: ICETransportAddress, now: ContinuousClock.Instant,
-        into actions: inout [MediaLegAction]
+        _ datagram: [UInt8], protection: MediaLegProtection, from source: ICETransportAddress, learning: Bool,
+        now: ContinuousClock.Instant, into actions: inout [MediaLegAction]
     ) {
         let plain: [UInt8]
-        do { plain = try inbound.unprotectRTCP(srtcp: datagram) } catch {
+        do { plain = try protection.unprotect(rtcp: datagram) } catch {
             stats.srtcpInbound.authFailures &+= error.kind == .authFailure ? 1 : 0
             stats.srtcpInbound.replays &+= (error.kind == .replayOld || error.kind == .replayFail) ? 1 : 0
             drop(Self.reason(for: error), from: source, "SRTCP \(error)", into: &actions)
             return
         }
-        stats.srtcpInbound.unprotected &+= 1
+        if case .srtp = protection { stats.srtcpInbound.unprotected &+= 1 }
         let compound: RTCPCompoundPacket
         do { compound = try RTCPCompoundPacket(parsing: plain) } catch {
             drop(.malformedRTP, from: source, "RTCP \(error)", into: &actions)
             return
         }
+        if learning { transport?.confirm(source, now: now) }
         let ns = nanoseconds(now)
         stats.rtcpReportsReceived &+= 1
         for packet in compound.packets {
@@ -887,8 +719,8 @@ public struct MediaLegCore: ~Copyable {
     }
 
     private mutating func sendRTCP(_ report: RTCPCompoundPacket, into actions: inout [MediaLegAction]) {
-        guard let outbound, let destination = mediaDestination, let bytes = try? report.serialized(),
-              let protected = try? outbound.protectRTCP(rtcp: bytes) else { return }
+        guard let protection, let destination = transport?.controlDestination, let bytes = try? report.serialized(),
+              let protected = try? protection.protect(rtcp: bytes) else { return }
         actions.append(.send(bytes: protected, from: destination.local, to: destination.remote))
     }
 

@@ -1,5 +1,6 @@
-/// What a leg does with the media its transport carries. The transport (ICE + DTLS-SRTP
-/// today) is the same in both modes.
+/// What a leg does with the media its transport carries. The transport (ICE + DTLS-SRTP or
+/// plain RTP, `MediaLegConfiguration.transport`) is chosen apart from it: any mode runs on
+/// any transport.
 public enum MediaLegMode: String, Sendable, Hashable, Encodable {
     /// Packets pass through unchanged but for the header fields that must be this leg's
     /// (SSRC, payload type, sequence and timestamp offsets): received RTP comes out as

@@ -1,12 +1,14 @@
-/// Where a media leg is in its life: ICE checks, then a DTLS handshake, then media.
+/// Where a media leg is in its life: its transport comes up (ICE checks, then a DTLS
+/// handshake; at once for plain RTP), then media.
 public enum MediaLegState: String, Sendable, Hashable, Encodable, CustomStringConvertible {
     /// Created; nothing sent or received yet.
     case new
-    /// ICE checks and the DTLS handshake are running.
+    /// The transport is coming up: ICE checks and the DTLS handshake are running.
     case checking
-    /// ICE selected a pair and DTLS-SRTP keys are in place: media flows.
+    /// The transport is up (ICE selected a pair and DTLS-SRTP keys are in place; a plain
+    /// RTP leg once started): media flows.
     case connected
-    /// ICE, DTLS or consent failed; see the leg's failure reason.
+    /// The transport failed (ICE, DTLS, consent, SRTP keys); see the leg's failure reason.
     case failed
     /// Closed by its owner.
     case closed

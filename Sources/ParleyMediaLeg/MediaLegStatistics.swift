@@ -37,6 +37,9 @@ public struct MediaLegStatistics: Sendable, Hashable, Encodable {
     public var dropped: [MediaLegDropReason: UInt64] = [:]
     public var rtcpReportsSent: UInt64 = 0
     public var rtcpReportsReceived: UInt64 = 0
+    /// A plain RTP leg's addresses and latching; nil on an ICE + DTLS-SRTP leg (whose
+    /// figures are `iceMode` to `srtpProfile`).
+    public var plainRTP: PlainRTPTransport.Statistics?
 
     /// Minimum, mean and maximum of a delay series, in milliseconds.
     public struct DelaySummary: Sendable, Hashable, Encodable {
@@ -49,7 +52,7 @@ public struct MediaLegStatistics: Sendable, Hashable, Encodable {
     private enum CodingKeys: String, CodingKey {
         case state, failure, iceMode, iceState, selectedPair, dtlsRole, srtpProfile, codec, rtp, srtpInbound, srtcpInbound
         case jitterBuffer, framesSent, framesNotSent, framesPlayedFromPackets, framesConcealed, framesSilent
-        case endToEndDelayMilliseconds, dropped, rtcpReportsSent, rtcpReportsReceived
+        case endToEndDelayMilliseconds, dropped, rtcpReportsSent, rtcpReportsReceived, plainRTP
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -75,5 +78,6 @@ public struct MediaLegStatistics: Sendable, Hashable, Encodable {
         try container.encode(Dictionary(uniqueKeysWithValues: dropped.map { ($0.key.rawValue, $0.value) }), forKey: .dropped)
         try container.encode(rtcpReportsSent, forKey: .rtcpReportsSent)
         try container.encode(rtcpReportsReceived, forKey: .rtcpReportsReceived)
+        try container.encodeIfPresent(plainRTP, forKey: .plainRTP)
     }
 }

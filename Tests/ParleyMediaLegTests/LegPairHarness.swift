@@ -25,6 +25,9 @@ struct LegPairHarness: ~Copyable {
     var sent: [(side: String, bytes: [UInt8])] = []
     var offererReceived: [Int16] = []
     var answererReceived: [Int16] = []
+    /// The offerer behind a NAT: what it sends leaves from `outside`, what is sent to
+    /// `outside` reaches it, and nothing sent to its own address gets through.
+    var nat: (outside: ICETransportAddress, unreachableDrops: Int)?
     var offererTone = ToneGenerator(frequency: 440, amplitude: 0.3, sampleRate: 48_000)
     var answererTone = ToneGenerator(frequency: 1000, amplitude: 0.3, sampleRate: 48_000)
 
@@ -54,7 +57,8 @@ struct LegPairHarness: ~Copyable {
 
     mutating func queue(_ actions: [MediaLegAction], side: String) {
         for action in actions {
-            if case .send(let bytes, let from, let to) = action {
+            if case .send(let bytes, var from, let to) = action {
+                if let nat, from == offererAddress { from = nat.outside }
                 inFlight.append((now + latency, bytes, from, to))
                 if recordSends { sent.append((side, bytes)) }
             } else {
@@ -102,6 +106,10 @@ struct LegPairHarness: ~Copyable {
             }
             if item.to == answererAddress {
                 queue(answerer.receive(bytes, from: item.from, on: item.to, now: now), side: "answerer")
+            } else if let outside = nat?.outside, item.to == outside {
+                queue(offerer.receive(bytes, from: item.from, on: offererAddress, now: now), side: "offerer")
+            } else if nat != nil, item.to == offererAddress {
+                nat?.unreachableDrops += 1
             } else if item.to == offererAddress {
                 queue(offerer.receive(bytes, from: item.from, on: item.to, now: now), side: "offerer")
             }

@@ -39,6 +39,38 @@ extension RealTimeMediaTests {
             #expect(serverStats.selectedPair?.remote.port == deviceStats.selectedPair?.local.port)
         }
 
+        /// The shell on the plain RTP transport (a SIP leg): no ICE, no DTLS, connected at
+        /// start, tones both ways over real sockets, each side latched to the other's socket.
+        @Test func plainRTPLegsExchangeTonesOverLoopback() async throws {
+            let loop = try EventLoop(name: "leg-test")
+            defer { loop.shutdown() }
+            var configuration = MediaLegConfiguration(plainRTP: .init())
+            configuration.codecs = [.pcmu]
+            let a = try MediaLeg(configuration: configuration, bindingTo: [.ipv4Loopback(port: 0)], on: loop)
+            let b = try MediaLeg(configuration: configuration, bindingTo: [.ipv4Loopback(port: 0)], on: loop)
+            let offer = try await a.makeOffer()
+            #expect(offer.contains(" RTP/AVP ") && !offer.contains("a=ice-ufrag"))
+            try await a.acceptAnswer(try await b.answer(offer: offer))
+            try await a.start(source: ToneSource(frequency: 440, amplitude: 0.3), sink: WAVFileSink(sampleRate: 48_000))
+            try await b.start(source: ToneSource(frequency: 1000, amplitude: 0.3), sink: WAVFileSink(sampleRate: 48_000))
+            #expect(await a.state == .connected)
+            #expect(await b.state == .connected)
+            try await Task.sleep(for: .seconds(3))
+            let aStats = await a.statistics
+            let bStats = await b.statistics
+            await a.close()
+            await b.close()
+            let heardByA = try #require(await a.takeSink() as? WAVFileSink).file.samples
+            let heardByB = try #require(await b.takeSink() as? WAVFileSink).file.samples
+            #expect(abs((FrequencyAnalysis.dominantFrequency(samples: Array(heardByB.suffix(48_000)), sampleRate: 48_000) ?? 0) - 440) < 10)
+            #expect(abs((FrequencyAnalysis.dominantFrequency(samples: Array(heardByA.suffix(48_000)), sampleRate: 48_000) ?? 0) - 1000) < 10)
+            #expect(aStats.framesPlayedFromPackets > 120, "\(aStats)")
+            #expect(bStats.framesPlayedFromPackets > 120, "\(bStats)")
+            #expect(bStats.plainRTP?.latched == true && bStats.plainRTP?.mediaAddress.port == a.localAddresses[0].port)
+            #expect(aStats.plainRTP?.latched == true && aStats.plainRTP?.mediaAddress.port == b.localAddresses[0].port)
+            #expect(aStats.dropped.isEmpty && bStats.dropped.isEmpty, "\(aStats.dropped) \(bStats.dropped)")
+        }
+
         /// Starts a connected lite-server/full-device pair with tones on `loop`.
         static func connectedPair(on loop: EventLoop, serverLog: @escaping @Sendable (String) -> Void = { _ in }) async throws -> (server: MediaLeg, device: MediaLeg) {
             let server = try MediaLeg(
