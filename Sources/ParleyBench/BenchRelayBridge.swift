@@ -1,7 +1,7 @@
 import ParleyWireCore
 import ParleyCrypto
-import ParleyICE
-import ParleyMediaLeg
+import ParleyICECore
+import ParleyMediaLegCore
 import ParleyRTP
 import ParleySRTP
 

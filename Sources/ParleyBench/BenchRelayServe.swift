@@ -1,6 +1,6 @@
 import Glibc
-import ParleyICE
-import ParleyMediaLeg
+import ParleyICECore
+import ParleyMediaLegCore
 import ParleyNetCore
 import ParleyNetLinux
 import ParleySRTP

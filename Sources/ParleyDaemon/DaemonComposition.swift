@@ -1,5 +1,5 @@
 import ParleyBus
-import ParleyCalling
+import ParleyCallCore
 import ParleyNetLinux
 import ParleyServer
 import ParleyStore

@@ -1,6 +1,6 @@
-import ParleyICE
-public import ParleyMedia
-public import ParleyMediaLeg
+import ParleyICECore
+public import ParleyMediaCore
+public import ParleyMediaLegCore
 public import ParleyNetCore
 public import ParleyNetLinux
 import ParleyRTP

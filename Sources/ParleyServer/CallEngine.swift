@@ -3,10 +3,10 @@ import Foundation
 import ParleyAuth
 import ParleyBus
 import ParleyCallModel
-import ParleyCalling
+import ParleyCallCore
 import ParleyCrypto
-import ParleyEdge
-import ParleyMediaLeg
+import ParleyEdgeIO
+import ParleyMediaLegCore
 import ParleyNetCore
 import ParleyPush
 import ParleySessionCore

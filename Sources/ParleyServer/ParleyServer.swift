@@ -1,4 +1,4 @@
-public import ParleyEdge
+public import ParleyEdgeIO
 public import ParleyHTTP
 public import ParleyNetCore
 import ParleyNetLinux
@@ -6,7 +6,7 @@ public import ParleyStore
 import ParleyBus
 import ParleyAuth
 import ParleyCallModel
-import ParleyCalling
+import ParleyCallCore
 import ParleyCrypto
 import ParleyWebSocket
 import Synchronization

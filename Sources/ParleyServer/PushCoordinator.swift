@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import ParleyCalling
+import ParleyCallCore
 import ParleyCrypto
 import ParleyPush
 import ParleySignaling

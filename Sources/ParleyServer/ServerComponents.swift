@@ -1,5 +1,5 @@
 public import ParleyBus
-public import ParleyCalling
+public import ParleyCallCore
 public import ParleyNetLinux
 public import ParleyStore
 public import ParleyNetCore

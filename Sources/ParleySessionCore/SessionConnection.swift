@@ -1,4 +1,4 @@
-import ParleyCalling
+import ParleyCallCore
 import ParleySignaling
 
 /// One WebSocket on `/v1/ws` as the session core sees it.

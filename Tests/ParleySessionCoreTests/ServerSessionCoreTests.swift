@@ -1,6 +1,6 @@
 import Testing
 import ParleyCallModel
-import ParleyCalling
+import ParleyCallCore
 import ParleySessionCore
 import ParleySignaling
 
