@@ -1,4 +1,4 @@
-import Dispatch
+import Foundation
 import Testing
 import ParleyNetCore
 import ParleyTestSupport
@@ -76,9 +76,10 @@ import Synchronization
     @Test func runUntilTakesWorkHandedOverByAnotherThread() {
         let scheduler = ManualScheduler()
         let log = Log()
-        DispatchQueue.global().async {
-            scheduler.execute { log.add("from a queue") }
-        }
+        // A thread of its own, not a global queue: under the parallel run the global
+        // queues' threads are busy with blocking tests, which delayed this by seconds.
+        let thread = Thread { scheduler.execute { log.add("from a queue") } }
+        thread.start()
         #expect(scheduler.run(until: { !log.all.isEmpty }, timeout: .seconds(10)))
         #expect(log.all == ["from a queue"])
         // A condition that never holds gives up after its (real) timeout.
