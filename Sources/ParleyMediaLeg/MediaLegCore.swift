@@ -610,13 +610,12 @@ public struct MediaLegCore: ~Copyable {
             stats.framesSilent &+= 1
             return [Int16](repeating: 0, count: tick)
         }
-        guard var player = audioPlayout else {
+        let ns = nanoseconds(now)
+        // In place: a copy would make its pending audio copy on every tick.
+        guard let played = audioPlayout?.tick(from: &jitter, now: ns) else {
             stats.framesSilent &+= 1
             return [Int16](repeating: 0, count: tick)
         }
-        let ns = nanoseconds(now)
-        let played = player.tick(from: &jitter, now: ns)
-        audioPlayout = player
         for timestamp in played.decodedTimestamps { measureDelay(timestamp: timestamp, clockRate: codec.clockRate, now: ns) }
         if played.undecodable > 0 { stats.dropped[.undecodable, default: 0] &+= UInt64(played.undecodable) }
         switch played.kind {
