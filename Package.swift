@@ -51,33 +51,33 @@ let package = Package(
         .target(name: "ParleyNetCore", swiftSettings: upcoming),
 
         // MARK: Layer 4: protocol and call cores (sans-I/O)
-        .target(name: "ParleyICE", dependencies: ["ParleySTUN"], swiftSettings: upcoming),
-        .target(name: "ParleyMedia", dependencies: ["ParleyWireCore", "ParleyRTP", "ParleyOpus"], swiftSettings: upcoming),
+        .target(name: "ParleyICECore", dependencies: ["ParleySTUN"], swiftSettings: upcoming),
+        .target(name: "ParleyMediaCore", dependencies: ["ParleyWireCore", "ParleyRTP", "ParleyOpus"], swiftSettings: upcoming),
         // The audio leg, sans-I/O (MediaLegCore, the media topologies)
         .target(
-            name: "ParleyMediaLeg",
-            dependencies: ["ParleyWireCore", "ParleySTUN", "ParleyRTP", "ParleySDP", "ParleyICE", "ParleyCrypto", "ParleySRTP", "ParleyMedia"],
+            name: "ParleyMediaLegCore",
+            dependencies: ["ParleyWireCore", "ParleySTUN", "ParleyRTP", "ParleySDP", "ParleyICECore", "ParleyCrypto", "ParleySRTP", "ParleyMediaCore"],
             swiftSettings: upcoming
         ),
-        .target(name: "ParleyCalling", dependencies: ["ParleyWireCore", "ParleySignaling", "ParleyCallModel"], swiftSettings: upcoming),
+        .target(name: "ParleyCallCore", dependencies: ["ParleyWireCore", "ParleySignaling", "ParleyCallModel"], swiftSettings: upcoming),
         // The server's session protocol (hello, resume, heartbeat, buffering, close codes)
-        .target(name: "ParleySessionCore", dependencies: ["ParleyWireCore", "ParleySignaling", "ParleyCalling"], swiftSettings: upcoming),
+        .target(name: "ParleySessionCore", dependencies: ["ParleyWireCore", "ParleySignaling", "ParleyCallCore"], swiftSettings: upcoming),
 
         // MARK: Layer 5: I/O runtime (epoll loops, sockets, threads; Linux)
         .target(name: "ParleyNetLinux", dependencies: ["CLinux", "ParleyWireCore", "ParleyNetCore"], swiftSettings: upcoming),
 
         // MARK: Layer 6: I/O engines
-        .target(name: "ParleyEdge", dependencies: ["ParleyWireCore", "ParleyNetCore", "ParleyNetLinux", "ParleyHTTP", "ParleyWebSocket", "ParleyCrypto"], swiftSettings: upcoming),
+        .target(name: "ParleyEdgeIO", dependencies: ["ParleyWireCore", "ParleyNetCore", "ParleyNetLinux", "ParleyHTTP", "ParleyWebSocket", "ParleyCrypto"], swiftSettings: upcoming),
         // The ws:// and wss:// client: a client must not link the server's listener
-        .target(name: "ParleyWebSocketClient", dependencies: ["ParleyNetCore", "ParleyNetLinux", "ParleyWebSocket", "ParleyCrypto"], swiftSettings: upcoming),
-        // The audio leg's shell on the epoll loops: the MediaLeg actor, SRTPForwarder
+        .target(name: "ParleyWebSocketClientIO", dependencies: ["ParleyNetCore", "ParleyNetLinux", "ParleyWebSocket", "ParleyCrypto"], swiftSettings: upcoming),
+        // The audio leg's shell on the epoll loops: the MediaLeg actor
         .target(
             name: "ParleyMediaLegIO",
-            dependencies: ["ParleyMediaLeg", "ParleyICE", "ParleySTUN", "ParleyRTP", "ParleySRTP", "ParleyMedia", "ParleyNetCore", "ParleyNetLinux"],
+            dependencies: ["ParleyMediaLegCore", "ParleyICECore", "ParleySTUN", "ParleyRTP", "ParleyMediaCore", "ParleyNetCore", "ParleyNetLinux"],
             swiftSettings: upcoming
         ),
         // The signaling bus and device directory ports with their in-process adapters
-        .target(name: "ParleyBus", dependencies: ["ParleyCalling", "ParleySignaling"], swiftSettings: upcoming),
+        .target(name: "ParleyBus", dependencies: ["ParleyCallCore", "ParleySignaling"], swiftSettings: upcoming),
         .target(name: "ParleyStore", dependencies: ["ParleyWireCore", "ParleySQLite", "ParleyCallModel"], swiftSettings: upcoming),
         // Issue 5, server side: VoIP push (docs/push.md)
         .target(name: "ParleyPush", dependencies: ["CCurl", "ParleyWireCore", "ParleyCrypto", "ParleySignaling"], swiftSettings: upcoming),
@@ -85,36 +85,36 @@ let package = Package(
         // MARK: Layer 7: products: parleyd's core and the client SDK (docs/sdk.md)
         .target(
             name: "ParleyServer",
-            dependencies: ["ParleyWireCore", "ParleyNetCore", "ParleyNetLinux", "ParleyHTTP", "ParleyEdge", "ParleyAuth", "ParleySignaling", "ParleyCallModel", "ParleyCalling", "ParleySessionCore", "ParleyBus", "ParleyStore", "ParleyMediaLeg", "ParleyCrypto", "ParleyICE", "ParleySTUN", "ParleyMedia", "ParleyWebSocket", "ParleyPush", "ParleyRTP"],
+            dependencies: ["ParleyWireCore", "ParleyNetCore", "ParleyNetLinux", "ParleyHTTP", "ParleyEdgeIO", "ParleyAuth", "ParleySignaling", "ParleyCallModel", "ParleyCallCore", "ParleySessionCore", "ParleyBus", "ParleyStore", "ParleyMediaLegCore", "ParleyCrypto", "ParleyICECore", "ParleySTUN", "ParleyMediaCore", "ParleyWebSocket", "ParleyPush", "ParleyRTP"],
             swiftSettings: upcoming
         ),
         .target(
             name: "ParleySDK",
-            dependencies: ["ParleyWireCore", "ParleyNetCore", "ParleyNetLinux", "ParleyWebSocket", "ParleyWebSocketClient", "ParleySignaling", "ParleyCrypto", "ParleyMedia", "ParleyMediaLeg", "ParleyMediaLegIO"],
+            dependencies: ["ParleyWireCore", "ParleyNetCore", "ParleyNetLinux", "ParleyWebSocket", "ParleyWebSocketClientIO", "ParleySignaling", "ParleyCrypto", "ParleyMediaCore", "ParleyMediaLegCore", "ParleyMediaLegIO"],
             swiftSettings: upcoming
         ),
 
         // MARK: Layer 8: executables: parleyd (docs/operations.md) and the parley softphone
         .executableTarget(
             name: "ParleyDaemon",
-            dependencies: ["ParleyServer", "ParleyStore", "ParleyAuth", "ParleyWireCore", "ParleyNetCore", "ParleyPush", "ParleyBus", "ParleyCalling", "ParleyNetLinux"],
+            dependencies: ["ParleyServer", "ParleyStore", "ParleyAuth", "ParleyWireCore", "ParleyNetCore", "ParleyPush", "ParleyBus", "ParleyCallCore", "ParleyNetLinux"],
             swiftSettings: upcoming
         ),
         .executableTarget(
             name: "ParleyCLI",
-            dependencies: ["ParleyWireCore", "ParleySTUN", "ParleyRTP", "ParleySDP", "ParleyWebSocket", "ParleySignaling", "ParleyAuth", "ParleyMedia", "ParleySDK"],
+            dependencies: ["ParleyWireCore", "ParleySTUN", "ParleyRTP", "ParleySDP", "ParleyWebSocket", "ParleySignaling", "ParleyAuth", "ParleyMediaCore", "ParleySDK"],
             swiftSettings: upcoming
         ),
 
         // MARK: Layer 9: tools: fuzz harness (real only under `make fuzz`) and benchmarks
         .executableTarget(
             name: "ParleyFuzz",
-            dependencies: ["ParleyWireCore", "ParleySTUN", "ParleyRTP", "ParleySDP", "ParleyWebSocket", "ParleySignaling", "ParleySRTP", "ParleyICE", "ParleyMedia", "ParleyHTTP", "ParleyAuth"],
+            dependencies: ["ParleyWireCore", "ParleySTUN", "ParleyRTP", "ParleySDP", "ParleyWebSocket", "ParleySignaling", "ParleySRTP", "ParleyICECore", "ParleyMediaCore", "ParleyHTTP", "ParleyAuth"],
             swiftSettings: upcoming
         ),
         .executableTarget(
             name: "ParleyBench",
-            dependencies: ["ParleyWireCore", "ParleySTUN", "ParleyRTP", "ParleySDP", "ParleyWebSocket", "ParleySignaling", "ParleyCrypto", "ParleySRTP", "ParleyICE", "ParleyOpus", "ParleyMedia", "ParleyNetCore", "ParleyNetLinux", "ParleyMediaLeg", "ParleyAuth", "ParleyEdge", "ParleyWebSocketClient", "ParleyStore", "ParleyCallModel", "ParleyCalling", "ParleyPush", "ParleyMediaLegIO"],
+            dependencies: ["ParleyWireCore", "ParleySTUN", "ParleyRTP", "ParleySDP", "ParleyWebSocket", "ParleySignaling", "ParleyCrypto", "ParleySRTP", "ParleyICECore", "ParleyOpus", "ParleyMediaCore", "ParleyNetCore", "ParleyNetLinux", "ParleyMediaLegCore", "ParleyAuth", "ParleyEdgeIO", "ParleyWebSocketClientIO", "ParleyStore", "ParleyCallModel", "ParleyCallCore", "ParleyPush", "ParleyMediaLegIO"],
             swiftSettings: upcoming
         ),
 
@@ -136,33 +136,33 @@ let package = Package(
         .testTarget(name: "ParleyWebSocketTests", dependencies: ["ParleyWebSocket", "ParleyHTTP", "ParleyWireCore", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleySignalingTests", dependencies: ["ParleySignaling", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleyAuthTests", dependencies: ["ParleyAuth", "ParleyWireCore", "ParleyTestSupport"], exclude: ["reference"], swiftSettings: upcoming),
-        .testTarget(name: "ParleyICETests", dependencies: ["ParleyICE", "ParleySTUN", "ParleyTestSupport"], swiftSettings: upcoming),
-        .testTarget(name: "ParleyMediaTests", dependencies: ["ParleyMedia", "ParleyRTP", "ParleyOpus", "ParleyTestSupport"], swiftSettings: upcoming),
-        .testTarget(name: "ParleyCallingTests", dependencies: ["ParleyWireCore", "ParleyCalling", "ParleyCallModel", "ParleySignaling", "ParleyTestSupport"], swiftSettings: upcoming),
-        .testTarget(name: "ParleySessionCoreTests", dependencies: ["ParleySessionCore", "ParleySignaling", "ParleyCalling", "ParleyCallModel"], swiftSettings: upcoming),
-        .testTarget(name: "ParleyBusTests", dependencies: ["ParleyBus", "ParleyCalling", "ParleySignaling"], swiftSettings: upcoming),
+        .testTarget(name: "ParleyICECoreTests", dependencies: ["ParleyICECore", "ParleySTUN", "ParleyTestSupport"], swiftSettings: upcoming),
+        .testTarget(name: "ParleyMediaCoreTests", dependencies: ["ParleyMediaCore", "ParleyRTP", "ParleyOpus", "ParleyTestSupport"], swiftSettings: upcoming),
+        .testTarget(name: "ParleyCallCoreTests", dependencies: ["ParleyWireCore", "ParleyCallCore", "ParleyCallModel", "ParleySignaling", "ParleyTestSupport"], swiftSettings: upcoming),
+        .testTarget(name: "ParleySessionCoreTests", dependencies: ["ParleySessionCore", "ParleySignaling", "ParleyCallCore", "ParleyCallModel"], swiftSettings: upcoming),
+        .testTarget(name: "ParleyBusTests", dependencies: ["ParleyBus", "ParleyCallCore", "ParleySignaling"], swiftSettings: upcoming),
         .testTarget(name: "ParleyNetCoreTests", dependencies: ["ParleyNetCore", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleyNetLinuxTests", dependencies: ["ParleyNetLinux", "ParleyNetCore"], swiftSettings: upcoming),
-        .testTarget(name: "ParleyEdgeTests", dependencies: ["ParleyEdge", "ParleyWebSocketClient", "ParleyNetCore", "ParleyNetLinux", "ParleyHTTP", "ParleyWebSocket", "ParleyCrypto", "ParleyTestSupport"], swiftSettings: upcoming),
+        .testTarget(name: "ParleyEdgeIOTests", dependencies: ["ParleyEdgeIO", "ParleyWebSocketClientIO", "ParleyNetCore", "ParleyNetLinux", "ParleyHTTP", "ParleyWebSocket", "ParleyCrypto", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(
-            name: "ParleyMediaLegTests",
-            dependencies: ["ParleyWireCore", "ParleyMediaLeg", "ParleyMedia", "ParleySDP", "ParleyICE", "ParleyCrypto", "ParleySTUN", "ParleyRTP", "ParleySRTP", "ParleyNetCore", "ParleyNetLinux", "ParleyTestSupport", "ParleyMediaLegIO"],
+            name: "ParleyMediaLegCoreTests",
+            dependencies: ["ParleyWireCore", "ParleyMediaLegCore", "ParleyMediaCore", "ParleySDP", "ParleyICECore", "ParleyCrypto", "ParleySTUN", "ParleyRTP", "ParleySRTP", "ParleyNetCore", "ParleyNetLinux", "ParleyTestSupport", "ParleyMediaLegIO"],
             swiftSettings: upcoming
         ),
         .testTarget(name: "ParleyStoreTests", dependencies: ["ParleyStore", "ParleyCallModel", "ParleySQLite", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleyPushTests", dependencies: ["ParleyPush", "ParleyPushTestSupport", "ParleyCrypto", "ParleyWireCore", "ParleySignaling", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(
             name: "ParleyServerTests",
-            dependencies: ["ParleyServer", "ParleyTestSupport", "ParleyBus", "ParleyPush", "ParleyPushTestSupport", "ParleyWireCore", "ParleyHTTP", "ParleyEdge", "ParleyWebSocketClient", "ParleyAuth", "ParleySignaling", "ParleyStore", "ParleyCallModel", "ParleyCalling", "ParleyMediaLeg", "ParleyMedia", "ParleyCrypto", "ParleyNetCore", "ParleyNetLinux", "ParleyICE", "ParleySTUN", "ParleySQLite", "ParleyMediaLegIO"],
+            dependencies: ["ParleyServer", "ParleyTestSupport", "ParleyBus", "ParleyPush", "ParleyPushTestSupport", "ParleyWireCore", "ParleyHTTP", "ParleyEdgeIO", "ParleyWebSocketClientIO", "ParleyAuth", "ParleySignaling", "ParleyStore", "ParleyCallModel", "ParleyCallCore", "ParleyMediaLegCore", "ParleyMediaCore", "ParleyCrypto", "ParleyNetCore", "ParleyNetLinux", "ParleyICECore", "ParleySTUN", "ParleySQLite", "ParleyMediaLegIO"],
             swiftSettings: upcoming
         ),
-        .testTarget(name: "ParleySDKTests", dependencies: ["ParleySDK", "ParleyEdge", "ParleyWebSocket", "ParleyMediaLeg", "ParleySignaling", "ParleyMedia", "ParleyNetCore", "ParleyNetLinux", "ParleyCrypto", "ParleyTestSupport", "ParleyMediaLegIO"], swiftSettings: upcoming),
+        .testTarget(name: "ParleySDKTests", dependencies: ["ParleySDK", "ParleyEdgeIO", "ParleyWebSocket", "ParleyMediaLegCore", "ParleySignaling", "ParleyMediaCore", "ParleyNetCore", "ParleyNetLinux", "ParleyCrypto", "ParleyTestSupport", "ParleyMediaLegIO"], swiftSettings: upcoming),
         // Issue 5, SDK side: the SDK's push relay against a real server (docs/push-and-callkit.md)
         .testTarget(name: "ParleySDKPushTests", dependencies: ["ParleySDK", "ParleyServer", "ParleyPushTestSupport", "ParleyPush", "ParleyStore", "ParleyAuth", "ParleyNetCore", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleyDaemonTests", dependencies: ["ParleyDaemon", "ParleyServer", "ParleyStore", "ParleyNetCore", "ParleyNetLinux", "ParleyCrypto", "ParleyPush"], swiftSettings: upcoming),
         .testTarget(name: "ParleyCLITests", dependencies: ["ParleyCLI", "ParleyAuth", "ParleySDK", "ParleyTestSupport"], swiftSettings: upcoming),
         // Runs the built `parleyd` and `parley` executables: `swift build` must run first.
-        .testTarget(name: "ParleyEndToEndTests", dependencies: ["ParleyMedia", "ParleyPushTestSupport"], swiftSettings: upcoming),
+        .testTarget(name: "ParleyEndToEndTests", dependencies: ["ParleyMediaCore", "ParleyPushTestSupport"], swiftSettings: upcoming),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,5 +1,5 @@
 import ParleyWireCore
-import ParleyCalling
+import ParleyCallCore
 import ParleySignaling
 
 /// The call engine alone (no sockets, no media): one whole call per iteration through

@@ -1,4 +1,4 @@
-import ParleyMedia
+import ParleyMediaCore
 import ParleyOpus
 
 /// Audio codec and resampler cost per 20 ms frame. A row's msgs/s is frames per CPU-second;

@@ -2,8 +2,8 @@ import Glibc
 import Synchronization
 import ParleyNetCore
 import ParleyNetLinux
-import ParleyEdge
-import ParleyWebSocketClient
+import ParleyEdgeIO
+import ParleyWebSocketClientIO
 
 /// WebSocket echo through a real `EdgeServer` over loopback: client threads keep a window
 /// of messages in flight on one connection each; reports messages per second (wall) and

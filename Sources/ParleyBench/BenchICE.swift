@@ -1,4 +1,4 @@
-import ParleyICE
+import ParleyICECore
 import ParleySTUN
 
 /// The server's per-check cost: an ICE lite agent handling a browser-style connectivity

@@ -1,4 +1,4 @@
-import ParleyMedia
+import ParleyMediaCore
 import ParleyRTP
 
 /// Jitter buffer and RTCP bookkeeping per media packet, one stream.

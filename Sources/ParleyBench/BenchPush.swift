@@ -1,10 +1,10 @@
 import ParleyWireCore
 import ParleyNetLinux
 import Foundation
-import ParleyCalling
+import ParleyCallCore
 import ParleyCrypto
-import ParleyICE
-import ParleyMediaLeg
+import ParleyICECore
+import ParleyMediaLegCore
 import ParleyPush
 import ParleySignaling
 import Synchronization

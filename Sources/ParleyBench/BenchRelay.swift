@@ -3,9 +3,10 @@ import ParleyNetCore
 import ParleyNetLinux
 import ParleySRTP
 
-// The relay forwarding benchmark (issue 3): CPU per forwarded packet of our SRTP relay
-// (`ParleyBench relay-serve`, SRTPForwarder) against rtpengine in userspace, on loopback,
-// the same 172-byte SRTP streams through both. Each relay runs as its own process and its
+// The relay forwarding benchmark (issue 3): CPU per forwarded packet of parleyd's relay path
+// (`ParleyBench relay-serve`: a RelayBridge of two forward-mode legs per call, a socket per
+// leg, on one media loop, in place) against rtpengine in userspace, on loopback, the same
+// 172-byte SRTP streams through both. Each relay runs as its own process and its
 // CPU (user + system, every thread) is read from /proc/<pid>/stat before and after the load.
 //
 // rtpengine only decrypts and re-encrypts when the two sides' SDES parameters differ: with
@@ -187,16 +188,17 @@ private func parleyRun(_ load: RelayStreamLoad, out profile: SRTPProfile, socket
             + "\(sockets.receiver.localAddress) \(profile.rawValue) \(hexString(outKeys[stream]))\n"
     }
     child.write(commands + "go\n")
-    guard let line = child.readLine(timeoutMs: 5000), line.hasPrefix("port "), let port = UInt16(line.dropFirst(5)) else {
+    guard let line = child.readLine(timeoutMs: 10_000), line.hasPrefix("ports ") else {
         throw RelayFailure(description: "relay-serve did not start")
     }
-    let relay = SocketAddress.ipv4Loopback(port: port)
+    let ports = line.dropFirst(6).split(separator: " ").compactMap { UInt16($0) }
+    guard ports.count == load.streams else { throw RelayFailure(description: "relay-serve: \(line)") }
     let check = RelayReceiveCheck(
         expectedLength: relayPacketSize - load.profile.rtpTagLength + profile.rtpTagLength,
         validators: try outKeys.map { try SRTPSession(profile: profile, keyMaterial: $0, direction: .inbound) })
     sockets.drain()
     guard let cpuBefore = child.cpuSeconds() else { throw RelayFailure(description: "cannot read /proc/\(child.pid)/stat") }
-    let result = runRelayLoad(load, sockets: sockets, targets: Array(repeating: relay, count: load.streams),
+    let result = runRelayLoad(load, sockets: sockets, targets: ports.map { SocketAddress.ipv4Loopback(port: $0) },
                               pace: pace, wallLimit: wallLimit, check: check)
     guard let cpuAfter = child.cpuSeconds() else { throw RelayFailure(description: "cannot read /proc/\(child.pid)/stat") }
     child.write("stop\n")

@@ -1,8 +1,9 @@
 import ParleyWireCore
 import ParleyCrypto
-import ParleyICE
-import ParleyMediaLeg
+import ParleyICECore
+import ParleyMediaLegCore
 import ParleyRTP
+import ParleySRTP
 
 // `ParleyBench relay`, first table: the per-packet path parleyd runs, in process, without
 // sockets: two devices' legs connected in memory (ICE, DTLS-SRTP) to two forward-mode server
@@ -11,7 +12,10 @@ import ParleyRTP
 // loops hand them over: decrypt in place with leg A's keys, rewrite onto leg B's stream,
 // encrypt in place with leg B's keys, with the legs' RTCP statistics. The copying path
 // (`receive(_:)` then `relay(_:)`, what parleyd ran before the in-place path) is measured on
-// the same packets for comparison. CPU time of this thread; no system calls.
+// the same packets for comparison. A third row runs the same in-place path over legs whose
+// transport is plain RTP with SRTP keys given up front (what `relay-serve`, the rtpengine
+// comparison's child, runs), to show that the transport does not change the per-packet cost.
+// CPU time of this thread; no system calls.
 
 /// A bridge between two connected forward-mode legs, and device A to feed it.
 private final class BridgeRig {
@@ -108,16 +112,66 @@ private final class BridgeRig {
     var srtpProfile: String { (bridge.withLeg(0) { (core: inout MediaLegCore) in core.statistics.srtpProfile } ?? nil) ?? "?" }
 }
 
+/// A bridge between two forward-mode legs on the plain RTP transport, keyed with
+/// AEAD_AES_128_GCM as the connected rig negotiates, and the sender's session to feed it.
+private final class PlainBridgeRig {
+    let bridge = RelayBridge<Int>()
+    let sender: SRTPSession
+    let senderAddress = ICETransportAddress(ip: .ipv4(0x7F00_0001), port: 3000)
+    let legAddresses = [ICETransportAddress(ip: .ipv4(0x7F00_0001), port: 4000), ICETransportAddress(ip: .ipv4(0x7F00_0001), port: 4001)]
+    private var sequence: UInt16 = 0
+
+    init?() {
+        let profile = SRTPProfile.aeadAes128Gcm
+        var random = BenchRandom(seed: 17)
+        let keys = (0..<3).map { _ in random.bytes(profile.keyMaterialLength) }
+        guard let sender = try? SRTPSession(profile: profile, keyMaterial: keys[0], direction: .outbound) else { return nil }
+        self.sender = sender
+        let now = ContinuousClock.now
+        let peers = [senderAddress, ICETransportAddress(ip: .ipv4(0x7F00_0001), port: 3001)]
+        for leg in 0..<2 {
+            var configuration = MediaLegConfiguration(plainRTP: .init(keys: .init(
+                profile: profile, localKeyMaterial: keys[leg == 0 ? 1 : 2], remoteKeyMaterial: keys[leg == 0 ? 0 : 1])))
+            configuration.codecs = [.opus]
+            configuration.mediaMode = .forward
+            var peerConfiguration = MediaLegConfiguration(plainRTP: .init())
+            peerConfiguration.codecs = [.opus]
+            var peer = MediaLegCore(configuration: peerConfiguration, localAddresses: [peers[leg]],
+                                    now: ClockReading(instant: now, unixNanoseconds: 0), random: SystemRandomNumberGenerator())
+            var core = MediaLegCore(configuration: configuration, localAddresses: [legAddresses[leg]],
+                                    now: ClockReading(instant: now, unixNanoseconds: 1_800_000_000_000_000_000),
+                                    random: SystemRandomNumberGenerator())
+            guard let offer = try? peer.makeOffer(), let answer = try? core.answer(offer: offer),
+                  (try? peer.acceptAnswer(answer)) != nil else { return nil }
+            bridge.add(leg, core: core)
+            guard (try? bridge.start(leg, now: now)) != nil, (try? bridge.join(leg)) != nil else { return nil }
+        }
+    }
+
+    /// The next `count` SRTP packets of the sender's stream (160-byte payloads, 20 ms apart).
+    func packets(_ count: Int) -> [[UInt8]] {
+        let payload = (0..<160).map { UInt8(truncatingIfNeeded: $0 &* 7) }[...]
+        return (0..<count).compactMap { _ in
+            sequence &+= 1
+            let packet = RTPPacket(payloadType: 111, sequenceNumber: sequence, timestamp: UInt32(sequence) &* 960, ssrc: 0x5eed, payload: payload)
+            return (try? packet.serialized()).flatMap { try? sender.protect(rtp: $0) }
+        }
+    }
+}
+
 /// The in-process relay rows of `make bench` (see the comment at the top of this file).
 func relayBridgeReport(seconds: Double) -> String {
     guard let rig = BridgeRig() else { return "relay     RelayBridge: the in-memory legs did not connect" }
     let batch = 20_000
     let work = UnsafeMutableRawBufferPointer.allocate(byteCount: 2048 + 64, alignment: 16)
     defer { work.deallocate() }
+    guard let plainRig = PlainBridgeRig() else { return "relay     RelayBridge: the plain RTP legs could not be set up" }
     var inPlace = (cpu: 0.0, packets: 0, forwarded: 0)
     var copying = (cpu: 0.0, packets: 0, forwarded: 0)
+    var plain = (cpu: 0.0, packets: 0, forwarded: 0)
+    var plainNow = ContinuousClock.now
     var rounds = 0
-    while (inPlace.cpu < seconds || copying.cpu < seconds) && rounds < 200 {
+    while (inPlace.cpu < seconds || copying.cpu < seconds || plain.cpu < seconds) && rounds < 200 {
         rounds += 1
         let forInPlace = rig.packets(batch)
         let forCopying = rig.packets(batch)
@@ -141,6 +195,17 @@ func relayBridgeReport(seconds: Double) -> String {
         }
         copying.cpu += threadCPUSeconds() - start
         copying.packets += forCopying.count
+        let forPlain = plainRig.packets(batch)
+        start = threadCPUSeconds()
+        for packet in forPlain {
+            plainNow = plainNow + .milliseconds(20)
+            packet.withUnsafeBytes { work.copyMemory(from: $0) }
+            let receipt = plainRig.bridge.receive(buffer: work, length: packet.count, from: plainRig.senderAddress, on: 0,
+                                                  local: plainRig.legAddresses[0], now: plainNow)
+            if let send = receipt.send { plain.forwarded += 1; benchmarkSink &+= send.length }
+        }
+        plain.cpu += threadCPUSeconds() - start
+        plain.packets += forPlain.count
     }
     func row(_ name: String, _ run: (cpu: Double, packets: Int, forwarded: Int)) -> String {
         let ns = run.cpu / Double(max(run.packets, 1)) * 1e9
@@ -151,5 +216,6 @@ func relayBridgeReport(seconds: Double) -> String {
         "Relay per-packet path in process (two connected forward-mode legs in a RelayBridge, \(rig.srtpProfile), 172-byte packets, no syscalls):",
         row("RelayBridge.receive(buffer:) in place (parleyd's path)", inPlace),
         row("RelayBridge.receive([UInt8]) copying (parleyd before)", copying),
+        row("the same in place, plain RTP + SRTP legs (relay-serve's)", plain),
     ].joined(separator: "\n")
 }

@@ -184,14 +184,15 @@ func runRelayLoad(_ load: RelayStreamLoad, sockets: RelayLoadSockets, targets: [
         } else {
             _ = poll(&descriptor, 1, 20)
         }
-        var got = 0
+        // Progress is relayed media arriving: RTCP a relay's legs send of their own (parleyd's
+        // do, rtpengine passes RTCP through) is counted as other and must not keep the run going.
+        let receivedBefore = result.received
         for _ in 0..<16 {
             guard let n = try? sockets.receiver.receive(into: batch), n > 0 else { break }
             for index in 0..<n { receive(batch.payload(at: index)) }
-            got += n
         }
         let after = wallSeconds()
-        if got > 0 {
+        if result.received > receivedBefore {
             lastArrival = after
             stalledSince = nil
         } else if sending, case .window = pace {

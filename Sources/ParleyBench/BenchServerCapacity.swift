@@ -1,7 +1,7 @@
 import Glibc
-import ParleyCalling
-import ParleyMedia
-import ParleyMediaLeg
+import ParleyCallCore
+import ParleyMediaCore
+import ParleyMediaLegCore
 import ParleySignaling
 import Synchronization
 

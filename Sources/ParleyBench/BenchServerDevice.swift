@@ -1,7 +1,7 @@
 import Glibc
 import ParleyAuth
-import ParleyCalling
-import ParleyWebSocketClient
+import ParleyCallCore
+import ParleyWebSocketClientIO
 import ParleyNetCore
 import ParleySignaling
 

@@ -1,9 +1,9 @@
 import Glibc
-import ParleyCalling
+import ParleyCallCore
 import ParleyCrypto
-import ParleyICE
-import ParleyMedia
-import ParleyMediaLeg
+import ParleyICECore
+import ParleyMediaCore
+import ParleyMediaLegCore
 import ParleyMediaLegIO
 import ParleyNetLinux
 import ParleySignaling

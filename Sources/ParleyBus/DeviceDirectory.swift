@@ -1,4 +1,4 @@
-public import ParleyCalling
+public import ParleyCallCore
 
 /// The presence port: which devices of a user have a session now, and on which node.
 /// A session counts from its `hello.ok` until it ends (logout, or the reconnect grace

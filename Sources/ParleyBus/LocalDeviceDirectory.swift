@@ -1,4 +1,4 @@
-public import ParleyCalling
+public import ParleyCallCore
 import Synchronization
 
 /// The device directory within one process, under a lock (any engine thread may ask).

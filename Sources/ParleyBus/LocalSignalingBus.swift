@@ -1,4 +1,4 @@
-public import ParleyCalling
+public import ParleyCallCore
 public import ParleySignaling
 import Synchronization
 

@@ -1,4 +1,4 @@
-public import ParleyCalling
+public import ParleyCallCore
 public import ParleySignaling
 
 /// The delivery port: hands a signaling message to a device's session on the node that

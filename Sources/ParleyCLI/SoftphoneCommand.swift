@@ -1,5 +1,5 @@
 import Foundation
-import ParleyMedia
+import ParleyMediaCore
 
 /// `parley call <user>` and `parley listen`: the softphone. Parses and checks everything
 /// it can before connecting (flags, token, the WAV file to play, the recording's

@@ -1,5 +1,5 @@
 /// Which side of the call a stored leg row serves. Only the store's rows carry it: a live
-/// leg is named by the call core's `CallLegID`, and `CallLegRole(_:)` (ParleyCalling)
+/// leg is named by the call core's `CallLegID`, and `CallLegRole(_:)` (ParleyCallCore)
 /// is the one mapping from that name to this role.
 public enum CallLegRole: String, Sendable, Hashable, CaseIterable, Codable {
     /// The caller's device.

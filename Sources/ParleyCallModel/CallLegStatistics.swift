@@ -1,5 +1,5 @@
 /// Media statistics of one leg (server to one device), as records keep them.
-/// The names follow ParleyMedia's `LegStatistics`: "inbound" is what the server received
+/// The names follow ParleyMediaCore's `LegStatistics`: "inbound" is what the server received
 /// from the device, "outbound" what the device reported about the server's stream.
 public struct CallLegStatistics: Sendable, Hashable, Codable {
     public var packetsSent: Int64

@@ -1,5 +1,5 @@
 import ParleyBus
-import ParleyCalling
+import ParleyCallCore
 import ParleyNetLinux
 import ParleyServer
 import ParleyStore
@@ -7,7 +7,8 @@ import ParleyStore
 /// parleyd's composition root: the one place that picks the adapters `serve` runs on and
 /// hands them to `ParleyServer` (LiveKit's `createStore` / `CreateRouter` are the model).
 /// Today one node alone: the SQLite store in the data directory (`DaemonStores`), the
-/// in-process signaling bus and device directory, the presence router, one engine loop.
+/// in-process signaling bus and device directory, the presence router, one engine loop and
+/// the push sender of the configured endpoints.
 /// A shared store, a Redis bus and directory or a customer backend's router are a switch
 /// here, on a configuration setting, with nothing changed in the server.
 enum DaemonComposition {
@@ -18,6 +19,8 @@ enum DaemonComposition {
             bus: LocalSignalingBus(),
             directory: LocalDeviceDirectory(),
             router: PresenceRouter(),
-            engineLoop: try EventLoop(name: "parley-calls"))
+            engineLoop: try EventLoop(name: "parley-calls"),
+            // APNs and FCM over HTTP/2 (libcurl), as the configuration names them.
+            pushSender: ServerComponents.pushSender(for: configuration))
     }
 }

@@ -1,4 +1,4 @@
-import ParleyICE
+import ParleyICECore
 import ParleySTUN
 
 /// Feeds the input to an ICE lite agent (and to a full agent that has a check in flight,

@@ -1,4 +1,4 @@
-import ParleyMedia
+import ParleyMediaCore
 
 /// WAV files come from users (`--play FILE.wav`): parse, and when that succeeds the
 /// serialized form must parse back to the same audio.

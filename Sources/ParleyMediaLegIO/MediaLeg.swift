@@ -1,6 +1,6 @@
-import ParleyICE
-public import ParleyMedia
-public import ParleyMediaLeg
+import ParleyICECore
+public import ParleyMediaCore
+public import ParleyMediaLegCore
 public import ParleyNetCore
 public import ParleyNetLinux
 import ParleyRTP
@@ -14,6 +14,11 @@ import Darwin
 /// A media leg on real sockets: `MediaLegCore` driven by an `EventLoop`, with its own UDP
 /// socket per local address and a real-time pacer that sends a frame from the source and
 /// plays a frame into the sink every 20 ms.
+///
+/// The transport is the configuration's (`MediaLegConfiguration.transport`): ICE + DTLS-SRTP
+/// for a WebRTC peer (`init(iceMode:certificate:)`), or plain RTP with symmetric latching for
+/// a SIP peer (`init(plainRTP:)`, announcing the first bound address in `c=`/`m=`). The shell
+/// is the same for both: datagrams in, the core's sends out, its deadlines on the loop.
 ///
 /// The actor runs on the loop's thread (the loop is its executor), so socket readiness,
 /// timers and calls from outside are serialised without locks.

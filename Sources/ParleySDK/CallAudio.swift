@@ -1,4 +1,4 @@
-import ParleyMedia
+import ParleyMediaCore
 
 /// The audio state shared by the controller and every call's source and sink: mute and
 /// the sound file mixed into the output. The legs' pacers read it on their loop thread.

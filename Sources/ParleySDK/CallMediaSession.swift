@@ -1,6 +1,6 @@
 import ParleyCrypto
-import ParleyMedia
-import ParleyMediaLeg
+import ParleyMediaCore
+import ParleyMediaLegCore
 import ParleyMediaLegIO
 import ParleyNetCore
 import ParleyNetLinux

@@ -1,7 +1,7 @@
 public import Foundation
 import ParleyCrypto
-import ParleyMedia
-import ParleyMediaLeg
+import ParleyMediaCore
+import ParleyMediaLegCore
 import ParleyNetCore
 import ParleyNetLinux
 import ParleySignaling

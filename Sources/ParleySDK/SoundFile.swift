@@ -1,4 +1,4 @@
-import ParleyMedia
+import ParleyMediaCore
 
 /// A WAV file as 48 kHz mono samples, played out in 20 ms frames.
 struct SoundFile: Sendable {

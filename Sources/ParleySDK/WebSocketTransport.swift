@@ -1,5 +1,5 @@
 import Foundation
-import ParleyWebSocketClient
+import ParleyWebSocketClientIO
 import ParleyNetCore
 import ParleySignaling
 import ParleyWebSocket

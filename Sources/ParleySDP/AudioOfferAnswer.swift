@@ -15,6 +15,9 @@ public struct AudioOfferAnswer: Sendable {
 
     /// RTP profiles we carry audio over: DTLS-SRTP over ICE/UDP (RFC 5764 §8).
     public static let supportedProtocols: Set<String> = ["UDP/TLS/RTP/SAVPF", "UDP/TLS/RTP/SAVP"]
+    /// RTP profiles a plain RTP endpoint (`LocalAudioCapabilities.Transport.plainRTP`)
+    /// carries audio over: the RTP/AVP profile (RFC 3551). `RTP/SAVP` joins with SDES.
+    public static let plainRTPProtocols: Set<String> = ["RTP/AVP"]
 
     public init(local: LocalAudioCapabilities) {
         self.local = local
@@ -63,7 +66,7 @@ public struct AudioOfferAnswer: Sendable {
         for (index, selection) in accepted {
             let offered = offer.media[index]
             let transport = try remoteTransport(of: offered, index: index, in: offer, bundle: offerBundle, defaultSetup: .active)
-            let localSetup = transport.setup.answer(preferring: local.setupPreference)
+            let localSetup = isPlainRTP ? .holdconn : transport.setup.answer(preferring: local.setupPreference)
             let direction = offered.direction(in: offer).answer(wanting: local.direction)
             let extensions = try offered.extensionMaps().filter { local.headerExtensions.contains($0.uri) }
                 .map { ExtensionMap(id: $0.id, direction: $0.direction?.reversed, uri: $0.uri) }
@@ -80,7 +83,7 @@ public struct AudioOfferAnswer: Sendable {
             if let mid = offered.mid { section.attributes.append(SDPAttribute(name: "mid", value: mid)) }
             section.attributes += extensions.map { SDPAttribute($0) }
             section.attributes.append(direction.attribute)
-            if direction.sends, let stream = local.sendStream {
+            if direction.sends, !isPlainRTP, let stream = local.sendStream {
                 section.attributes.append(SDPAttribute(MSID(streamID: stream.streamID, trackID: stream.trackID)))
             }
             if rtcpMux { section.attributes.append(SDPAttribute(name: "rtcp-mux")) }
@@ -96,7 +99,7 @@ public struct AudioOfferAnswer: Sendable {
             if direction.sends, let stream = local.sendStream {
                 section.attributes.append(SDPAttribute(SSRCAttribute(ssrc: stream.ssrc, attribute: "cname", value: stream.cname)))
             }
-            if local.endOfCandidates { section.attributes.append(SDPAttribute(name: "end-of-candidates")) }
+            if local.endOfCandidates && !isPlainRTP { section.attributes.append(SDPAttribute(name: "end-of-candidates")) }
             answerSections[index] = section
 
             negotiated.append(NegotiatedAudio(
@@ -117,7 +120,7 @@ public struct AudioOfferAnswer: Sendable {
         }
 
         var session = SessionDescription(origin: localOrigin)
-        if local.iceLite { session.attributes.append(SDPAttribute(name: "ice-lite")) }
+        if local.iceLite && !isPlainRTP { session.attributes.append(SDPAttribute(name: "ice-lite")) }
         if let answerBundle { session.attributes.append(SDPAttribute(answerBundle)) }
         session.media = answerSections
         return AudioAnswer(description: session, audio: negotiated)
@@ -147,13 +150,14 @@ public struct AudioOfferAnswer: Sendable {
                 codecs.append((event, payloadType))
             }
         }
-        var section = MediaDescription(media: "audio", port: localPort, proto: "UDP/TLS/RTP/SAVPF", formats: codecs.map { String($0.1) })
+        var section = MediaDescription(media: "audio", port: localPort, proto: isPlainRTP ? "RTP/AVP" : "UDP/TLS/RTP/SAVPF",
+                                       formats: codecs.map { String($0.1) })
         section.connections = [localConnection]
         section.attributes = transportAttributes(setup: .actpass)
         section.attributes.append(SDPAttribute(name: "mid", value: "0"))
         for (id, uri) in zip(1..., local.headerExtensions) { section.attributes.append(SDPAttribute(ExtensionMap(id: UInt16(clamping: id), uri: uri))) }
         section.attributes.append(local.direction.attribute)
-        if local.direction.sends, let stream = local.sendStream {
+        if local.direction.sends, !isPlainRTP, let stream = local.sendStream {
             section.attributes.append(SDPAttribute(MSID(streamID: stream.streamID, trackID: stream.trackID)))
         }
         section.attributes.append(SDPAttribute(name: "rtcp-mux"))
@@ -167,11 +171,12 @@ public struct AudioOfferAnswer: Sendable {
         if local.direction.sends, let stream = local.sendStream {
             section.attributes.append(SDPAttribute(SSRCAttribute(ssrc: stream.ssrc, attribute: "cname", value: stream.cname)))
         }
-        if local.endOfCandidates { section.attributes.append(SDPAttribute(name: "end-of-candidates")) }
+        if local.endOfCandidates && !isPlainRTP { section.attributes.append(SDPAttribute(name: "end-of-candidates")) }
 
         var session = SessionDescription(origin: localOrigin)
-        if local.iceLite { session.attributes.append(SDPAttribute(name: "ice-lite")) }
-        session.attributes.append(SDPAttribute(SDPGroup(semantics: "BUNDLE", identifiers: ["0"])))
+        if local.iceLite && !isPlainRTP { session.attributes.append(SDPAttribute(name: "ice-lite")) }
+        // BUNDLE (RFC 8843) is WebRTC's; a plain RTP peer need not know the group.
+        if !isPlainRTP { session.attributes.append(SDPAttribute(SDPGroup(semantics: "BUNDLE", identifiers: ["0"]))) }
         session.media = [section]
         return session
     }
@@ -237,7 +242,7 @@ public struct AudioOfferAnswer: Sendable {
 
             let transport = try remoteTransport(of: answered, index: index, in: answer, bundle: answerBundle, defaultSetup: .passive)
             let localSetup: DTLSSetup
-            switch transport.setup {
+            switch isPlainRTP ? .holdconn : transport.setup {
             case .active: localSetup = .passive
             case .passive: localSetup = .active
             case .holdconn: localSetup = .holdconn
@@ -305,8 +310,9 @@ public struct AudioOfferAnswer: Sendable {
         guard section.port != 0 || (bundled && section.isBundleOnly) else {
             return .reject(SDPError(.noAudioMedia, line: section.line, "m-section \(index) (audio) is disabled in the offer (port 0)"))
         }
-        guard Self.supportedProtocols.contains(section.proto) else {
-            return .reject(SDPError(.unsupportedProtocol, line: section.line, "m-section \(index) (audio) uses \(section.proto); we need one of \(Self.supportedProtocols.sorted().joined(separator: ", "))"))
+        let protocols = isPlainRTP ? Self.plainRTPProtocols : Self.supportedProtocols
+        guard protocols.contains(section.proto) else {
+            return .reject(SDPError(.unsupportedProtocol, line: section.line, "m-section \(index) (audio) uses \(section.proto); we need one of \(protocols.sorted().joined(separator: ", "))"))
         }
         let offered = try codecMaps(of: section)
         let fmtps = try section.formatParameters()
@@ -371,6 +377,10 @@ public struct AudioOfferAnswer: Sendable {
     /// RFC 4145 §4.1: without `a=setup` an offerer is `active` and an answerer
     /// `passive`; `defaultSetup` says which applies.
     private func remoteTransport(of section: MediaDescription, index: Int, in description: SessionDescription, bundle: SDPGroup?, defaultSetup: DTLSSetup) throws(SDPError) -> RemoteTransport {
+        // Plain RTP goes to the c=/m= address: no ICE credentials, candidates or fingerprints.
+        if isPlainRTP {
+            return RemoteTransport(ufrag: "", pwd: "", options: [], candidates: [], endOfCandidates: false, fingerprints: [], setup: .holdconn)
+        }
         var source = section
         if section.iceUsernameFragment == nil, let mid = section.mid, let bundle, bundle.identifiers.contains(mid),
            let tag = bundle.identifiers.first, let tagged = description.media.first(where: { $0.mid == tag && $0.port != 0 }) {
@@ -411,8 +421,9 @@ public struct AudioOfferAnswer: Sendable {
         return out
     }
 
-    /// ICE candidates and credentials, then DTLS fingerprint and role.
+    /// ICE candidates and credentials, then DTLS fingerprint and role; none for plain RTP.
     private func transportAttributes(setup: DTLSSetup) -> [SDPAttribute] {
+        if isPlainRTP { return [] }
         var attributes = local.candidates.map { SDPAttribute($0) }
         attributes.append(SDPAttribute(name: "ice-ufrag", value: local.iceUsernameFragment))
         attributes.append(SDPAttribute(name: "ice-pwd", value: local.icePassword))
@@ -422,10 +433,19 @@ public struct AudioOfferAnswer: Sendable {
         return attributes
     }
 
-    private var localPort: UInt16 { local.defaultCandidate?.port ?? 9 }
+    private var isPlainRTP: Bool {
+        if case .plainRTP = local.transport { return true }
+        return false
+    }
+
+    private var localPort: UInt16 {
+        if case .plainRTP(_, let port) = local.transport { return port }
+        return local.defaultCandidate?.port ?? 9
+    }
 
     private var localConnection: SessionDescription.Connection {
-        SessionDescription.Connection(address: local.defaultCandidate?.address ?? "0.0.0.0")
+        if case .plainRTP(let address, _) = local.transport { return SessionDescription.Connection(address: address) }
+        return SessionDescription.Connection(address: local.defaultCandidate?.address ?? "0.0.0.0")
     }
 
     private var localOrigin: SessionDescription.Origin {

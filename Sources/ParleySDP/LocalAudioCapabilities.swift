@@ -18,6 +18,17 @@ public struct LocalAudioCapabilities: Sendable, Hashable {
         }
     }
 
+    /// How the media is carried, which decides the `m=` protocol and the transport lines.
+    public enum Transport: Sendable, Hashable {
+        /// WebRTC: ICE (RFC 8839) and DTLS-SRTP (RFC 8842) over UDP, `UDP/TLS/RTP/SAVPF`;
+        /// our candidates give the `c=` and `m=` address.
+        case iceDTLS
+        /// Plain RTP (RFC 3551, `RTP/AVP`) to and from the `c=`/`m=` address, with no ICE
+        /// and no DTLS lines: what SIP endpoints and trunks speak. SDES-SRTP (`RTP/SAVP`
+        /// with RFC 4568 `a=crypto`) will be a second profile of this transport.
+        case plainRTP(address: String, port: UInt16)
+    }
+
     /// Codecs in order of preference. Answers list every common one in this order.
     public var codecs: [AudioCodec]
     /// Accept RFC 4733 telephone-event at the clock rate of each chosen codec.
@@ -57,6 +68,9 @@ public struct LocalAudioCapabilities: Sendable, Hashable {
     public var sessionVersion: UInt64
     /// `o=` address.
     public var originAddress: String
+    /// ICE + DTLS-SRTP (the default), or plain RTP: the ICE credentials, candidates and
+    /// fingerprint are neither written nor checked for a plain RTP endpoint.
+    public var transport: Transport = .iceDTLS
 
     public init(
         iceUsernameFragment: String,
@@ -124,6 +138,15 @@ public struct LocalAudioCapabilities: Sendable, Hashable {
 
     /// Throws when these capabilities cannot describe a valid endpoint.
     func validate() throws(SDPError) {
+        if case .plainRTP(let address, let port) = transport {
+            guard !codecs.isEmpty else {
+                throw SDPError(.invalidCapabilities, line: nil, "no local codecs")
+            }
+            guard !address.isEmpty, port != 0 else {
+                throw SDPError(.invalidCapabilities, line: nil, "a plain RTP endpoint needs an address and a port, not \(address):\(port)")
+            }
+            return
+        }
         let ufrag = iceUsernameFragment.utf8
         guard (4...256).contains(ufrag.count), ufrag.allSatisfy(ICECandidate.isICEChar) else {
             throw SDPError(.invalidCapabilities, line: nil, "local ICE username fragment must be 4-256 ice-chars (RFC 8839 §5.4)")

@@ -1,6 +1,6 @@
-import ParleyCalling
-import ParleyICE
-import ParleyMediaLeg
+import ParleyCallCore
+import ParleyICECore
+import ParleyMediaLegCore
 import ParleyNetCore
 import ParleyNetLinux
 

@@ -3,10 +3,10 @@ import Foundation
 import ParleyAuth
 import ParleyBus
 import ParleyCallModel
-import ParleyCalling
+import ParleyCallCore
 import ParleyCrypto
-import ParleyEdge
-import ParleyMediaLeg
+import ParleyEdgeIO
+import ParleyMediaLegCore
 import ParleyNetCore
 import ParleyPush
 import ParleySessionCore
@@ -94,10 +94,12 @@ final class CallEngine: @unchecked Sendable {
     ///   - mediaAnchor: builds the media anchor, given the function its reports go to
     ///     (they arrive on `loop`); nil runs without media (instructions are dropped).
     ///   - wallClock: Unix milliseconds now (the real clock in parleyd).
+    ///   - pushSender: builds the push sender (the composition root's choice); nil builds
+    ///     the configuration's (tests).
     init(loop: any Scheduler, configuration: ServerConfiguration, log: ServerLog, metrics: ServerMetrics, store: StoreQueue,
          helloStore: StoreQueue, node: NodeID = .local, bus: any SignalingBus = LocalSignalingBus(),
          directory: any DeviceDirectory = LocalDeviceDirectory(), router: any CallRouter = PresenceRouter(),
-         recorder: CallRecorder, knownUsers: [AppUser],
+         pushSender: PushSenderFactory? = nil, recorder: CallRecorder, knownUsers: [AppUser],
          wallClock: @escaping @Sendable () -> Int64 = ServerClock.unixMillis,
          mediaAnchor: ((@escaping (MediaEvent, String) -> Void) throws(NetError) -> MediaAnchor)?) throws(NetError) {
         self.loop = loop
@@ -125,6 +127,7 @@ final class CallEngine: @unchecked Sendable {
         do {
             push = try PushCoordinator(
                 configuration: configuration, store: store, log: log,
+                makeSender: pushSender ?? ServerComponents.pushSender(for: configuration),
                 deliver: { [loop] body in loop.execute(body) },
                 pushDevicesChanged: { [unowned self] user, devices in self.registry.setPushDevices(user, deviceIDs: devices) })
         } catch {

@@ -1,6 +1,6 @@
 import ParleyCallModel
 import ParleyWireCore
-import ParleyCalling
+import ParleyCallCore
 import ParleySignaling
 import ParleyStore
 import Synchronization

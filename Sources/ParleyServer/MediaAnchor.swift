@@ -1,10 +1,10 @@
 import Dispatch
 import ParleyCallModel
-import ParleyCalling
+import ParleyCallCore
 import ParleyCrypto
-import ParleyICE
-import ParleyMedia
-import ParleyMediaLeg
+import ParleyICECore
+import ParleyMediaCore
+import ParleyMediaLegCore
 import ParleyNetCore
 import ParleyNetLinux
 import ParleyRTP

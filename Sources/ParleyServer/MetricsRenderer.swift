@@ -1,5 +1,5 @@
 public import ParleyCallModel
-import ParleyCalling
+import ParleyCallCore
 import ParleySignaling
 
 /// Turns the server's counters into the Prometheus text exposition format, version 0.0.4

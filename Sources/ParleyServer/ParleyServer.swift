@@ -1,4 +1,4 @@
-public import ParleyEdge
+public import ParleyEdgeIO
 public import ParleyHTTP
 public import ParleyNetCore
 import ParleyNetLinux
@@ -6,7 +6,7 @@ public import ParleyStore
 import ParleyBus
 import ParleyAuth
 import ParleyCallModel
-import ParleyCalling
+import ParleyCallCore
 import ParleyCrypto
 import ParleyWebSocket
 import Synchronization
@@ -63,7 +63,7 @@ public final class ParleyServer: Sendable {
     /// A server alone on this machine with the store `stores` opens
     /// (`ServerComponents.local`).
     public convenience init(configuration: ServerConfiguration, stores: CallStoreFactory, log: ServerLog) throws {
-        try self.init(configuration: configuration, components: .local(stores: stores), log: log)
+        try self.init(configuration: configuration, components: .local(stores: stores, configuration: configuration), log: log)
     }
 
     /// Opens the store's connections through the components' store factory (the

@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import ParleyCalling
+import ParleyCallCore
 import ParleyCrypto
 import ParleyPush
 import ParleySignaling
@@ -27,7 +27,9 @@ final class PushCoordinator: Sendable {
     /// Replaces every FCM service account's `token_uri` when set (ServerConfiguration).
     private let fcmTokenURL: String?
 
-    init(configuration: ServerConfiguration, store: StoreQueue, log: ServerLog,
+    /// - Parameter makeSender: builds the push sender (the composition root chose it:
+    ///   `ServerComponents.pushSender`), given the function its events go to.
+    init(configuration: ServerConfiguration, store: StoreQueue, log: ServerLog, makeSender: PushSenderFactory,
          deliver: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void,
          pushDevicesChanged: @escaping @Sendable (AppUser, Set<String>) -> Void) throws(PushError) {
         self.store = store
@@ -35,10 +37,8 @@ final class PushCoordinator: Sendable {
         self.deliver = deliver
         self.pushDevicesChanged = pushDevicesChanged
         fcmTokenURL = configuration.pushFCMTokenURL
-        let timeout = Int(configuration.pushRequestTimeout.wholeMilliseconds)
         let removal = TokenRemoval()
-        sender = try PushSender(endpoints: configuration.pushEndpoints, policy: configuration.pushRetryPolicy,
-                                timeoutMilliseconds: timeout, caFile: configuration.pushCAFile) { event in removal.handle(event) }
+        sender = try makeSender { event in removal.handle(event) }
         removal.owner.withLock { $0.value = self }
     }
 

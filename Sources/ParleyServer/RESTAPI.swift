@@ -1,8 +1,8 @@
 public import ParleyHTTP
-import ParleyEdge
+import ParleyEdgeIO
 public import ParleyStore
 import ParleyAuth
-import ParleyCalling
+import ParleyCallCore
 import Foundation
 import Synchronization
 

@@ -1,8 +1,9 @@
 public import ParleyBus
-public import ParleyCalling
+public import ParleyCallCore
 public import ParleyNetLinux
 public import ParleyStore
 public import ParleyNetCore
+public import ParleyPush
 
 /// The adapters a `ParleyServer` runs on, chosen by the composition root (parleyd's
 /// `DaemonComposition`, or a test) and handed in: the server builds none of them.
@@ -21,21 +22,39 @@ public struct ServerComponents: Sendable {
     public var router: any CallRouter
     /// The call engine's scheduler ("parley-calls"); the server stops it at shutdown.
     public var engineLoop: EventLoop
+    /// Builds the push sender call pushes go out with (APNs and FCM over HTTP/2).
+    public var pushSender: PushSenderFactory
 
     public init(stores: CallStoreFactory, node: NodeID, bus: any SignalingBus, directory: any DeviceDirectory,
-                router: any CallRouter, engineLoop: EventLoop) {
+                router: any CallRouter, engineLoop: EventLoop, pushSender: @escaping PushSenderFactory) {
         self.stores = stores
         self.node = node
         self.bus = bus
         self.directory = directory
         self.router = router
         self.engineLoop = engineLoop
+        self.pushSender = pushSender
     }
 
     /// One server alone: the given store, the in-process bus and directory, the presence
-    /// router and a new engine loop.
-    public static func local(stores: CallStoreFactory) throws(NetError) -> ServerComponents {
+    /// router, a new engine loop and the push sender of `configuration`.
+    public static func local(stores: CallStoreFactory, configuration: ServerConfiguration) throws(NetError) -> ServerComponents {
         ServerComponents(stores: stores, node: .local, bus: LocalSignalingBus(), directory: LocalDeviceDirectory(),
-                         router: PresenceRouter(), engineLoop: try EventLoop(name: "parley-calls"))
+                         router: PresenceRouter(), engineLoop: try EventLoop(name: "parley-calls"),
+                         pushSender: pushSender(for: configuration))
+    }
+
+    /// The push sender of the configuration's endpoints, retry policy, timeout and CA file.
+    public static func pushSender(for configuration: ServerConfiguration) -> PushSenderFactory {
+        let endpoints = configuration.pushEndpoints
+        let policy = configuration.pushRetryPolicy
+        let timeout = Int(configuration.pushRequestTimeout.wholeMilliseconds)
+        let caFile = configuration.pushCAFile
+        return { (onEvent) throws(PushError) in
+            try PushSender(endpoints: endpoints, policy: policy, timeoutMilliseconds: timeout, caFile: caFile, onEvent: onEvent)
+        }
     }
 }
+
+/// Builds a push sender, given the function its events (attempts, answers, ends) go to.
+public typealias PushSenderFactory = @Sendable (@escaping @Sendable (PushEvent) -> Void) throws(PushError) -> PushSender

@@ -1,4 +1,4 @@
-import ParleyEdge
+import ParleyEdgeIO
 import ParleyWebSocket
 
 /// What the call engine needs of one WebSocket on `/v1/ws`: its id, where it comes from

@@ -17,6 +17,9 @@ public struct ServerSessionConfiguration: Sendable, Hashable {
     public var maxRequestsPerSecond = 20
     /// The soft limit's burst.
     public var requestBurst = 50
+    /// Requests handed to the call engine or push and not yet answered, at most, per
+    /// connection; one more is answered `rate_limited` at once.
+    public var maxRequestsInFlight = 32
     /// `serverVersion` in `hello.ok`.
     public var serverVersion = "parleyd/0.1"
     /// The codecs `hello.ok` offers.

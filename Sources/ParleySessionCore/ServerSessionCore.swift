@@ -1,4 +1,4 @@
-public import ParleyCalling
+public import ParleyCallCore
 public import ParleySignaling
 import ParleyWireCore
 
@@ -160,6 +160,13 @@ public struct ServerSessionCore: Sendable {
                 outputs.append(reply(.error(.init(replyTo: message.requestID, code: .notAuthenticated, message: "send hello first")), on: id))
                 break
             }
+            guard connection.inFlightCount < configuration.maxRequestsInFlight else {
+                outputs.append(reply(.error(.init(replyTo: message.requestID, code: .rateLimited,
+                                                  message: "more than \(configuration.maxRequestsInFlight) requests wait for their replies")),
+                                     on: id))
+                break
+            }
+            if let requestID = message.requestID { connections[id]?.handedOut(requestID) }
             switch message {
             case .pushRegister, .pushUnregister, .pushRelay:
                 connections[id]?.repliesPending += 1
@@ -246,6 +253,7 @@ public struct ServerSessionCore: Sendable {
     public mutating func deliver(_ message: SignalingMessage, to device: Device) -> [ServerSessionOutput] {
         guard var session = sessions[device] else { return [.event(.messageDropped(message, device: device))] }
         if let id = session.connectionID, let connection = connections[id], !connection.closing {
+            if let replyTo = message.replyTo { connections[id]?.answered(replyTo) }
             return [.send(id, message, device: device)]
         }
         if session.buffered.count < configuration.maxBufferedMessages {

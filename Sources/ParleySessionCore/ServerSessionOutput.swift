@@ -1,4 +1,4 @@
-public import ParleyCalling
+public import ParleyCallCore
 public import ParleySignaling
 
 /// What the server's session core asks its shell to do, in order. The shell owns the

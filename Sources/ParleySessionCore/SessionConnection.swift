@@ -1,4 +1,4 @@
-import ParleyCalling
+import ParleyCallCore
 import ParleySignaling
 
 /// One WebSocket on `/v1/ws` as the session core sees it.
@@ -26,6 +26,22 @@ struct SessionConnection: Sendable {
     var repliesPending = 0
     /// The edge's hard rate limit was reached: close with 4005 once nothing is pending.
     var closeWhenAnswered = false
+    /// Requests handed out and not yet answered, by request id (a device may reuse an id
+    /// once its request was answered, so a count per id).
+    private(set) var inFlight: [String: Int] = [:]
+    private(set) var inFlightCount = 0
+
+    mutating func handedOut(_ requestID: String) {
+        inFlight[requestID, default: 0] += 1
+        inFlightCount += 1
+    }
+
+    /// A reply to `requestID` went out on this connection.
+    mutating func answered(_ requestID: String) {
+        guard let count = inFlight[requestID] else { return }
+        inFlight[requestID] = count > 1 ? count - 1 : nil
+        inFlightCount -= 1
+    }
 
     var device: Device? {
         if case .authenticated(let device) = phase { return device }

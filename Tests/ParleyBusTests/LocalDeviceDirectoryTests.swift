@@ -1,5 +1,5 @@
 import ParleyBus
-import ParleyCalling
+import ParleyCallCore
 import Testing
 
 /// The in-process directory: a user's devices in the order their sessions started, the

@@ -1,5 +1,5 @@
 import ParleyBus
-import ParleyCalling
+import ParleyCallCore
 import ParleySignaling
 import Synchronization
 import Testing

@@ -16,7 +16,9 @@ import Testing
         var bursts: [[String]] = []
         for index in callers.indices {
             var burst: [String] = []
-            for call in 0..<40 {
+            // 30 each: under the protocol's 32 requests in flight, which a burst that
+            // waits for its records reaches (docs/protocol.md, Limits).
+            for call in 0..<30 {
                 let requestID = "c\(index)-\(call)"
                 let callID = UUID().uuidString.lowercased()
                 callIDs[requestID] = callID
@@ -27,16 +29,16 @@ import Testing
         for (caller, burst) in zip(callers, bursts) { try caller.sendBurst(burst) }
         var acknowledged: [String] = []
         for (index, caller) in callers.enumerated() {
-            let ids = Set((0..<40).map { "c\(index)-\($0)" })
+            let ids = Set((0..<30).map { "c\(index)-\($0)" })
             let replies = try caller.readReplies(to: ids, timeout: 30)
-            #expect(replies.count == 40, "caller \(index) got \(replies.count) of 40 replies")
+            #expect(replies.count == 30, "caller \(index) got \(replies.count) of 30 replies")
             for (requestID, type) in replies where type == "result" {
                 acknowledged.append(try #require(callIDs[requestID]))
             }
         }
         // The moment the last acknowledgement is in: no shutdown, no chance to write more.
         server.killHard()
-        #expect(acknowledged.count == 200, "every call.start of the burst is acknowledged")
+        #expect(acknowledged.count == 150, "every call.start of the burst is acknowledged")
         _ = bob
 
         try server.start()

@@ -1,4 +1,4 @@
-import ParleyMedia
+import ParleyMediaCore
 
 /// What a `--record` WAV file shows: whose tone it carries and how much of it arrived.
 struct RecordingAnalysis {

@@ -4,7 +4,7 @@ import Glibc
 import Darwin
 #endif
 
-/// Test signals and measurements for the Opus tests (this target cannot see ParleyMedia).
+/// Test signals and measurements for the Opus tests (this target cannot see ParleyMediaCore).
 enum OpusTestSignals {
     /// `count` samples of a sine at `frequency` Hz, amplitude `amplitude` of full scale.
     static func tone(frequency: Double, sampleRate: Int = 48000, count: Int, amplitude: Double = 0.5) -> [Int16] {

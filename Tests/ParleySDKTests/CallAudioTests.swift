@@ -1,5 +1,5 @@
 import Foundation
-import ParleyMedia
+import ParleyMediaCore
 @testable import ParleySDK
 import Testing
 

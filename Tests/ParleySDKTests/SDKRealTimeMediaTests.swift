@@ -1,6 +1,6 @@
 import Foundation
-import ParleyMedia
-import ParleyMediaLeg
+import ParleyMediaCore
+import ParleyMediaLegCore
 @testable import ParleySDK
 import ParleySignaling
 import Testing

@@ -1,8 +1,8 @@
 import Foundation
 import ParleyCrypto
-import ParleyEdge
-import ParleyMedia
-import ParleyMediaLeg
+import ParleyEdgeIO
+import ParleyMediaCore
+import ParleyMediaLegCore
 import ParleyMediaLegIO
 import ParleyNetLinux
 import ParleySignaling

@@ -1,7 +1,7 @@
 import Foundation
 import ParleyAuth
 import ParleyBus
-import ParleyCalling
+import ParleyCallCore
 import ParleyNetCore
 @testable import ParleyServer
 import ParleySignaling

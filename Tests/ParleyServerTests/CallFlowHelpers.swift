@@ -1,4 +1,4 @@
-import ParleyCalling
+import ParleyCallCore
 import ParleySignaling
 import Testing
 

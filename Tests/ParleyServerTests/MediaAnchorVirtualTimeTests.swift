@@ -1,10 +1,10 @@
 import ParleyWireCore
 import ParleyCallModel
-import ParleyCalling
+import ParleyCallCore
 import ParleyCrypto
-import ParleyICE
-import ParleyMedia
-import ParleyMediaLeg
+import ParleyICECore
+import ParleyMediaCore
+import ParleyMediaLegCore
 import ParleyNetCore
 @testable import ParleyServer
 import ParleySTUN
@@ -95,7 +95,7 @@ import Testing
         let start = scheduler.now
         let caller = try Device(port: 5_000, frequency: 440, network: network, now: start, seed: 1)
         let callee = try Device(port: 6_000, frequency: 1_000, network: network, now: start, seed: 2)
-        let bob = Party.device(ParleyCalling.Device(user: AppUser(applicationKey: "app", userID: "bob"), deviceID: "phone"))
+        let bob = Party.device(ParleyCallCore.Device(user: AppUser(applicationKey: "app", userID: "bob"), deviceID: "phone"))
         var generator = SeededGenerator(seed: 7)
         let callID = CallID.random(using: &generator)
         let time = { ClockReading(instant: scheduler.now, unixMilliseconds: 1_800_000_000_000) }

@@ -1,5 +1,5 @@
 import Foundation
-import ParleyMedia
+import ParleyMediaCore
 import ParleyServer
 import Synchronization
 import Testing

@@ -1,8 +1,8 @@
 import Foundation
 import ParleyAuth
 import ParleyCallModel
-import ParleyCalling
-import ParleyEdge
+import ParleyCallCore
+import ParleyEdgeIO
 import ParleyHTTP
 import ParleyNetLinux
 import ParleySQLite

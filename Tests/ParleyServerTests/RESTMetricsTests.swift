@@ -1,4 +1,4 @@
-import ParleyCalling
+import ParleyCallCore
 import Testing
 
 @testable import ParleyServer

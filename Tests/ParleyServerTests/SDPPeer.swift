@@ -1,7 +1,7 @@
 import ParleyWireCore
 import ParleyCrypto
-import ParleyICE
-import ParleyMediaLeg
+import ParleyICECore
+import ParleyMediaLegCore
 import ParleySTUN
 
 /// SDP from a real (unstarted) device-side media core, for signaling tests that need

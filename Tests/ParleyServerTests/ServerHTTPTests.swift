@@ -1,4 +1,4 @@
-import ParleyEdge
+import ParleyEdgeIO
 import ParleyHTTP
 import ParleyNetCore
 import ParleyNetLinux

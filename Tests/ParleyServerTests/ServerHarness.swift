@@ -1,7 +1,7 @@
 import Foundation
 import ParleyAuth
 import ParleyCrypto
-import ParleyWebSocketClient
+import ParleyWebSocketClientIO
 import ParleyNetCore
 import ParleyServer
 import ParleySignaling

@@ -1,6 +1,6 @@
 import Foundation
 import ParleyAuth
-import ParleyCalling
+import ParleyCallCore
 import ParleyServer
 import ParleySignaling
 import ParleyStore

@@ -1,7 +1,7 @@
 import Foundation
 import ParleyCrypto
-import ParleyMedia
-import ParleyMediaLeg
+import ParleyMediaCore
+import ParleyMediaLegCore
 import ParleyMediaLegIO
 import ParleyNetLinux
 @testable import ParleyServer

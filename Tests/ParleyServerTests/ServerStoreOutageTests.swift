@@ -1,5 +1,5 @@
 import Foundation
-import ParleyCalling
+import ParleyCallCore
 import ParleyServer
 import ParleySignaling
 import ParleyStore

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import ParleyAuth
 import ParleyCrypto
-import ParleyEdge
+import ParleyEdgeIO
 import ParleyNetCore
 import ParleyNetLinux
 import ParleyServer

@@ -1,6 +1,6 @@
 import Foundation
 import ParleyAuth
-import ParleyWebSocketClient
+import ParleyWebSocketClientIO
 import ParleyServer
 import ParleySignaling
 import ParleyStore

@@ -1,6 +1,6 @@
 import Testing
 import ParleyCallModel
-import ParleyCalling
+import ParleyCallCore
 import ParleySessionCore
 import ParleySignaling
 
@@ -320,5 +320,33 @@ import ParleySignaling
         #expect(core.frameReceived(Self.ping("p"), on: 1, now: Self.at(2)).isEmpty)
         #expect(core.nextDeadline == nil)
         #expect(core.stop().isEmpty)
+    }
+
+    @Test func requestsWaitingForTheirRepliesAreLimited() {
+        var configuration = Self.configuration()
+        configuration.maxRequestsPerSecond = 1_000
+        configuration.requestBurst = 1_000
+        configuration.maxRequestsInFlight = 3
+        var core = ServerSessionCore(configuration: configuration)
+        _ = core.connectionOpened(1, now: Self.at(0))
+        _ = core.frameReceived(Self.hello(), on: 1, now: Self.at(0))
+        _ = core.helloAccepted(on: 1, hello: Self.helloMessage(), userID: "alice", sessionID: "s-1", unixMillis: 0)
+        // Three requests the engine answers later (held behind a store commit, say).
+        for index in 0..<3 {
+            #expect(Self.error(core.frameReceived(Self.hangup("r\(index)"), on: 1, now: Self.at(1))) == nil)
+        }
+        let fourth = core.frameReceived(Self.hangup("r3"), on: 1, now: Self.at(1))
+        #expect(Self.error(fourth)?.code == .rateLimited)
+        #expect(Self.error(fourth)?.replyTo == "r3")
+        #expect(!Self.actions(fourth).contains { if case .callRequest = $0 { true } else { false } })
+        // A ping is answered at once and never counts.
+        #expect(Self.actions(core.frameReceived(Self.ping("p"), on: 1, now: Self.at(1))) == [.send(1, .pong(.init(replyTo: "p")), device: Self.alice)])
+        // One reply goes out: one more request is taken.
+        _ = core.deliver(.result(.init(replyTo: "r1")), to: Self.alice)
+        #expect(Self.error(core.frameReceived(Self.hangup("r4"), on: 1, now: Self.at(1))) == nil)
+        #expect(Self.error(core.frameReceived(Self.hangup("r5"), on: 1, now: Self.at(1)))?.code == .rateLimited)
+        // A reply to a request id not in flight changes nothing.
+        _ = core.deliver(.result(.init(replyTo: "r1")), to: Self.alice)
+        #expect(Self.error(core.frameReceived(Self.hangup("r6"), on: 1, now: Self.at(1)))?.code == .rateLimited)
     }
 }
