@@ -18,7 +18,10 @@ import ParleyWireCore
 /// packet delay over a sliding window, between `minimumDelay` and `maximumDelay`. The
 /// buffer grows by stretching (`.stretch`: one frame of concealment without consuming
 /// audio) at once when the target rises, and shrinks by dropping one frame at a time,
-/// at most once per `shrinkIntervalTicks`, or by shortening silence.
+/// at most once per `shrinkIntervalTicks`, or by shortening silence. Both decisions use
+/// the earliest playout phase of the recent ticks (a late wake-up is not extra delay), and
+/// a drop needs the delay `shrinkHysteresis` beyond target + one frame, so a drop never
+/// leaves the delay under the target: on a steady path the buffer holds still.
 public struct JitterBuffer: Sendable {
     /// Tuning; the defaults suit Opus at 48 kHz with 20 ms frames.
     public struct Configuration: Sendable, Hashable {
