@@ -47,6 +47,8 @@ public final class AudioPayloadCodec {
     /// Last decoded G.711 frame (48 kHz), faded and repeated to conceal a loss.
     private var lastG711Frame: [Int16] = []
     private var concealedInARow = 0
+    /// Whether the last `conceal` rebuilt its audio from the next packet's in-band FEC.
+    public private(set) var lastConcealmentUsedFEC = false
 
     /// The codec for an SDP encoding name (`opus`, `PCMU`, `PCMA`, any case), or nil for a
     /// name it does not run. Throws when libopus or the resampler cannot be set up.
@@ -77,6 +79,18 @@ public final class AudioPayloadCodec {
             throw error
         } catch {
             throw CodecError(.codecFailure, "opus", "\(error)")
+        }
+    }
+
+    /// Sets the Opus encoder's in-band FEC and the loss it plans that FEC for (see
+    /// `OpusLossProtection`); nothing for G.711.
+    public func setLossProtection(inbandFEC: Bool, expectedLossPercent: Int) throws(CodecError) {
+        guard let opusEncoder else { return }
+        do {
+            try opusEncoder.setInbandFEC(inbandFEC)
+            try opusEncoder.setPacketLossPercent(expectedLossPercent)
+        } catch {
+            throw CodecError(.codecFailure, "opus loss protection", "\(error)")
         }
     }
 
@@ -115,6 +129,7 @@ public final class AudioPayloadCodec {
     /// (silence after 60 ms, as a long repetition sounds worse than a gap).
     public func conceal(samples48k: Int, nextPayload: ArraySlice<UInt8>?) -> [Int16] {
         concealedInARow += 1
+        lastConcealmentUsedFEC = false
         let count = max(0, min(samples48k, 5760))
         // libopus takes gaps in multiples of 2.5 ms (120 samples at 48 kHz).
         let opusCount = max(120, count / 120 * 120)
@@ -124,6 +139,7 @@ public final class AudioPayloadCodec {
             var out: [Int16]
             if let nextPayload, !nextPayload.isEmpty, let recovered = try? opusDecoder.decodeFEC(nextPacket: Array(nextPayload), samplesPerChannel: opusCount) {
                 out = recovered
+                lastConcealmentUsedFEC = true
             } else {
                 out = (try? opusDecoder.decodeLost(samplesPerChannel: opusCount)) ?? []
             }

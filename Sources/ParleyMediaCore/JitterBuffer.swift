@@ -18,7 +18,10 @@ import ParleyWireCore
 /// packet delay over a sliding window, between `minimumDelay` and `maximumDelay`. The
 /// buffer grows by stretching (`.stretch`: one frame of concealment without consuming
 /// audio) at once when the target rises, and shrinks by dropping one frame at a time,
-/// at most once per `shrinkIntervalTicks`, or by shortening silence.
+/// at most once per `shrinkIntervalTicks`, or by shortening silence. Both decisions use
+/// the earliest playout phase of the recent ticks (a late wake-up is not extra delay), and
+/// a drop needs the delay `shrinkHysteresis` beyond target + one frame, so a drop never
+/// leaves the delay under the target: on a steady path the buffer holds still.
 public struct JitterBuffer: Sendable {
     /// Tuning; the defaults suit Opus at 48 kHz with 20 ms frames.
     public struct Configuration: Sendable, Hashable {
@@ -39,8 +42,17 @@ public struct JitterBuffer: Sendable {
         /// How much one re-estimate may lower the target.
         public var targetShrinkStep: Duration = .milliseconds(10)
         /// Ticks between two frames dropped to shrink the delay (beyond `maximumDelay`
-        /// plus a frame, one is dropped every tick).
+        /// plus a frame, one is dropped every tick). Also the number of recent ticks whose
+        /// earliest wake-up gives the playout phase the decisions use.
         public var shrinkIntervalTicks: Int = 25
+        /// How far beyond target + one frame the delay must sit before a frame is dropped.
+        /// Dropping a frame lowers the delay by a frame, so this margin is what keeps the
+        /// delay at or above the target afterwards: a shrink can never cause a stretch.
+        public var shrinkHysteresis: Duration = .milliseconds(5)
+        /// Wake-up lateness the playout ticks may show. Playout starts (and re-aligns in
+        /// silence) this much beyond the target, so a first tick that woke late does not
+        /// leave the steady delay under the target. Must stay below `shrinkHysteresis`.
+        public var wakeUpTolerance: Duration = .milliseconds(3)
         /// Sequence number distance from the highest seen that counts as a jump.
         public var maximumSequenceJump: Int64 = 500
         /// Change of relative delay (arrival minus timestamp) that counts as a jump.
@@ -156,6 +168,10 @@ public struct JitterBuffer: Sendable {
     private var jumpCandidate: UInt16?
     private var ticksSinceShrink = 0
     private var estimator: JitterBufferDelayEstimator
+    /// The playout phase of recent ticks, earliest wake-up first.
+    private var phase: JitterBufferPlayoutPhase
+    private let shrinkHysteresisNanoseconds: Int64
+    private let wakeUpToleranceNanoseconds: Int64
 
     public init(configuration: Configuration = Configuration()) {
         var configuration = configuration
@@ -179,6 +195,9 @@ public struct JitterBuffer: Sendable {
             shrinkStep: configuration.targetShrinkStep.wholeNanoseconds,
             updateInterval: configuration.targetUpdateInterval)
         statistics.targetDelayNanoseconds = estimator.target
+        phase = JitterBufferPlayoutPhase(ticks: configuration.shrinkIntervalTicks)
+        shrinkHysteresisNanoseconds = max(configuration.shrinkHysteresis.wholeNanoseconds, 0)
+        wakeUpToleranceNanoseconds = min(max(configuration.wakeUpTolerance.wholeNanoseconds, 0), shrinkHysteresisNanoseconds)
         entries.reserveCapacity(configuration.capacity + 1)
     }
 
@@ -316,25 +335,34 @@ public struct JitterBuffer: Sendable {
         let inSilence = head.sequence == nextSequence && head.timestamp > playout + frameSamples / 2
         if nextSequence == nil || inSilence {
             // Before playout starts, or in silence: the head plays once it is due, which
-            // re-aligns the delay to the target without touching speech.
+            // re-aligns the delay to the target without touching speech. The start waits
+            // `wakeUpTolerance` beyond the target, so a late first tick cannot leave the
+            // steady delay under the target (a stretch one tick later).
             let delay = delay(of: head.timestamp, now: now, baseline: baseline)
             statistics.currentDelayNanoseconds = delay
-            guard delay >= target else {
+            guard delay >= target + wakeUpToleranceNanoseconds else {
                 tickRemaining = 0
                 return .empty
             }
             nextSequence = head.sequence
             playout = head.timestamp
+            phase.restart(with: now &- nanoseconds(playout))
         } else if tickStart {
-            let delay = delay(of: playout, now: now, baseline: baseline)
+            // Decide on the playout phase of the recent ticks (the earliest wake-up among
+            // them), not on this tick alone: wake-up lateness only ever adds delay, so
+            // one late tick must not look like a delay to shrink.
+            phase.record(now &- nanoseconds(playout))
+            let delay = phase.earliest &- baseline
             statistics.currentDelayNanoseconds = delay
             if delay < target {
                 // Grow at once: hold playout back one tick.
                 statistics.stretched &+= 1
                 tickRemaining = 0
+                phase.shift(by: frameNanoseconds)
                 return .stretch
             }
-            let tooLong = delay >= target + frameNanoseconds
+            // Hysteresis: after dropping a frame the delay is still >= target + margin.
+            let tooLong = delay >= target + frameNanoseconds + shrinkHysteresisNanoseconds
             let farTooLong = delay > maximumDelayNanoseconds + frameNanoseconds
             if tooLong, ticksSinceShrink >= configuration.shrinkIntervalTicks || farTooLong,
                head.sequence == nextSequence, entries.count >= 2, entries[1].sequence == head.sequence + 1 {
@@ -345,6 +373,7 @@ public struct JitterBuffer: Sendable {
                 playout = head.timestamp + duration
                 statistics.discardedForDelay &+= 1
                 ticksSinceShrink = 0
+                phase.shift(by: -nanoseconds(duration))
                 head = entries[0]
             }
         }
@@ -378,6 +407,11 @@ public struct JitterBuffer: Sendable {
         entries.removeFirst()
         lastDuration = samples
         advance(to: head.sequence + 1, played: true)
+        if head.timestamp != playout {
+            // A late packet after underrun ticks moves playout back to it (the delay
+            // grew by those ticks): the remembered ticks move with it.
+            phase.shift(by: nanoseconds(playout &- head.timestamp))
+        }
         playout = head.timestamp
         produce(samples)
         let waited = now &- Int64(clamping: head.packet.arrival)

@@ -43,12 +43,15 @@ public struct MediaLegConfiguration: Sendable {
     public var answerSetup: DTLSSetup = .active
     /// Opus encoder target in bit/s (libopus 1.3 only sends in-band FEC from 32 kbit/s up).
     public var opusBitrate = 32_000
-    /// Opus in-band FEC (LBRR) in what we send.
+    /// Whether Opus in-band FEC (LBRR) may be sent. When true, FEC starts off and follows
+    /// the loss the peer reports in RTCP (`OpusLossProtection`: on from about 1 % smoothed
+    /// loss, off again below 0.5 %); false keeps it off whatever the reports say.
     public var opusInbandFEC = true
     /// Opus discontinuous transmission: near-silent frames are not sent.
     public var opusDTX = false
-    /// The loss rate the Opus encoder plans its FEC for, in percent.
-    public var opusExpectedLossPercent = 5
+    /// The highest loss rate, in percent, the Opus encoder is told to plan its FEC for.
+    /// The rate itself is the peer's reported loss (smoothed); 0 disables FEC.
+    public var opusExpectedLossPercent = 20
     /// Jitter buffer settings; the clock rate is set from the negotiated codec.
     public var jitterBuffer = JitterBuffer.Configuration()
     /// The leg fails if its transport (ICE and DTLS) is not up this long after `start`.

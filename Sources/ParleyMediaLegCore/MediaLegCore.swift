@@ -67,7 +67,10 @@ public struct MediaLegCore: ~Copyable {
     private var jitter = JitterBuffer()
     private var reporter: RTCPReporter
     private var inputResampler: Resampler?
-    private var pendingPlayout: [Int16] = []
+    /// Decodes and conceals what the jitter buffer plays; set with the codec.
+    private var audioPlayout: AudioPlayout?
+    /// The encoder's FEC and expected loss, driven by the peer's receiver reports.
+    public private(set) var lossProtection: OpusLossProtection
     private var senderReports: [UInt32: (ntpNanoseconds: Int64, rtpTimestamp: UInt32)] = [:]
     private var delays: (count: Int, sum: Double, minimum: Double, maximum: Double) = (0, 0, .infinity, 0)
     private var stats = MediaLegStatistics()
@@ -102,6 +105,8 @@ public struct MediaLegCore: ~Copyable {
         if let start = configuration.timestampStart { rtpTimestamp = start }
         reporter = RTCPReporter(configuration: .init(
             ssrc: ssrc, cname: cname, clockRate: 48_000, clock: MediaClock(unixNanosecondsAtZero: now.unixNanoseconds)))
+        lossProtection = OpusLossProtection(
+            allowed: configuration.opusInbandFEC, maximumExpectedLossPercent: configuration.opusExpectedLossPercent)
         self.random = random
         if let iceMode = configuration.iceMode { stats.iceMode = iceMode }
     }
@@ -178,9 +183,10 @@ public struct MediaLegCore: ~Copyable {
     }
 
     private mutating func configure(_ audio: NegotiatedAudio) throws(MediaLegError) {
+        // FEC starts off and follows the loss the peer reports (`lossProtection`).
         let options = AudioPayloadCodec.OpusOptions(
-            bitrate: configuration.opusBitrate, inbandFEC: configuration.opusInbandFEC,
-            dtx: configuration.opusDTX, expectedLossPercent: configuration.opusExpectedLossPercent)
+            bitrate: configuration.opusBitrate, inbandFEC: lossProtection.inbandFEC,
+            dtx: configuration.opusDTX, expectedLossPercent: lossProtection.expectedLossPercent)
         let made: AudioPayloadCodec?
         do { made = try AudioPayloadCodec(name: audio.codec.name, opus: options) } catch {
             throw MediaLegError(.codec, "\(error)")
@@ -200,6 +206,9 @@ public struct MediaLegCore: ~Copyable {
             transport = try PlainRTPTransport(negotiated: audio, local: local, options: options)
         }
         self.codec = codec
+        // The comfort noise needs no secrecy, only a seed of its own; taking it from values
+        // already drawn leaves the leg's later draws (RTCP schedule, ICE) as they were.
+        audioPlayout = AudioPlayout(codec: codec, noiseSeed: UInt64(ssrc) << 32 ^ sessionID)
         payloadType = audio.codec.payloadType
         telephoneEventPayloadType = audio.telephoneEvent?.payloadType
         codecLabel = "\(audio.codec.name)/\(audio.codec.clockRate)" + (audio.codec.channels > 1 ? "/\(audio.codec.channels)" : "")
@@ -532,40 +541,19 @@ public struct MediaLegCore: ~Copyable {
             return [Int16](repeating: 0, count: tick)
         }
         let ns = nanoseconds(now)
-        let scale = AudioPayloadCodec.interfaceRate / codec.clockRate
-        var kind: (packet: Bool, concealed: Bool) = (false, false)
-        var rounds = 0
-        repeat {
-            rounds += 1
-            switch jitter.pop(now: ns) {
-            case .packet(let frame):
-                kind.packet = true
-                if let decoded = try? codec.decode(frame.payload) {
-                    pendingPlayout += decoded
-                    measureDelay(timestamp: frame.timestamp, clockRate: codec.clockRate, now: ns)
-                } else {
-                    stats.dropped[.undecodable, default: 0] &+= 1
-                    pendingPlayout += codec.conceal(samples48k: frame.samples * scale, nextPayload: nil)
-                }
-            case .lost(let loss):
-                kind.concealed = true
-                pendingPlayout += codec.conceal(samples48k: loss.samples * scale, nextPayload: loss.nextPacket?.payload)
-            case .continuation:
-                kind.packet = true
-            case .stretch:
-                kind.concealed = true
-                pendingPlayout += codec.conceal(samples48k: tick, nextPayload: nil)
-            case .empty:
-                break
-            }
-        } while !jitter.tickComplete && rounds < 16
-        if kind.packet { stats.framesPlayedFromPackets &+= 1 } else if kind.concealed { stats.framesConcealed &+= 1 } else { stats.framesSilent &+= 1 }
-        if pendingPlayout.count < tick { pendingPlayout += [Int16](repeating: 0, count: tick - pendingPlayout.count) }
-        let out = Array(pendingPlayout.prefix(tick))
-        pendingPlayout.removeFirst(tick)
-        // Never let undelivered audio pile up (a peer sending faster than real time).
-        if pendingPlayout.count > tick * 10 { pendingPlayout.removeFirst(pendingPlayout.count - tick * 10) }
-        return out
+        // In place: a copy would make its pending audio copy on every tick.
+        guard let played = audioPlayout?.tick(from: &jitter, now: ns) else {
+            stats.framesSilent &+= 1
+            return [Int16](repeating: 0, count: tick)
+        }
+        for timestamp in played.decodedTimestamps { measureDelay(timestamp: timestamp, clockRate: codec.clockRate, now: ns) }
+        if played.undecodable > 0 { stats.dropped[.undecodable, default: 0] &+= UInt64(played.undecodable) }
+        switch played.kind {
+        case .packet: stats.framesPlayedFromPackets &+= 1
+        case .concealed: stats.framesConcealed &+= 1
+        case .silent: stats.framesSilent &+= 1
+        }
+        return played.samples
     }
 
     /// Ends the leg: an RTCP BYE and a DTLS close_notify when connected, then `closed`.
@@ -716,6 +704,24 @@ public struct MediaLegCore: ~Copyable {
             }
         }
         reporter.receive(compound, now: ns)
+        adaptLossProtection(to: compound)
+    }
+
+    /// Feeds the peer's view of our stream's loss to the encoder's FEC settings.
+    private mutating func adaptLossProtection(to compound: RTCPCompoundPacket) {
+        for packet in compound.packets {
+            let blocks: [RTCPReportBlock]
+            switch packet {
+            case .senderReport(let report): blocks = report.reportBlocks
+            case .receiverReport(let report): blocks = report.reportBlocks
+            default: continue
+            }
+            for block in blocks where block.ssrc == ssrc {
+                guard lossProtection.report(fractionLost: Double(block.fractionLost) / 256) else { continue }
+                try? codec?.setLossProtection(
+                    inbandFEC: lossProtection.inbandFEC, expectedLossPercent: lossProtection.expectedLossPercent)
+            }
+        }
     }
 
     private mutating func sendRTCP(_ report: RTCPCompoundPacket, into actions: inout [MediaLegAction]) {

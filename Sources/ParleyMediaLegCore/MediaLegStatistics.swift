@@ -25,7 +25,8 @@ public struct MediaLegStatistics: Sendable, Hashable, Encodable {
     /// Frames handed to `sendAudio` and sent / skipped (not connected, or DTX silence).
     public var framesSent: UInt64 = 0
     public var framesNotSent: UInt64 = 0
-    /// 20 ms ticks played: from packets, concealed (loss, stretch), or silence (nothing due).
+    /// 20 ms ticks played: from packets, concealed (loss, stretch, an underrun inside a talk
+    /// spurt; comfort noise once concealment fades), or silence (nothing due between spurts).
     public var framesPlayedFromPackets: UInt64 = 0
     public var framesConcealed: UInt64 = 0
     public var framesSilent: UInt64 = 0

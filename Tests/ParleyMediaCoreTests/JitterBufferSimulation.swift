@@ -23,6 +23,8 @@ struct JitterBufferSimulation {
     var start: UInt64 = 1_000 * millisecond
     /// Offset of the playout ticks relative to the sender's clock.
     var tickPhase: UInt64 = 7 * millisecond
+    /// How late tick k wakes up after its nominal time (a timer never fires early).
+    var wakeUpLateness: (Int) -> UInt64 = { _ in 0 }
 
     /// One entry per delivered copy, in no particular order.
     var deliveries: [Sent] = []
@@ -95,7 +97,7 @@ struct JitterBufferSimulation {
         let tickInterval = UInt64(configuration.frameDuration.components.attoseconds / 1_000_000_000)
             + UInt64(configuration.frameDuration.components.seconds) * 1_000_000_000
         for tick in 0..<ticks {
-            let now = start + tickPhase + UInt64(tick) * tickInterval
+            let now = start + tickPhase + UInt64(tick) * tickInterval + wakeUpLateness(tick)
             while next < arrivals.count, arrivals[next].arrival <= now {
                 let sent = arrivals[next]
                 result.pushOutcomes.append(buffer.push(
