@@ -3,10 +3,12 @@ public import ParleySignaling
 /// An event that moves a call's state machine. parleyd turns requests (`call.ack`,
 /// `call.answer`, ...) into these through `CallRegistry`, or feeds a machine directly.
 public enum CallInput: Sendable, Hashable {
-    /// `call.ack` from a callee device: it is ringing.
-    case acknowledged(Device)
-    /// `call.answer` from a callee device, with its SDP answer to the leg's offer.
-    case answered(Device, sdp: String)
+    /// `call.ack` from a callee device: it is ringing. With `earlyAnswer`, its SDP answer
+    /// to the leg's offer, given while it rings so that its leg connects before the answer.
+    case acknowledged(Device, earlyAnswer: String? = nil)
+    /// `call.answer` from a callee device, with its SDP answer to the leg's offer, or nil
+    /// when it gave that answer early (in `call.ack`).
+    case answered(Device, sdp: String?)
     /// `call.decline` from a callee device.
     case declined(Device)
     /// `call.hangup` from the caller or a callee device.

@@ -87,7 +87,7 @@ public struct CallRegistry: Sendable {
             let actions: [CallAction]
             switch message {
             case .callStart(let start): actions = try startCall(start, from: device, now: now)
-            case .callAck(let request): actions = try apply(.acknowledged(device), to: request.callID, now: now)
+            case .callAck(let request): actions = try apply(.acknowledged(device, earlyAnswer: request.sdp), to: request.callID, now: now)
             case .callAnswer(let answer): actions = try apply(.answered(device, sdp: answer.sdp), to: answer.callID, now: now)
             case .callDecline(let request): actions = try apply(.declined(device), to: request.callID, now: now)
             case .callHangup(let request): actions = try apply(.hungUp(device), to: request.callID, now: now)

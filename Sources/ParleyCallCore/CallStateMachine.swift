@@ -40,6 +40,9 @@ public struct CallStateMachine: Sendable {
         /// Callee legs whose ICE and DTLS are done. A device may connect its leg before it
         /// answers (it has the anchor's offer from `call.incoming`).
         var connectedCalleeLegs: Set<Device> = []
+        /// Callee devices that answered the leg's offer in `call.ack` (their legs connect
+        /// while they ring), with that SDP answer.
+        var earlyAnswers: [Device: String] = [:]
         var ringDeadline: ContinuousClock.Instant
         /// When the caller's dropped connection runs out of time to resume.
         var callerGrace: ContinuousClock.Instant?
@@ -48,6 +51,7 @@ public struct CallStateMachine: Sendable {
             guard let status = status.removeValue(forKey: device) else { return nil }
             callees.removeAll { $0 == device }
             connectedCalleeLegs.remove(device)
+            earlyAnswers[device] = nil
             return status
         }
     }
@@ -117,6 +121,8 @@ public struct CallStateMachine: Sendable {
     /// Callee devices that left the call (another answered, their leg failed, they
     /// dropped): history, for the error a late request of theirs gets.
     private var formerCallees: Set<Device> = []
+    /// The SDP answer the answering device gave in `call.ack`, if it answered media early.
+    private var answererEarlyAnswer: String?
 
     private var output: [CallAction] = []
 
@@ -218,7 +224,7 @@ public struct CallStateMachine: Sendable {
         output = []
         switch input {
         case .routed(let decision): routed(decision, now: now)
-        case .acknowledged(let device): try acknowledge(device, now: now)
+        case .acknowledged(let device, let earlyAnswer): try acknowledge(device, earlyAnswer: earlyAnswer, now: now)
         case .answered(let device, let sdp): try answer(device, sdp: sdp, now: now)
         case .declined(let device): try decline(device, now: now)
         case .hungUp(let device): try hangUp(device, now: now)
@@ -357,13 +363,35 @@ public struct CallStateMachine: Sendable {
         }
     }
 
-    private mutating func acknowledge(_ device: Device, now: ClockReading) throws(CallingError) {
+    private mutating func acknowledge(_ device: Device, earlyAnswer: String?, now: ClockReading) throws(CallingError) {
         guard case .offered(let acknowledged) = try calleeStatus(of: device, to: "acknowledge") else {
             throw CallingError(.invalidState, callID: callID, "cannot acknowledge: call.incoming not sent yet")
         }
+        if let earlyAnswer { try answerMediaEarly(device, sdp: earlyAnswer) }
         if acknowledged || isAnswered { return }
         modifyOffering { $0.status[device] = .offered(acknowledged: true) }
         ringCaller(now: now)
+    }
+
+    /// A ringing device answered its leg's offer in `call.ack`: the leg connects now and
+    /// carries audio only once this device answers the call. The same answer again (a
+    /// request resent after a reconnect) changes nothing; a different one is refused.
+    private mutating func answerMediaEarly(_ device: Device, sdp: String) throws(CallingError) {
+        let given: String??
+        switch phase {
+        case .progressing(let offering), .ringing(let offering): given = .some(offering.earlyAnswers[device])
+        default: given = .none
+        }
+        guard let given else {
+            if device == answerer, sdp == answererEarlyAnswer { return }
+            throw CallingError(.invalidState, callID: callID, "cannot answer media in call.ack: the call was answered")
+        }
+        if let given {
+            if given == sdp { return }
+            throw CallingError(.invalidState, callID: callID, "cannot answer media twice: this device's call.ack already had an SDP answer")
+        }
+        _ = modifyOffering { $0.earlyAnswers[device] = sdp }
+        output.append(.media(.acceptAnswer(callID: callID, party: .device(device), answer: sdp)))
     }
 
     /// The first callee acknowledged: the caller hears `ringing` (only from progressing).
@@ -402,7 +430,7 @@ public struct CallStateMachine: Sendable {
         details(for: device, answerer: answerer, endedAt: time)
     }
 
-    private mutating func answer(_ device: Device, sdp: String, now: ClockReading) throws(CallingError) {
+    private mutating func answer(_ device: Device, sdp: String?, now: ClockReading) throws(CallingError) {
         let status = try calleeStatus(of: device, to: "answer")
         if isAnswered {
             throw CallingError(.invalidState, callID: callID, "cannot answer: already answered")
@@ -414,6 +442,15 @@ public struct CallStateMachine: Sendable {
         switch phase {
         case .progressing(let current), .ringing(let current): offering = current
         default: preconditionFailure("invalid transition: answer by an offered device in state \(state)")
+        }
+        let earlyAnswer = offering.earlyAnswers[device]
+        switch (sdp, earlyAnswer) {
+        case (nil, nil):
+            throw CallingError(.badRequest, callID: callID, "cannot answer without sdp: this device gave no SDP answer in call.ack")
+        case (let sdp?, let early?) where sdp != early:
+            throw CallingError(.invalidState, callID: callID, "cannot answer with a new sdp: this device's call.ack already had an SDP answer")
+        default:
+            break
         }
         var graces: [Device: ContinuousClock.Instant] = [:]
         graces[caller] = offering.callerGrace
@@ -429,7 +466,10 @@ public struct CallStateMachine: Sendable {
             formerCallees.insert(other)
             leaveCall(other, status: offering.status[other], cause: .otherDeviceAnswered, now: now)
         }
-        output.append(.media(.acceptAnswer(callID: callID, party: .device(device), answer: sdp)))
+        if earlyAnswer == nil, let sdp {
+            output.append(.media(.acceptAnswer(callID: callID, party: .device(device), answer: sdp)))
+        }
+        answererEarlyAnswer = earlyAnswer
         output.append(.media(.bridge(callID: callID, party: .device(device))))
         checkEstablished(now: now)
     }

@@ -111,6 +111,15 @@ public actor MediaLeg {
         rescheduleDeadline()
     }
 
+    /// Gives a started leg its audio: from the next tick the pacer sends `source`'s frames
+    /// and plays received audio into `sink`. A callee leg that connects while it rings is
+    /// started without audio and gets it here when the user answers, so nothing of the
+    /// microphone leaves the device before the answer and the first word after it does.
+    public func attach(source: (any AudioSource & Sendable)?, sink: (any AudioSink & Sendable)?) {
+        self.source = source
+        self.sink = sink
+    }
+
     /// Ends the leg (RTCP BYE, DTLS close_notify), stops the pacer and closes the sockets.
     public func close() {
         perform(core.close(now: .now))

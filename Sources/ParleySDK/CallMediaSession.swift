@@ -56,16 +56,33 @@ final class CallMediaSession: @unchecked Sendable {
         return created
     }
 
-    /// Starts ICE, DTLS and the pacer with the configured source and sink.
-    func startLeg() async throws {
+    /// Starts ICE, DTLS and the pacer, with the configured source and sink or, for a
+    /// ringing call's leg (`withAudio: false`), with none until `attachAudio()`.
+    func startLeg(withAudio: Bool = true) async throws {
         guard let leg = leg.current else { return }
+        if withAudio {
+            let (source, sink) = try makeAudio()
+            try await leg.start(source: source, sink: sink)
+        } else {
+            try await leg.start()
+        }
+    }
+
+    /// Gives a leg started without audio the configured source and sink.
+    func attachAudio() async throws {
+        guard let leg = leg.current else { return }
+        let (source, sink) = try makeAudio()
+        await leg.attach(source: source, sink: sink)
+    }
+
+    private func makeAudio() throws -> (any AudioSource & Sendable, any AudioSink & Sendable) {
         let audio: any AudioSource & Sendable
         switch source {
         case .tone(let frequency): audio = ToneSource(frequency: frequency, amplitude: 0.3)
         case .wavFile(let path, let looping): audio = SoundFileSource(try SoundFile(path: path, looping: looping))
         case .silence, .device: audio = SilenceSource()
         }
-        try await leg.start(source: MutableSource(audio, state: mix), sink: MixingSink(state: mix, recording: recording))
+        return (MutableSource(audio, state: mix), MixingSink(state: mix, recording: recording))
     }
 
     /// Closes the leg and writes the recording; returns the leg's last statistics.

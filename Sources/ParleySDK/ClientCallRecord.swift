@@ -15,6 +15,8 @@ struct ClientCallRecord: Sendable, Hashable {
     var startSent = false
     /// Outgoing: the server's `call.media` answer was handed to the leg.
     var mediaApplied = false
+    /// Incoming: where the leg that connects while the call rings is.
+    var earlyMedia: EarlyMedia = .unavailable
     /// Incoming: the user answered (the leg is answering or has answered the offer).
     var answerRequested = false
     var hangupRequested = false
@@ -23,4 +25,15 @@ struct ClientCallRecord: Sendable, Hashable {
     var endedByThisDevice = false
     /// The server knows this call (incoming always; outgoing once `call.start` was sent).
     var serverKnows: Bool { direction == .incoming || startSent }
+
+    /// An incoming call's leg made at `call.incoming`, answering the offer at once so
+    /// that ICE and DTLS are done before the user answers (`call.ack` carries its SDP).
+    enum EarlyMedia: Sendable, Hashable {
+        /// None: an outgoing call, or the leg could not be made (the answer makes one).
+        case unavailable
+        /// The shell is making the leg and its answer; the acknowledgement waits for it.
+        case preparing
+        /// The leg answered and is connecting or connected, without audio until the answer.
+        case prepared
+    }
 }

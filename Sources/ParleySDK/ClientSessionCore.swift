@@ -58,15 +58,17 @@ struct ClientSessionCore {
     /// wait for a connection or be sent again after a resumed session.
     enum CallRequest: Sendable, Hashable {
         case start(callID: String, to: String, headers: [String: String], sdp: String)
-        case ack(callID: String)
-        case answer(callID: String, sdp: String)
+        /// `sdp`: the leg's answer to the offer, given while ringing (early media answer).
+        case ack(callID: String, sdp: String?)
+        /// `sdp`: nil when it went with `ack`.
+        case answer(callID: String, sdp: String?)
         case hangup(callID: String)
         /// Declines a call this device never showed (the system refused it).
         case decline(callID: String)
 
         var callID: String {
             switch self {
-            case .start(let id, _, _, _), .ack(let id), .answer(let id, _), .hangup(let id), .decline(let id): id
+            case .start(let id, _, _, _), .ack(let id, _), .answer(let id, _), .hangup(let id), .decline(let id): id
             }
         }
 
@@ -84,7 +86,7 @@ struct ClientSessionCore {
             switch self {
             case .start(let callID, let to, let headers, let sdp):
                 .callStart(.init(requestID: id, callID: callID, to: .user(to), headers: headers, sdp: sdp))
-            case .ack(let callID): .callAck(.init(requestID: id, callID: callID))
+            case .ack(let callID, let sdp): .callAck(.init(requestID: id, callID: callID, sdp: sdp))
             case .answer(let callID, let sdp): .callAnswer(.init(requestID: id, callID: callID, sdp: sdp))
             case .hangup(let callID): .callHangup(.init(requestID: id, callID: callID))
             case .decline(let callID): .callDecline(.init(requestID: id, callID: callID))
@@ -403,18 +405,57 @@ struct ClientSessionCore {
         return out
     }
 
-    /// `answer()` on an incoming call.
+    /// `answer()` on an incoming call. A leg that connected while ringing only gets its
+    /// audio and the server hears `call.answer` without SDP; one still being prepared
+    /// answers when it is ready (`legPrepared`); without one, the leg is made now.
     mutating func answer(_ callID: String, now: Time) -> [ClientSessionOutput] {
         guard var call = calls[callID], call.direction == .incoming, !call.answerRequested, !call.hangupRequested,
               let offer = call.offer else { return [] }
         call.answerRequested = true
         calls[callID] = call
-        return [.media(.answerOffer(callID: callID, sdp: offer))]
+        switch call.earlyMedia {
+        case .preparing:
+            return []
+        case .prepared:
+            var out: [ClientSessionOutput] = [.media(.activate(callID: callID))]
+            sendOrQueue(.answer(callID: callID, sdp: nil), resent: false, now: now, into: &out)
+            return out
+        case .unavailable:
+            return [.media(.answerOffer(callID: callID, sdp: offer))]
+        }
+    }
+
+    /// The leg of ringing call `callID` answered the server's offer and is connecting
+    /// (without audio): the acknowledgement carries that answer, and a user who answered
+    /// meanwhile is answered now.
+    mutating func legPrepared(_ callID: String, sdp: String, now: Time) -> [ClientSessionOutput] {
+        guard var call = calls[callID], call.earlyMedia == .preparing else { return [] }
+        call.earlyMedia = .prepared
+        calls[callID] = call
+        var out: [ClientSessionOutput] = []
+        sendOrQueue(.ack(callID: callID, sdp: sdp), resent: false, now: now, into: &out)
+        if call.answerRequested, !call.hangupRequested {
+            out.append(.media(.activate(callID: callID)))
+            sendOrQueue(.answer(callID: callID, sdp: nil), resent: false, now: now, into: &out)
+        }
+        return out
+    }
+
+    /// The leg of ringing call `callID` could not be prepared (the shell closed it): the
+    /// call still rings, acknowledged without SDP, and the answer makes a new leg.
+    mutating func legPreparationFailed(_ callID: String, now: Time) -> [ClientSessionOutput] {
+        guard var call = calls[callID], call.earlyMedia == .preparing, let offer = call.offer else { return [] }
+        call.earlyMedia = .unavailable
+        calls[callID] = call
+        var out: [ClientSessionOutput] = []
+        sendOrQueue(.ack(callID: callID, sdp: nil), resent: false, now: now, into: &out)
+        if call.answerRequested, !call.hangupRequested { out.append(.media(.answerOffer(callID: callID, sdp: offer))) }
+        return out
     }
 
     /// The leg of incoming call `callID` answered the server's offer.
     mutating func legAnswered(_ callID: String, sdp: String, now: Time) -> [ClientSessionOutput] {
-        guard let call = calls[callID], call.answerRequested, !call.hangupRequested else { return [] }
+        guard let call = calls[callID], call.answerRequested, !call.hangupRequested, call.earlyMedia == .unavailable else { return [] }
         var out: [ClientSessionOutput] = []
         sendOrQueue(.answer(callID: callID, sdp: sdp), resent: false, now: now, into: &out)
         return out
@@ -625,8 +666,10 @@ struct ClientSessionCore {
             call.state = .ringing
             call.offer = incoming.sdp
             call.details.startedTime = Self.date(incoming.time)
+            call.earlyMedia = .preparing
             calls[incoming.callID] = call
-            sendOrQueue(.ack(callID: incoming.callID), resent: false, now: now, into: &out)
+            // The leg connects while it rings; `legPrepared` acknowledges with its answer.
+            out.append(.media(.prepareAnswer(callID: incoming.callID, sdp: incoming.sdp)))
             out.append(.call(.incoming, call))
         case .callMedia(let media):
             guard var call = calls[media.callID], call.direction == .outgoing, !call.mediaApplied else { return }

@@ -10,6 +10,11 @@ enum ClientMediaInstruction: Sendable, Hashable {
     /// Create the leg, answer the server's offer and start it; answer with `legAnswered`
     /// or `legFailed`.
     case answerOffer(callID: String, sdp: String)
+    /// Create the leg for a ringing call, answer the server's offer and start it without
+    /// audio (ICE and DTLS only); answer with `legPrepared` or `legPreparationFailed`.
+    case prepareAnswer(callID: String, sdp: String)
+    /// Give the prepared leg its audio: the user answered.
+    case activate(callID: String)
     /// Close the leg, if there is one.
     case close(callID: String)
 }
@@ -67,6 +72,8 @@ enum ClientSessionOutput: Sendable, Hashable, CustomStringConvertible {
         case .media(.createOffer(let id)): "media offer \(id)"
         case .media(.acceptAnswer(let id, _)): "media accept \(id)"
         case .media(.answerOffer(let id, _)): "media answer \(id)"
+        case .media(.prepareAnswer(let id, _)): "media prepare \(id)"
+        case .media(.activate(let id)): "media activate \(id)"
         case .media(.close(let id)): "media close \(id)"
         case .pushRegistered(let device, let key): "push registered \(device.pushType.rawValue) \(device.token) key=\(key)"
         case .pushRegistrationFailed(let error): "push failed \(error.code)"

@@ -389,6 +389,29 @@ public final class ParleyClient: @unchecked Sendable {
                     self?.input { core, now in core.legFailed(callID, message: "\(error)", now: now) }
                 }
             }
+        case .prepareAnswer(let callID, let offer):
+            let call = calls[callID]
+            guard let session = newMediaSession(callID) else { return }
+            session.enqueue { [weak self] session in
+                do {
+                    let leg = try session.makeLeg()
+                    let answer = try await leg.answer(offer: offer)
+                    try await session.startLeg(withAudio: false)
+                    self?.input { core, now in core.legPrepared(callID, sdp: answer, now: now) }
+                    self?.watch(session, call: call)
+                } catch {
+                    // The call still rings; the answer makes a new leg (legPreparationFailed).
+                    _ = await session.close()
+                    self?.dropMediaSession(session)
+                    self?.input { core, now in core.legPreparationFailed(callID, now: now) }
+                }
+            }
+        case .activate(let callID):
+            media[callID]?.enqueue { [weak self] session in
+                do { try await session.attachAudio() } catch {
+                    self?.input { core, now in core.legFailed(callID, message: "\(error)", now: now) }
+                }
+            }
         case .close(let callID):
             guard let session = media.removeValue(forKey: callID) else { return }
             let call = calls[callID]
@@ -413,6 +436,14 @@ public final class ParleyClient: @unchecked Sendable {
                                        source: audioController.source, sink: audioController.sink, mix: audioController.mix)
         media[callID] = session
         return session
+    }
+
+    /// Forgets a call's media session that closed on its own (its preparation failed),
+    /// unless a newer session took its place.
+    private func dropMediaSession(_ session: CallMediaSession) {
+        workQueue.async { [self] in
+            if media[session.callID] === session { media[session.callID] = nil }
+        }
     }
 
     /// Refreshes the call's statistics once a second and reports a leg that failed.

@@ -25,6 +25,23 @@ final class AnchoredLeg: @unchecked Sendable {
     var reportedConnected = false
     var reportedEnd = false
 
+    /// Datagrams that arrived before the leg started (a device's first checks can overtake
+    /// its SDP answer), handed to the core when it starts. At most `maxEarlyDatagrams`;
+    /// later ones are dropped, as the core would drop them.
+    private var early: [(bytes: [UInt8], from: ICETransportAddress)] = []
+    static let maxEarlyDatagrams = 4
+    static let maxEarlyDatagramSize = 1500
+
+    func keepEarly(_ payload: UnsafeRawBufferPointer, from: ICETransportAddress) {
+        guard early.count < Self.maxEarlyDatagrams, payload.count <= Self.maxEarlyDatagramSize else { return }
+        early.append((Array(payload), from))
+    }
+
+    func takeEarly() -> [(bytes: [UInt8], from: ICETransportAddress)] {
+        defer { early = [] }
+        return early
+    }
+
     /// The socket address of the last ICE destination sent to, so each packet does not
     /// build it again.
     private var lastDestination: (ice: ICETransportAddress, socket: SocketAddress)?

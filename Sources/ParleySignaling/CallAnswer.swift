@@ -7,10 +7,11 @@ extension SignalingMessage {
         public var requestID: String
         /// The incoming call's id.
         public var callID: String
-        /// The device's SDP answer.
-        public var sdp: String
+        /// The device's SDP answer to the offer of `call.incoming`; nil when the device
+        /// already gave it in `call.ack` (its leg connected while it rang).
+        public var sdp: String?
 
-        public init(requestID: String, callID: String, sdp: String) {
+        public init(requestID: String, callID: String, sdp: String?) {
             self.requestID = requestID
             self.callID = callID
             self.sdp = sdp
@@ -19,13 +20,13 @@ extension SignalingMessage {
         init(_ reader: FieldReader) throws(SignalingError) {
             requestID = try reader.requestIDField()
             callID = try reader.callIDField()
-            sdp = try reader.string("sdp", .sdp)
+            sdp = try reader.optionalString("sdp", .sdp)
         }
 
         func append(to object: inout JSONObject) {
             object.append("id", requestID)
             object.append("callId", callID)
-            object.append("sdp", sdp)
+            if let sdp { object.append("sdp", sdp) }
         }
     }
 }

@@ -1,8 +1,8 @@
 import ParleyWireCore
 extension SignalingMessage {
-    /// A request about one call that needs nothing but its id: `call.ack` (an incoming
-    /// call is ringing on this device), `call.decline` (the callee refuses an incoming
-    /// call) and `call.hangup` (either party ends or cancels a call). Answered by `result`;
+    /// A request about one call that needs nothing but its id: `call.decline` (the callee
+    /// refuses an incoming call) and `call.hangup` (either party ends or cancels a call).
+    /// Answered by `result`;
     /// after a decline or hangup the end arrives as `call.ended`.
     public struct CallRequest: Sendable, Hashable {
         /// Request id, echoed as `re` in the reply.

@@ -20,7 +20,7 @@ public enum SignalingMessage: Sendable, Hashable {
     /// `call.start`: place a call.
     case callStart(CallStart)
     /// `call.ack`: an incoming call is ringing on this device.
-    case callAck(CallRequest)
+    case callAck(CallAck)
     /// `call.answer`: answer an incoming call.
     case callAnswer(CallAnswer)
     /// `call.decline`: refuse an incoming call.
@@ -102,7 +102,8 @@ public enum SignalingMessage: Sendable, Hashable {
         case .ping(let m): m.requestID
         case .callStart(let m): m.requestID
         case .callAnswer(let m): m.requestID
-        case .callAck(let m), .callDecline(let m), .callHangup(let m): m.requestID
+        case .callAck(let m): m.requestID
+        case .callDecline(let m), .callHangup(let m): m.requestID
         case .callDTMF(let m): m.requestID
         case .iceCandidate(let m): m.requestID
         case .pushRegister(let m): m.requestID
@@ -127,7 +128,8 @@ public enum SignalingMessage: Sendable, Hashable {
         switch self {
         case .callStart(let m): m.callID
         case .callAnswer(let m): m.callID
-        case .callAck(let m), .callDecline(let m), .callHangup(let m): m.callID
+        case .callAck(let m): m.callID
+        case .callDecline(let m), .callHangup(let m): m.callID
         case .callDTMF(let m): m.callID
         case .iceCandidate(let m): m.callID
         case .callIncoming(let m): m.callID
@@ -150,7 +152,8 @@ public enum SignalingMessage: Sendable, Hashable {
         case .ping(let m): m.append(to: &object)
         case .callStart(let m): m.append(to: &object)
         case .callAnswer(let m): m.append(to: &object)
-        case .callAck(let m), .callDecline(let m), .callHangup(let m): m.append(to: &object)
+        case .callAck(let m): m.append(to: &object)
+        case .callDecline(let m), .callHangup(let m): m.append(to: &object)
         case .callDTMF(let m): m.append(to: &object)
         case .iceCandidate(let m): m.append(to: &object)
         case .pushRegister(let m): m.append(to: &object)
@@ -173,7 +176,7 @@ public enum SignalingMessage: Sendable, Hashable {
         case .hello: self = .hello(try Hello(reader))
         case .ping: self = .ping(try Ping(reader))
         case .callStart: self = .callStart(try CallStart(reader))
-        case .callAck: self = .callAck(try CallRequest(reader))
+        case .callAck: self = .callAck(try CallAck(reader))
         case .callAnswer: self = .callAnswer(try CallAnswer(reader))
         case .callDecline: self = .callDecline(try CallRequest(reader))
         case .callHangup: self = .callHangup(try CallRequest(reader))

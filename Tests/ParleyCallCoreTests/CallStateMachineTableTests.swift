@@ -26,6 +26,9 @@ struct CallStateMachineTableTests {
         case answered
         /// As `answered`, and both legs connected.
         case established
+        /// As `progressing`, bob1 acknowledged with an early media answer, and the
+        /// caller's leg and bob1's connected while it rings.
+        case earlyConnected
 
         var inputs: [CallInput] {
             let ready: [CallInput] = [
@@ -39,6 +42,9 @@ struct CallStateMachineTableTests {
             case .ringing: return Start.progressing.inputs + [.acknowledged(bob1)]
             case .answered: return Start.ringing.inputs + [.answered(bob1, sdp: CallWorld.deviceAnswer)]
             case .established: return Start.answered.inputs + [.media(.legConnected(.caller)), .media(.legConnected(.callee(.device(bob1))))]
+            case .earlyConnected:
+                return Start.progressing.inputs + [.acknowledged(bob1, earlyAnswer: CallWorld.deviceAnswer),
+                                                   .media(.legConnected(.caller)), .media(.legConnected(.callee(.device(bob1))))]
             }
         }
     }
@@ -84,6 +90,41 @@ struct CallStateMachineTableTests {
         },
         Row(name: "ringing + another device's ack: nothing more", start: .ringing, state: .ringing,
             input: .acknowledged(bob2)) { _ in [] },
+        Row(name: "progressing + ack with an early media answer: its leg takes the answer, the caller rings", start: .progressing,
+            state: .ringing, input: .acknowledged(bob1, earlyAnswer: CallWorld.deviceAnswer)) { machine in
+            [.media(.acceptAnswer(callID: id, party: .device(bob1), answer: CallWorld.deviceAnswer)),
+             .notify(.device(alice), .ringing(callID: id, time: t.unixMilliseconds)), .record(machine.record)]
+        },
+        Row(name: "ringing + another device's ack with an early answer: only its leg takes it", start: .ringing, state: .ringing,
+            input: .acknowledged(bob2, earlyAnswer: CallWorld.deviceAnswer)) { _ in
+            [.media(.acceptAnswer(callID: id, party: .device(bob2), answer: CallWorld.deviceAnswer))]
+        },
+        Row(name: "early-connected + the same ack again (resent): nothing", start: .earlyConnected, state: .ringing,
+            input: .acknowledged(bob1, earlyAnswer: CallWorld.deviceAnswer)) { _ in [] },
+        Row(name: "early-connected + answer without sdp: bridged and established at once, no new answer for the leg",
+            start: .earlyConnected, state: .established, input: .answered(bob1, sdp: nil)) { machine in
+            [.notify(.device(alice), .answered(callID: id, time: t.unixMilliseconds)),
+             .notify(.device(bob1), .answered(callID: id, time: t.unixMilliseconds)),
+             .notify(.device(bob2), .ended(callID: id, cause: .otherDeviceAnswered, error: nil,
+                                           details: .init(startedTime: t.unixMilliseconds, endedTime: t.unixMilliseconds))),
+             .media(.closeLeg(callID: id, leg: .callee(.device(bob2)))),
+             .media(.bridge(callID: id, party: .device(bob1))),
+             .notify(.device(alice), .established(callID: id, time: t.unixMilliseconds)),
+             .notify(.device(bob1), .established(callID: id, time: t.unixMilliseconds)),
+             .record(machine.record)]
+        },
+        Row(name: "early-connected + answer repeating the early sdp: the same as without", start: .earlyConnected,
+            state: .established, input: .answered(bob1, sdp: CallWorld.deviceAnswer)) { machine in
+            [.notify(.device(alice), .answered(callID: id, time: t.unixMilliseconds)),
+             .notify(.device(bob1), .answered(callID: id, time: t.unixMilliseconds)),
+             .notify(.device(bob2), .ended(callID: id, cause: .otherDeviceAnswered, error: nil,
+                                           details: .init(startedTime: t.unixMilliseconds, endedTime: t.unixMilliseconds))),
+             .media(.closeLeg(callID: id, leg: .callee(.device(bob2)))),
+             .media(.bridge(callID: id, party: .device(bob1))),
+             .notify(.device(alice), .established(callID: id, time: t.unixMilliseconds)),
+             .notify(.device(bob1), .established(callID: id, time: t.unixMilliseconds)),
+             .record(machine.record)]
+        },
         Row(name: "ringing + answer: answered to both, the other device ends, its leg closes", start: .ringing, state: .answered,
             input: .answered(bob1, sdp: CallWorld.deviceAnswer)) { machine in
             [.notify(.device(alice), .answered(callID: id, time: t.unixMilliseconds)),
@@ -141,6 +182,10 @@ struct CallStateMachineTableTests {
         (.answered, .declined(bob1), "invalid_state"),
         (.answered, .acknowledged(bob2), "invalid_state"),
         (.ringing, .dtmf(alice, digits: "1"), "invalid_state"),
+        (.ringing, .answered(bob1, sdp: nil), "bad_request"),
+        (.earlyConnected, .acknowledged(bob1, earlyAnswer: "v=0\r\no=other\r\n"), "invalid_state"),
+        (.earlyConnected, .answered(bob1, sdp: "v=0\r\no=other\r\n"), "invalid_state"),
+        (.established, .acknowledged(bob1, earlyAnswer: "v=0\r\no=late\r\n"), "invalid_state"),
     ])
     func refusals(start: Start, input: CallInput, code: String) throws {
         var machine = try Self.machine(start)

@@ -103,6 +103,7 @@ private extension CoreHarness {
         h.core.restorePushRegistration(device)
         _ = h.run(H.opening)
         _ = h.step(.frame(H.incoming(c1)))
+        _ = h.step(.legPrepared(c1))
         #expect(h.apply { $0.unregisterPush(now: $1) + $0.terminate(now: $1) }
                 == ["push unregistered", "send push.unregister id=3", "send call.hangup id=4 callId=\(c1)", "media close \(c1)", "ended \(c1) denied"])
         #expect(!h.core.isStarted && h.core.hasWorkToFinish && h.core.terminatingAfterUnregister)
@@ -196,6 +197,7 @@ private extension CoreHarness {
         var h = H()
         _ = h.run(H.opening)
         _ = h.step(.frame(H.incoming(c1)))
+        _ = h.step(.legPrepared(c1))
         #expect(h.apply { $0.declinePush(H.relayed(c1), payload: PushFixtures.valid, now: $1) } == ["send call.hangup id=3 callId=\(c1)"])
         // Over before it arrived (canceled while the push was out): nothing to decline or show.
         #expect(h.apply { $0.declinePush(H.relayed(c2), payload: PushFixtures.secondCall, now: $1) } == ["send push.relay id=4"])
@@ -215,7 +217,8 @@ private extension CoreHarness {
         _ = h.run(H.opening.dropLast())
         #expect(h.step(.frame(H.helloOK(re: "1", session: "s-1"))) == ["started", "send push.relay id=2"])
         #expect(h.step(.frame(H.result("2"))) == [])
-        #expect(h.step(.frame(H.incoming(c1))) == ["send call.ack id=3 callId=\(c1)", "incoming \(c1) ringing"])
+        #expect(h.step(.frame(H.incoming(c1))) == ["media prepare \(c1)", "incoming \(c1) ringing"])
+        #expect(h.step(.legPrepared(c1)) == ["send call.ack id=3 callId=\(c1) sdp"])
         #expect(h.core.relayedCalls.isEmpty)
         // A second push for the same call is not relayed.
         #expect(h.apply { $0.relayPush(H.relayed(c1), payload: PushFixtures.valid, now: $1) } == [])

@@ -15,7 +15,7 @@ import Testing
 
     private static func randomStep(_ random: inout SeededGenerator, helloCount: Int) -> CoreHarness.Step {
         let id = callIDs[random.below(callIDs.count)]
-        switch random.below(22) {
+        switch random.below(24) {
         case 0: return .frame(CoreHarness.incoming(id))
         case 1: return .frame(CoreHarness.media(id))
         case 2: return .frame(CoreHarness.event("call.progress", id))
@@ -37,6 +37,8 @@ import Testing
         case 18: return .advance(.milliseconds(random.below(15_000)))
         case 19: return .opened
         case 20: return .token("jwt")
+        case 21: return .legPrepared(id)
+        case 22: return .legPreparationFailed(id)
         default: return random.below(10) == 0 ? .terminate : .start
         }
     }
@@ -45,7 +47,7 @@ import Testing
         var random = SeededGenerator(seed: 20261201)
         let rank = ["incoming": 0, "progressed": 1, "rang": 2, "answered": 3, "established": 4]
         var seen: [String: Int] = [:]
-        for run in 0..<300 {
+        for run in 0..<500 {
             var h = CoreHarness()
             _ = h.run(CoreHarness.opening)
             var lastRank: [String: Int] = [:]

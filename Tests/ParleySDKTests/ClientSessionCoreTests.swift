@@ -299,18 +299,20 @@ private typealias H = CoreHarness
 
     // MARK: Incoming calls
 
-    @Test func anIncomingCallIsAcknowledgedAtOnceThenAnswered() {
+    @Test func anIncomingCallPreparesItsLegAcknowledgesWithItsAnswerThenAnswers() {
         var h = H()
         #expect(h.run(H.opening + [
-            (.frame(H.incoming(c1)), ["send call.ack id=2 callId=\(c1)", "incoming \(c1) ringing"]),
+            (.frame(H.incoming(c1)), ["media prepare \(c1)", "incoming \(c1) ringing"]),
             (.frame(H.incoming(c1)), []),                      // duplicate
+            (.legPrepared(c1), ["send call.ack id=2 callId=\(c1) sdp"]),
+            (.legPrepared(c1), []),
             (.frame(H.media(c1)), []),                         // call.media is the caller's
             (.frame(H.event("call.ringing", c1)), []),         // so is ringing
             (.frame(H.event("call.answered", c1)), []),        // not answered here
             (.frame(H.result("2")), []),
-            (.answer(c1), ["media answer \(c1)"]),
+            (.answer(c1), ["media activate \(c1)", "send call.answer id=3 callId=\(c1)"]),
             (.answer(c1), []),
-            (.legAnswered(c1), ["send call.answer id=3 callId=\(c1)"]),
+            (.legAnswered(c1), []),                            // no leg answers at the answer
             (.frame(H.result("3")), []),
             (.frame(H.event("call.answered", c1)), ["answered \(c1) answered"]),
             (.frame(H.event("call.established", c1)), ["established \(c1) established"]),
@@ -320,10 +322,40 @@ private typealias H = CoreHarness
         ]) == [])
     }
 
+    @Test func anAnswerBeforeTheLegIsPreparedIsSentOnceItIs() {
+        var h = H()
+        #expect(h.run(H.opening + [
+            (.frame(H.incoming(c1)), ["media prepare \(c1)", "incoming \(c1) ringing"]),
+            (.answer(c1), []),
+            (.legPrepared(c1), ["send call.ack id=2 callId=\(c1) sdp", "media activate \(c1)", "send call.answer id=3 callId=\(c1)"]),
+            (.frame(H.event("call.answered", c1)), ["answered \(c1) answered"]),
+        ]) == [])
+    }
+
+    @Test func aLegThatCannotBePreparedLeavesTheAnswerToMakeOne() {
+        var h = H()
+        #expect(h.run(H.opening + [
+            (.frame(H.incoming(c1)), ["media prepare \(c1)", "incoming \(c1) ringing"]),
+            (.legPreparationFailed(c1), ["send call.ack id=2 callId=\(c1)"]),
+            (.legPreparationFailed(c1), []),
+            (.legPrepared(c1), []),                            // too late: it failed
+            (.answer(c1), ["media answer \(c1)"]),
+            (.legAnswered(c1), ["send call.answer id=3 callId=\(c1) sdp"]),
+            (.frame(H.event("call.answered", c1)), ["answered \(c1) answered"]),
+        ]) == [])
+        // Answered while it was being prepared: the failure makes the leg at once.
+        #expect(h.run([
+            (.frame(H.incoming(c2)), ["media prepare \(c2)", "incoming \(c2) ringing"]),
+            (.answer(c2), []),
+            (.legPreparationFailed(c2), ["send call.ack id=4 callId=\(c2)", "media answer \(c2)"]),
+        ]) == [])
+    }
+
     @Test func declineIsHangupBeforeAnswer() {
         var h = H()
         #expect(h.run(H.opening + [
-            (.frame(H.incoming(c1)), ["send call.ack id=2 callId=\(c1)", "incoming \(c1) ringing"]),
+            (.frame(H.incoming(c1)), ["media prepare \(c1)", "incoming \(c1) ringing"]),
+            (.legPrepared(c1), ["send call.ack id=2 callId=\(c1) sdp"]),
             (.hangup(c1), ["send call.hangup id=3 callId=\(c1)"]),
             (.answer(c1), []),                                 // too late
             (.frame(H.ended(c1, "denied")), ["media close \(c1)", "ended \(c1) denied"]),
@@ -333,7 +365,8 @@ private typealias H = CoreHarness
     @Test func anotherDeviceAnsweringEndsTheCallHere() {
         var h = H()
         #expect(h.run(H.opening + [
-            (.frame(H.incoming(c1)), ["send call.ack id=2 callId=\(c1)", "incoming \(c1) ringing"]),
+            (.frame(H.incoming(c1)), ["media prepare \(c1)", "incoming \(c1) ringing"]),
+            (.legPrepared(c1), ["send call.ack id=2 callId=\(c1) sdp"]),
             (.frame(H.ended(c1, "otherDeviceAnswered")), ["media close \(c1)", "ended \(c1) otherDeviceAnswered"]),
             (.answer(c1), []),
         ]) == [])
@@ -342,9 +375,9 @@ private typealias H = CoreHarness
     @Test func aFailedAnswerEndsTheCallWithTheError() {
         var h = H()
         #expect(h.run(H.opening + [
-            (.frame(H.incoming(c1)), ["send call.ack id=2 callId=\(c1)", "incoming \(c1) ringing"]),
-            (.answer(c1), ["media answer \(c1)"]),
-            (.legAnswered(c1), ["send call.answer id=3 callId=\(c1)"]),
+            (.frame(H.incoming(c1)), ["media prepare \(c1)", "incoming \(c1) ringing"]),
+            (.legPrepared(c1), ["send call.ack id=2 callId=\(c1) sdp"]),
+            (.answer(c1), ["media activate \(c1)", "send call.answer id=3 callId=\(c1)"]),
             (.frame(H.error("3", "invalid_state", "the call ended")), ["media close \(c1)", "ended \(c1) error invalid_state"]),
         ]) == [])
     }
@@ -354,11 +387,11 @@ private typealias H = CoreHarness
     @Test func callsSurviveAResumedSession() {
         var h = H()
         #expect(h.run(H.opening + [
-            (.frame(H.incoming(c1)), ["send call.ack id=2 callId=\(c1)", "incoming \(c1) ringing"]),
+            (.frame(H.incoming(c1)), ["media prepare \(c1)", "incoming \(c1) ringing"]),
+            (.legPrepared(c1), ["send call.ack id=2 callId=\(c1) sdp"]),
             (.frame(H.result("2")), []),
-            (.answer(c1), ["media answer \(c1)"]),
             (.closed(1006), []),
-            (.legAnswered(c1), []),                            // queued until the session is back
+            (.answer(c1), ["media activate \(c1)"]),          // call.answer queued until the session is back
             (.advance(.seconds(1)), ["connect #2"]),
             (.opened, ["token? #2"]),
             (.token("jwt-2"), ["send hello id=3 token=jwt-2 resume=s-1"]),
@@ -402,7 +435,8 @@ private typealias H = CoreHarness
     @Test func terminateWhileReconnectingEndsCallsWithoutSending() {
         var h = H()
         #expect(h.run(H.opening + [
-            (.frame(H.incoming(c1)), ["send call.ack id=2 callId=\(c1)", "incoming \(c1) ringing"]),
+            (.frame(H.incoming(c1)), ["media prepare \(c1)", "incoming \(c1) ringing"]),
+            (.legPrepared(c1), ["send call.ack id=2 callId=\(c1) sdp"]),
             (.closed(1006), []),
             (.hangup(c1), []),                                 // queued: no connection
             (.terminate, ["media close \(c1)", "ended \(c1) denied"]),
@@ -430,7 +464,8 @@ private typealias H = CoreHarness
         #expect(h.run(H.opening + [
             (.callUser("bob", id: c1), ["media offer \(c1)"]),
             (.legOffered(c1), ["send call.start id=2 callId=\(c1) to=bob"]),
-            (.frame(H.incoming(c2)), ["send call.ack id=3 callId=\(c2)", "incoming \(c2) ringing"]),
+            (.frame(H.incoming(c2)), ["media prepare \(c2)", "incoming \(c2) ringing"]),
+            (.legPrepared(c2), ["send call.ack id=3 callId=\(c2) sdp"]),
             (.terminate, ["send call.hangup id=4 callId=\(c2)", "media close \(c2)", "ended \(c2) denied",
                           "send call.hangup id=5 callId=\(c1)", "media close \(c1)", "ended \(c1) canceled",
                           "close #1 1000"]),

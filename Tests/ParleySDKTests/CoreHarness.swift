@@ -3,11 +3,12 @@ import Foundation
 import ParleySignaling
 
 /// Drives a `ClientSessionCore` on a virtual clock and renders its outputs as short lines
-/// (`send call.ack id=3 callId=c1`), so tests read as `input -> expected outputs` tables.
+/// (`send call.ack id=3 callId=c1 sdp`: `sdp` when the frame carries one), so tests read as `input -> expected outputs` tables.
 struct CoreHarness {
     enum Step {
         case start, opened, token(String), tokenFailed, connectFailed, closed(UInt16), closedOn(Int, UInt16), frame(String)
         case advance(Duration), callUser(String, id: String), legOffered(String), legAnswered(String), legFailed(String)
+        case legPrepared(String), legPreparationFailed(String)
         case answer(String), hangup(String), terminate
     }
 
@@ -47,6 +48,8 @@ struct CoreHarness {
         case .legOffered(let id): outputs = core.legOffered(id, sdp: "v=0\r\no=offer\r\n", now: now)
         case .legAnswered(let id): outputs = core.legAnswered(id, sdp: "v=0\r\no=answer\r\n", now: now)
         case .legFailed(let id): outputs = core.legFailed(id, message: "ICE failed", now: now)
+        case .legPrepared(let id): outputs = core.legPrepared(id, sdp: "v=0\r\no=early\r\n", now: now)
+        case .legPreparationFailed(let id): outputs = core.legPreparationFailed(id, now: now)
         case .answer(let id): outputs = core.answer(id, now: now)
         case .hangup(let id): outputs = core.hangup(id, now: now)
         case .terminate: outputs = core.terminate(now: now)
@@ -75,6 +78,8 @@ struct CoreHarness {
             parts.append("token=\(hello.token)")
             if let resume = hello.resumeSessionID { parts.append("resume=\(resume)") }
         case .callStart(let start): parts.append("to=\(start.to.address)")
+        case .callAck(let ack): if ack.sdp != nil { parts.append("sdp") }
+        case .callAnswer(let answer): if answer.sdp != nil { parts.append("sdp") }
         default: break
         }
         return parts.joined(separator: " ")

@@ -83,10 +83,16 @@ final class ScriptedPeer: @unchecked Sendable {
             reply(.pong(.init(replyTo: ping.requestID)))
         case .callAck(let request):
             reply(.result(.init(replyTo: request.requestID)))
+            // An early media answer: the leg connects now, its tone starts at the answer
+            // (as parleyd bridges only then).
+            if let sdp = request.sdp { Task { await self.startServerLeg(acceptingAnswer: sdp) } }
         case .callAnswer(let answer):
             reply(.result(.init(replyTo: answer.requestID)))
             reply(.callAnswered(.init(callID: answer.callID, time: Self.millis())))
-            Task { await self.startServerLeg(acceptingAnswer: answer.sdp, callID: answer.callID, socket: socket) }
+            Task {
+                if let sdp = answer.sdp { await self.startServerLeg(acceptingAnswer: sdp) }
+                await self.establish(callID: answer.callID, socket: socket)
+            }
         case .callStart(let start):
             reply(.result(.init(replyTo: start.requestID)))
             Task { await self.answerCaller(start, socket: socket) }
@@ -99,12 +105,19 @@ final class ScriptedPeer: @unchecked Sendable {
         }
     }
 
-    private func startServerLeg(acceptingAnswer sdp: String, callID: String, socket: EdgeWebSocket) async {
+    private func startServerLeg(acceptingAnswer sdp: String) async {
         guard let leg = serverLeg.current else { return }
         do {
             try await leg.acceptAnswer(sdp)
-            try await leg.start(source: ToneSource(frequency: 1000, amplitude: 0.3), sink: WAVFileSink(sampleRate: 48_000))
+            try await leg.start(sink: WAVFileSink(sampleRate: 48_000))
         } catch { return }
+    }
+
+    /// The callee answered: the server leg sends its tone, and `call.established` follows
+    /// once the leg is connected.
+    private func establish(callID: String, socket: EdgeWebSocket) async {
+        guard let leg = serverLeg.current else { return }
+        await leg.attach(source: ToneSource(frequency: 1000, amplitude: 0.3), sink: WAVFileSink(sampleRate: 48_000))
         if await leg.waitUntil(timeout: .seconds(10), { $0 != .new && $0 != .checking }) == .connected {
             established.withLock { _ = $0.insert(callID) }
             _ = socket.send(.text(SignalingCodec.encodeToString(.callEstablished(.init(callID: callID, time: Self.millis())))))

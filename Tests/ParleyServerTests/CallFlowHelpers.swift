@@ -26,7 +26,15 @@ extension TestDevice {
         #expect(reply.replyTo == id)
     }
 
-    func answer(callID: String, sdp: String) throws {
+    /// Sends `call.ack` (with an early media answer when `sdp` is given) and reads its `result`.
+    func request(_ make: (SignalingMessage.CallAck) -> SignalingMessage, callID: String, sdp: String? = nil) throws {
+        let id = requestID()
+        try send(make(.init(requestID: id, callID: callID, sdp: sdp)))
+        let reply = try expect(.result)
+        #expect(reply.replyTo == id)
+    }
+
+    func answer(callID: String, sdp: String?) throws {
         let id = requestID()
         try send(.callAnswer(.init(requestID: id, callID: callID, sdp: sdp)))
         let reply = try expect(.result)

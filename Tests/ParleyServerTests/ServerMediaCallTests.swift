@@ -106,6 +106,64 @@ extension RealTimeMediaTests {
             #expect(harness.server.mediaPortsInUse == 0)
         }
 
+        /// The callee's leg connects while it rings (`call.ack` with its SDP answer), no
+        /// audio crosses before the answer, and `call.answer` without SDP only switches it
+        /// on: established follows with no ICE or DTLS left to do, and the callee's first
+        /// packets after the answer reach the caller.
+        @Test func aCalleeLegConnectedWhileRingingCarriesAudioFromTheAnswer() async throws {
+            let harness = try ServerHarness()
+            let loop = try EventLoop(name: "devices")
+            defer { loop.shutdown() }
+            let alice = try harness.device("alice")
+            let bob = try harness.device("bob")
+            let aliceLeg = try Self.deviceLeg(on: loop)
+            let bobLeg = try Self.deviceLeg(on: loop)
+
+            let callID = try alice.startCall(to: "bob", sdp: try await aliceLeg.makeOffer())
+            try await aliceLeg.acceptAnswer(try #require(try alice.expect(.callMedia).sdp))
+            try await aliceLeg.start(source: ToneSource(frequency: 440, amplitude: 0.3), sink: WAVFileSink(sampleRate: 48_000))
+            try alice.expect(.callProgress)
+            let incoming = try bob.expect(.callIncoming)
+            let earlyAnswer = try await bobLeg.answer(offer: try #require(incoming.sdp))
+            try await bobLeg.start(sink: WAVFileSink(sampleRate: 48_000))   // no audio before the answer
+            try bob.request(SignalingMessage.callAck, callID: callID, sdp: earlyAnswer)
+            try alice.expect(.callRinging)
+            #expect(await bobLeg.waitUntil(timeout: .seconds(10)) { $0 != .new && $0 != .checking } == .connected,
+                    "the callee's leg connects while it rings")
+            #expect(await aliceLeg.waitUntil(timeout: .seconds(10)) { $0 != .new && $0 != .checking } == .connected)
+            // Ringing with both legs up: the caller's tone must not reach the callee yet.
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(await bobLeg.statistics.rtp.packetsReceived == 0, "audio crossed before the answer")
+            #expect(await aliceLeg.statistics.rtp.packetsReceived == 0, "audio crossed before the answer")
+
+            await bobLeg.attach(source: ToneSource(frequency: 1000, amplitude: 0.3), sink: WAVFileSink(sampleRate: 48_000))
+            try bob.answer(callID: callID, sdp: nil)
+            try alice.expect(.callAnswered)
+            try bob.expect(.callAnswered)
+            try alice.expect(.callEstablished)
+            try bob.expect(.callEstablished)
+            try await Task.sleep(for: .seconds(2))
+            let sentByBob = await bobLeg.statistics.rtp.packetsSent
+            let receivedByAlice = await aliceLeg.statistics.rtp.packetsReceived
+            // Every packet the callee sent from the answer on is relayed, bar those still
+            // in flight or sent in the instant before the server handled call.answer.
+            #expect(receivedByAlice + 3 >= sentByBob, "sent \(sentByBob), arrived \(receivedByAlice)")
+            try bob.request(SignalingMessage.callHangup, callID: callID)
+            #expect(try bob.expectEnded(callID).cause == "hungUp")
+            #expect(try alice.expectEnded(callID).cause == "hungUp")
+            await aliceLeg.close()
+            await bobLeg.close()
+            let heardByAlice = try #require(await aliceLeg.takeSink() as? WAVFileSink).file.samples
+            let heardByBob = try #require(await bobLeg.takeSink() as? WAVFileSink).file.samples
+            let aliceHeard = FrequencyAnalysis.dominantFrequency(samples: Array(heardByAlice.suffix(48_000)), sampleRate: 48_000) ?? 0
+            let bobHeard = FrequencyAnalysis.dominantFrequency(samples: Array(heardByBob.suffix(48_000)), sampleRate: 48_000) ?? 0
+            #expect(abs(aliceHeard - 1000) < 10, "alice heard \(aliceHeard) Hz")
+            #expect(abs(bobHeard - 440) < 10, "bob heard \(bobHeard) Hz")
+            let stored = try #require(try harness.waitForStoredCall(callID) { $0.state == .ended })
+            let answered = try #require(stored.details.answeredTime), established = try #require(stored.details.establishedTime)
+            #expect(answered <= established)
+        }
+
         /// Brings a call from alice to bob to `established` with tones on both legs.
         static func establish(_ harness: ServerHarness, aliceLoop: EventLoop, bobLoop: EventLoop,
                               caller: String = "alice", callee: String = "bob")
