@@ -20,6 +20,8 @@ final class ScriptedPeer: @unchecked Sendable {
     let received = Locked<[SignalingMessage]>([])
     let sockets = Locked<[EdgeWebSocket]>([])
     let serverLeg = Locked<MediaLeg?>(nil)
+    /// The start of the leg an early media answer (call.ack with SDP) began.
+    private let legStarted = Locked<Task<Void, Never>?>(nil)
     private let established = Locked<Set<String>>([])
 
     init() throws {
@@ -85,12 +87,18 @@ final class ScriptedPeer: @unchecked Sendable {
             reply(.result(.init(replyTo: request.requestID)))
             // An early media answer: the leg connects now, its tone starts at the answer
             // (as parleyd bridges only then).
-            if let sdp = request.sdp { Task { await self.startServerLeg(acceptingAnswer: sdp) } }
+            if let sdp = request.sdp {
+                let started = Task { await self.startServerLeg(acceptingAnswer: sdp) }
+                legStarted.withLock { $0 = started }
+            }
         case .callAnswer(let answer):
             reply(.result(.init(replyTo: answer.requestID)))
             reply(.callAnswered(.init(callID: answer.callID, time: Self.millis())))
+            let early = legStarted.current
             Task {
-                if let sdp = answer.sdp { await self.startServerLeg(acceptingAnswer: sdp) }
+                // The leg started at call.ack must be started before it gets its tone.
+                await early?.value
+                if early == nil, let sdp = answer.sdp { await self.startServerLeg(acceptingAnswer: sdp) }
                 await self.establish(callID: answer.callID, socket: socket)
             }
         case .callStart(let start):
