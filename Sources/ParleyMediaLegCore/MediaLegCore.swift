@@ -808,6 +808,14 @@ public struct MediaLegCore: ~Copyable {
     }
 }
 
+extension MediaLegCore {
+    /// Does ahead of time the once-per-process set-up that a leg's first connection would
+    /// otherwise pay for on its critical path: libsrtp's initialisation and self-tests
+    /// (60-180 ms), which ran between the first DTLS handshake and its final flight. Call
+    /// it at start-up, off the thread that handles calls; calling it again costs nothing.
+    public static func prepareProcess() { SRTPSession.initializeLibrary() }
+}
+
 extension ICETransportAddress {
     var isIPv6Address: Bool {
         if case .ipv6 = ip { return true }

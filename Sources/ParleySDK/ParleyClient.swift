@@ -156,6 +156,9 @@ public final class ParleyClient: @unchecked Sendable {
     /// Connects and signs in: asks the delegate for a token, then `clientDidStart` or
     /// `clientDidFail`. Dropped connections are retried with backoff and resume the session.
     public func start() {
+        // The media libraries' one-time set-up, now and off the work queue, so that it is
+        // not paid in the middle of the first call's DTLS handshake.
+        DispatchQueue.global(qos: .userInitiated).async { MediaLegCore.prepareProcess() }
         input { core, now in core.start(now: now) }
     }
 

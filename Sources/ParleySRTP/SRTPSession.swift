@@ -4,6 +4,16 @@ internal import CSRTP
 /// once, under a lock). libsrtp's kernel then stays up for the process lifetime.
 private let libraryInitStatus: Int32 = Int32(bitPattern: UInt32(truncatingIfNeeded: srtp_init().rawValue))
 
+extension SRTPSession {
+    /// Initialises libsrtp now rather than at the first session. `srtp_init` runs the
+    /// crypto kernel's self-tests, 60-180 ms on this machine; done lazily it fell on the
+    /// first call's DTLS completion, between the handshake and its final flight, in every
+    /// new process (a softphone per call, an app woken by a VoIP push). Returns whether
+    /// libsrtp is usable. Safe from any thread; the work is done once.
+    @discardableResult
+    public static func initializeLibrary() -> Bool { libraryInitStatus == 0 }
+}
+
 /// Which way a session's packets flow. libsrtp keeps the two apart on purpose (a key is used
 /// either to send or to receive, never both), so a call leg has one session per direction.
 public enum SRTPDirection: String, Sendable, Hashable, Codable {

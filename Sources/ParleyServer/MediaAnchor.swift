@@ -120,6 +120,8 @@ final class MediaAnchor: @unchecked Sendable {
          configuration: ServerConfiguration, certificate: DTLSCertificate, log: ServerLog, metrics: ServerMetrics,
          wallClockNanoseconds: @escaping @Sendable () -> Int64, report: @escaping (MediaEvent, String) -> Void) {
         precondition(!mediaLoops.isEmpty, "the media anchor needs a media loop")
+        // libsrtp's self-tests now, at start-up, not on the first call's media loop.
+        MediaLegCore.prepareProcess()
         engineLoop = loop
         pool = ports
         self.mediaLoops = mediaLoops
