@@ -97,6 +97,8 @@ struct SpeechBench {
             + " impairment by a seeded UDP relay in front of the media ports, on each phone's downlink, so once per direction")
         rows.append(pad("condition", 17) + lpad("PESQ-WB med (min-max)", 23) + lpad("STOI med", 10) + lpad("codec PESQ", 12)
             + lpad("codec STOI", 12) + lpad("rx loss %", 11) + lpad("relay fwd/drop", 16) + lpad("failed", 8))
+        let check = ImpairmentRelayCheck.run(impairment: PathImpairment(lossPercent: 10, delayMilliseconds: 40, jitterMilliseconds: 20, seed: 99))
+        rows.append(check.line)
         for (conditionIndex, condition) in Self.conditions.enumerated() {
             var recordings: [String] = []
             var losses: [Double] = []
@@ -172,9 +174,9 @@ struct SpeechBench {
             bob.terminate()
             return nil
         }
-        let aliceSummary = Self.summary(of: alice, timeoutMs: Int32(duration + 30) * 1000)
+        let aliceSummary = Self.summary(of: alice, timeoutMs: Int32(duration + 30) * 1000, saving: directory + "/\(tag)-alice.json")
         alice.waitExit(timeoutMs: 25_000)
-        let bobSummary = Self.summary(of: bob, timeoutMs: 30_000)
+        let bobSummary = Self.summary(of: bob, timeoutMs: 30_000, saving: directory + "/\(tag)-bob.json")
         bob.waitExit(timeoutMs: 25_000)
         alice.terminate()
         bob.terminate()
@@ -183,10 +185,14 @@ struct SpeechBench {
         return [aliceSummary, bobSummary]
     }
 
-    /// The `summary` line of a softphone's `--json` output, read to its end.
-    private static func summary(of child: ChildProcess, timeoutMs: Int32) -> Summary? {
+    /// The `summary` line of a softphone's `--json` output, read to its end; every line is
+    /// kept in `saving` for a look afterwards (`PARLEY_SPEECH_KEEP=1`).
+    private static func summary(of child: ChildProcess, timeoutMs: Int32, saving path: String) -> Summary? {
         var found: Summary?
+        var lines: [String] = []
+        defer { try? (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: false, encoding: .utf8) }
         while let line = child.readLine(timeoutMs: timeoutMs) {
+            lines.append(line)
             guard line.contains("\"event\":\"summary\""),
                   let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { continue }
             var summary = Summary()

@@ -89,7 +89,8 @@ final class ImpairmentRelay: Sendable {
         return counts.withLock { $0 }
     }
 
-    fileprivate static func address(_ ip: String, _ port: UInt16) -> sockaddr_in? {
+    /// `ip:port` as a socket address, or nil for a bad IPv4 address.
+    static func address(_ ip: String, _ port: UInt16) -> sockaddr_in? {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
@@ -98,12 +99,13 @@ final class ImpairmentRelay: Sendable {
     }
 
     /// A non-blocking UDP socket bound to `ip:port`.
-    fileprivate static func boundSocket(_ ip: String, _ port: UInt16) -> Int32? {
+    static func boundSocket(_ ip: String, _ port: UInt16) -> Int32? {
         guard var address = address(ip, port) else { return nil }
         return boundSocket(&address)
     }
 
-    fileprivate static func boundSocket(_ address: inout sockaddr_in) -> Int32? {
+    /// A non-blocking UDP socket bound to `address` (port 0: an ephemeral one).
+    static func boundSocket(_ address: inout sockaddr_in) -> Int32? {
         let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
         guard fd >= 0 else { return nil }
         let bound = withUnsafePointer(to: &address) {
