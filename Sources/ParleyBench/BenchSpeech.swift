@@ -95,10 +95,10 @@ struct SpeechBench {
         rows.append("Speech quality through parleyd: \(fixed(seconds, 1)) s of espeak-ng sentences (16 kHz), two `parley` softphones playing them"
             + " at each other, \(calls) call(s) per condition, both directions scored (PESQ-WB P.862.2, STOI);"
             + " impairment by a seeded UDP relay in front of the media ports, on each phone's downlink, so once per direction")
-        rows.append(pad("condition", 17) + lpad("PESQ-WB med (min-max)", 23) + lpad("STOI med", 10) + lpad("codec PESQ", 12)
-            + lpad("codec STOI", 12) + lpad("rx loss %", 11) + lpad("relay fwd/drop", 16) + lpad("failed", 8))
         let check = ImpairmentRelayCheck.run(impairment: PathImpairment(lossPercent: 10, delayMilliseconds: 40, jitterMilliseconds: 20, seed: 99))
         rows.append(check.line)
+        rows.append(pad("condition", 17) + lpad("PESQ-WB med (min-max)", 23) + lpad("STOI med", 10) + lpad("codec PESQ", 12)
+            + lpad("codec STOI", 12) + lpad("rx loss %", 11) + lpad("relay fwd/drop", 16) + lpad("failed", 8))
         for (conditionIndex, condition) in Self.conditions.enumerated() {
             var recordings: [String] = []
             var losses: [Double] = []
