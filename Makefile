@@ -29,6 +29,7 @@ run: run-build
 run-build: deps
 	$(SWIFT) build -c release $(STRICT) --product parleyd
 	$(SWIFT) build -c release $(STRICT) --product parley
+	$(SWIFT) build -c release $(STRICT) --product parley
 
 # After build-release, `make run`'s build must compile nothing: with other flags it once
 # rebuilt the whole package (minutes on a fresh machine) after a test run.
@@ -57,11 +58,13 @@ unit-test: deps
 	$(SWIFT) test $(STRICT) --skip RealTimeMediaTests --skip SoloTests
 	$(SWIFT) test $(STRICT) --skip-build --no-parallel --filter RealTimeMediaTests --filter SoloTests
 
-# `install-deps.sh bench` also installs rtpengine, which the relay rows run beside ours.
-# The server rows run the release parleyd built next to ParleyBench.
+# `install-deps.sh bench` also installs rtpengine, which the relay rows run beside ours, and
+# espeak-ng, sox, pesq and pystoi for the speech rows. The server rows run the release
+# parleyd built next to ParleyBench; the speech rows also the release parley softphone.
 bench:
 	@./scripts/install-deps.sh bench
 	$(SWIFT) build -c release $(STRICT) --product parleyd
+	$(SWIFT) build -c release $(STRICT) --product parley
 	$(SWIFT) run -c release $(STRICT) ParleyBench
 
 fuzz-build: deps

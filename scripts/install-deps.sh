@@ -1,7 +1,9 @@
 #!/bin/sh
 # Installs what the build and tests need, only what is missing, quietly.
 # Debian packages first (apt-get update only when something is missing), then PyPI.
-# `install-deps.sh bench` also installs what `make bench` compares against.
+# `install-deps.sh bench` also installs what `make bench` compares against and scores with:
+# rtpengine (the relay comparison), espeak-ng and sox (the speech bench's sentences) and the
+# pesq and pystoi scorers (PESQ-WB, STOI; numpy and scipy come with them).
 set -eu
 
 # C libraries for the shims; chromium and iproute2 (network namespaces) for the Chromium
@@ -11,7 +13,8 @@ set -eu
 APT_PACKAGES="pkg-config libopus-dev libsrtp2-dev libssl-dev libsqlite3-dev libcurl4-openssl-dev chromium iproute2 python3 python3-pip"
 PIP_PACKAGES="aiortc websockets h2 numpy"
 if [ "${1:-}" = "bench" ]; then
-    APT_PACKAGES="$APT_PACKAGES rtpengine-daemon"
+    APT_PACKAGES="$APT_PACKAGES rtpengine-daemon espeak-ng sox"
+    PIP_PACKAGES="$PIP_PACKAGES pesq pystoi"
 fi
 
 SUDO=""

@@ -24,8 +24,12 @@ final class ServerUnderTest {
         return access(path, X_OK) == 0 ? path : nil
     }
 
-    /// - Parameter extraArguments: more `parleyd` flags (the push bench's emulator URLs).
-    init(extraArguments: [String] = []) throws {
+    /// - Parameters:
+    ///   - extraArguments: more `parleyd` flags (the push bench's emulator URLs, the speech
+    ///     bench's media and announce addresses).
+    ///   - mediaPorts: the media port range (the speech bench's impairment relay stands in
+    ///     front of every port of a small one).
+    init(extraArguments: [String] = [], mediaPorts: ClosedRange<UInt16> = ServerUnderTest.mediaPorts) throws {
         guard let executable = Self.executable else {
             throw ChildProcess.Failure(description: "parleyd not found next to ParleyBench: swift build -c release --product parleyd")
         }
@@ -38,7 +42,7 @@ final class ServerUnderTest {
         child = try ChildProcess(
             path: executable,
             arguments: ["--data-dir", dataDirectory, "--listen", "127.0.0.1:0",
-                        "--media-ports", "\(Self.mediaPorts.lowerBound)-\(Self.mediaPorts.upperBound)", "--no-dev-app"] + extraArguments,
+                        "--media-ports", "\(mediaPorts.lowerBound)-\(mediaPorts.upperBound)", "--no-dev-app"] + extraArguments,
             pipeStdin: false, pipeStdout: true, stderrPath: dataDirectory + "/server.log")
         // parleyd's banner: "parleyd listening on http://127.0.0.1:PORT (signaling ...)".
         var found: SocketAddress?

@@ -5,10 +5,17 @@
 if CommandLine.arguments.dropFirst().first == "relay-serve" { runRelayServeAndExit() }
 
 var seconds = 1.0
+var speechCalls = 3
 var wanted: Set<String> = []
 var args = CommandLine.arguments.dropFirst()
 while let arg = args.popFirst() {
-    if arg == "--seconds", let value = args.popFirst(), let s = Double(value) { seconds = s } else { wanted.insert(arg) }
+    if arg == "--seconds", let value = args.popFirst(), let s = Double(value) {
+        seconds = s
+    } else if arg == "--calls", let value = args.popFirst(), let n = Int(value), n > 0 {
+        speechCalls = n
+    } else {
+        wanted.insert(arg)
+    }
 }
 
 let all: [Benchmark] = stunBenchmarks() + rtpBenchmarks() + sdpBenchmarks() + webSocketBenchmarks() + signalingBenchmarks()
@@ -45,5 +52,7 @@ if wanted.isEmpty || wanted.contains("push") {
     print(pushThroughputReport(seconds: max(seconds, 1)))
     print(pushToRingReport())
 }
+// Speech quality through parleyd and two softphones, with impairment (BenchSpeech.swift).
+if wanted.isEmpty || wanted.contains("speech") { print(SpeechBench.report(calls: speechCalls)) }
 let formats = wanted.isEmpty ? "" : " " + wanted.sorted().joined(separator: " ")
 print("reproduce: swift run -c release ParleyBench\(formats) --seconds \(seconds)   (one format: name it, e.g. ParleyBench stun)")
