@@ -20,6 +20,7 @@ let fuzzTargets: [String: (UnsafeRawBufferPointer) -> Void] = [
     "wav": fuzzWAV,
     "jwt": fuzzJWT,
     "http": fuzzHTTP,
+    "red": fuzzRED,
 ]
 
 #if PARLEY_FUZZ

@@ -47,6 +47,10 @@ public struct MediaLegConfiguration: Sendable {
     /// the loss the peer reports in RTCP (`OpusLossProtection`: on from about 1 % smoothed
     /// loss, off again below 0.5 %); false keeps it off whatever the reports say.
     public var opusInbandFEC = true
+    /// Offer and accept RFC 2198 redundancy for Opus (`red/48000/2`). When negotiated, each
+    /// packet carries 1-2 earlier frames while the peer reports loss (`RedundancyPolicy`),
+    /// and RED from the peer is unwrapped, whatever our own reports say.
+    public var opusRedundancy = true
     /// Opus discontinuous transmission: near-silent frames are not sent.
     public var opusDTX = false
     /// The highest loss rate, in percent, the Opus encoder is told to plan its FEC for.

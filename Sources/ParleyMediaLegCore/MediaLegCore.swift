@@ -71,6 +71,13 @@ public struct MediaLegCore: ~Copyable {
     private var audioPlayout: AudioPlayout?
     /// The encoder's FEC and expected loss, driven by the peer's receiver reports.
     public private(set) var lossProtection: OpusLossProtection
+    /// How many earlier frames RED packets carry, driven by the same reports; never on
+    /// unless RFC 2198 RED was negotiated.
+    public private(set) var redundancyPolicy = RedundancyPolicy(allowed: false)
+    /// RED's payload type when negotiated, and its two halves.
+    private var redPayloadType: UInt8?
+    private var redEncoder: RedundantAudioEncoder?
+    private var redDecoder: RedundantAudioDecoder?
     private var senderReports: [UInt32: (ntpNanoseconds: Int64, rtpTimestamp: UInt32)] = [:]
     private var delays: (count: Int, sum: Double, minimum: Double, maximum: Double) = (0, 0, .infinity, 0)
     private var stats = MediaLegStatistics()
@@ -172,6 +179,7 @@ public struct MediaLegCore: ~Copyable {
             sendStream: .init(ssrc: ssrc, cname: cname, streamID: "parley", trackID: "audio"),
             originAddress: localAddresses.first?.ip.description ?? "127.0.0.1")
         local.rtcpFeedback = []
+        local.opusRedundancy = configuration.opusRedundancy
         if case .plainRTP = configuration.transport {
             // The c=/m= address is our socket's; no candidates, no ICE, no fingerprint, and
             // none of WebRTC's header extensions (the relay strips them anyway).
@@ -217,6 +225,12 @@ public struct MediaLegCore: ~Copyable {
         jitter = JitterBuffer(configuration: jitterConfiguration)
         reporter = RTCPReporter(configuration: .init(
             ssrc: ssrc, cname: cname, clockRate: UInt32(codec.clockRate), clock: MediaClock(unixNanosecondsAtZero: wallClockAtEpoch)))
+        if let red = audio.redundancy, codec.kind == .opus {
+            redPayloadType = red.payloadType
+            redEncoder = RedundantAudioEncoder(redPayloadType: red.payloadType, primaryPayloadType: audio.codec.payloadType)
+            redDecoder = RedundantAudioDecoder(primaryPayloadType: audio.codec.payloadType, frameDuration: UInt32(codec.timestampStep))
+            redundancyPolicy = RedundancyPolicy(allowed: true)
+        }
         negotiated = audio
         stats.codec = codecLabel
     }
@@ -340,9 +354,14 @@ public struct MediaLegCore: ~Copyable {
             markNextPacket = true
             return []
         }
-        let packet = RTPPacket(
+        var packet = RTPPacket(
             marker: markNextPacket, payloadType: payloadType, sequenceNumber: sequenceNumber,
             timestamp: rtpTimestamp, ssrc: ssrc, payload: payload[...])
+        if let redPayloadType, let wrapped = redEncoder?.wrap(payload[...], timestamp: rtpTimestamp, stream: ssrc) {
+            packet.payloadType = redPayloadType
+            packet.payload = wrapped[...]
+            stats.redPacketsSent &+= 1
+        }
         markNextPacket = false
         sequenceNumber &+= 1
         var actions: [MediaLegAction] = []
@@ -390,7 +409,16 @@ public struct MediaLegCore: ~Copyable {
     /// what must be ours: payload type, SSRC, and sequence numbers and timestamps moved by
     /// a fixed offset (so the receiver still sees the sender's gaps and timing). The same
     /// rewrite as `relay(buffer:length:now:)`, for a packet that is not in a buffer.
+    /// With RED negotiated and on (`sendsRedundancy`), the packet goes out wrapped with the
+    /// frames relayed before it.
     public mutating func relay(_ packet: RTPPacket, now: ContinuousClock.Instant) -> [MediaLegAction] {
+        var packet = packet
+        var outgoingPayloadType = payloadType
+        if state == .connected, let redPayloadType,
+           let wrapped = redEncoder?.wrap(packet.payload, timestamp: packet.timestamp, stream: packet.ssrc) {
+            packet.payload = wrapped[...]
+            outgoingPayloadType = redPayloadType
+        }
         guard let plain = try? packet.serialized() else {
             stats.framesNotSent &+= 1
             return []
@@ -399,7 +427,10 @@ public struct MediaLegCore: ~Copyable {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: room, alignment: 16)
         defer { buffer.deallocate() }
         plain.withUnsafeBytes { buffer.copyMemory(from: $0) }
-        guard let sent = relay(buffer: buffer, length: plain.count, now: now) else { return [] }
+        let wrapped = outgoingPayloadType != payloadType
+        guard let sent = relay(buffer: buffer, length: plain.count, payloadType: outgoingPayloadType, remember: !wrapped, now: now)
+        else { return [] }
+        if wrapped { stats.redPacketsSent &+= 1 }
         return [.send(bytes: [UInt8](UnsafeRawBufferPointer(rebasing: buffer[..<sent.length])), from: sent.from, to: sent.to)]
     }
 
@@ -413,6 +444,18 @@ public struct MediaLegCore: ~Copyable {
     /// This is the relay's per-packet path in parleyd, and what `ParleyBench relay` measures.
     public mutating func relay(
         buffer: UnsafeMutableRawBufferPointer, length: Int, now: ContinuousClock.Instant
+    ) -> (length: Int, from: ICETransportAddress, to: ICETransportAddress)? {
+        relay(buffer: buffer, length: length, payloadType: payloadType, remember: true, now: now)
+    }
+
+    /// Whether packets this leg relays go out wrapped in RED (negotiated, and the peer's
+    /// reports asked for it), so they need `relay(_:now:)` rather than the in-place path.
+    public var sendsRedundancy: Bool { (redEncoder?.depth ?? 0) > 0 }
+
+    /// `remember`: keep the frame for later RED packets (false when it is already wrapped).
+    private mutating func relay(
+        buffer: UnsafeMutableRawBufferPointer, length: Int, payloadType outgoingPayloadType: UInt8, remember: Bool,
+        now: ContinuousClock.Instant
     ) -> (length: Int, from: ICETransportAddress, to: ICETransportAddress)? {
         guard state == .connected, let protection, let destination = transport?.mediaDestination,
               let header = Self.rtpHeader(buffer, length) else {
@@ -438,8 +481,12 @@ public struct MediaLegCore: ~Copyable {
         }
         let sequence = header.sequenceNumber &+ offsets.sequence
         let timestamp = header.timestamp &+ offsets.timestamp
+        if remember, redEncoder != nil, plain - header.paddingLength >= 12 {
+            let payload = [UInt8](UnsafeRawBufferPointer(rebasing: buffer[12..<(plain - header.paddingLength)]))
+            redEncoder?.remember(payload[...], timestamp: header.timestamp, stream: header.ssrc)
+        }
         buffer[0] = 0x80 | (buffer[0] & 0x20)  // version 2, padding kept, no extension, no CSRC
-        buffer[1] = (buffer[1] & 0x80) | (payloadType & 0x7f)
+        buffer[1] = (buffer[1] & 0x80) | (outgoingPayloadType & 0x7f)
         Self.store(UInt32(sequence), into: buffer, at: 2, bytes: 2)
         Self.store(timestamp, into: buffer, at: 4, bytes: 4)
         Self.store(ssrc, into: buffer, at: 8, bytes: 4)
@@ -498,6 +545,7 @@ public struct MediaLegCore: ~Copyable {
             return .handled(actions)
         }
         if admission == .learn { transport!.confirm(source, now: now) }
+        redDecoder?.note(header.sequenceNumber, ssrc: header.ssrc)
         reporter.recordReceived(
             ssrc: header.ssrc, sequenceNumber: header.sequenceNumber, timestamp: header.timestamp,
             payloadBytes: plain - header.headerLength - header.paddingLength, now: nanoseconds(now))
@@ -643,6 +691,10 @@ public struct MediaLegCore: ~Copyable {
             receiveTelephoneEvent(packet, from: source, into: &actions)
             return
         }
+        if packet.payloadType == redPayloadType, redDecoder != nil {
+            receiveRedundant(packet, from: source, learning: learning, now: now, into: &actions)
+            return
+        }
         guard packet.payloadType == payloadType else {
             drop(.unknownPayloadType, from: source, "RTP payload type \(packet.payloadType) was not negotiated", into: &actions)
             return
@@ -650,9 +702,45 @@ public struct MediaLegCore: ~Copyable {
         if learning { transport?.confirm(source, now: now) }
         let ns = nanoseconds(now)
         reporter.recordReceived(packet, now: ns)
+        redDecoder?.note(packet.sequenceNumber, ssrc: packet.ssrc)
         switch configuration.mediaMode {
         case .forward: actions.append(.receivedRTP(packet))
         case .decode: _ = jitter.push(packet, now: ns)
+        }
+    }
+
+    /// RFC 2198: the primary goes on as the packet, and each earlier frame that had not
+    /// arrived goes on before it as that packet (into the jitter buffer, or to the other
+    /// leg). RTCP counts only the packet that arrived, so the peer still sees the real
+    /// loss and keeps redundancy on.
+    private mutating func receiveRedundant(
+        _ packet: RTPPacket, from source: ICETransportAddress, learning: Bool, now: ContinuousClock.Instant,
+        into actions: inout [MediaLegAction]
+    ) {
+        let unwrapped: RedundantAudioDecoder.Unwrapped
+        do throws(RTPError) {
+            guard let decoded = try redDecoder?.unwrap(packet) else { return }
+            unwrapped = decoded
+        } catch {
+            drop(.malformedRTP, from: source, "RED \(error)", into: &actions)
+            return
+        }
+        if learning { transport?.confirm(source, now: now) }
+        let ns = nanoseconds(now)
+        reporter.recordReceived(unwrapped.primary, now: ns)
+        switch configuration.mediaMode {
+        case .forward:
+            for recovered in unwrapped.recovered { actions.append(.receivedRTP(recovered)) }
+            stats.redRecovered &+= UInt64(unwrapped.recovered.count)
+            actions.append(.receivedRTP(unwrapped.primary))
+        case .decode:
+            for recovered in unwrapped.recovered {
+                switch jitter.push(recovered, now: ns) {
+                case .buffered, .bufferedAfterReset: stats.redRecovered &+= 1
+                default: break  // too late to play: not recovered
+                }
+            }
+            _ = jitter.push(unwrapped.primary, now: ns)
         }
     }
 
@@ -717,6 +805,9 @@ public struct MediaLegCore: ~Copyable {
             default: continue
             }
             for block in blocks where block.ssrc == ssrc {
+                if redundancyPolicy.report(fractionLost: Double(block.fractionLost) / 256) {
+                    redEncoder?.depth = redundancyPolicy.depth
+                }
                 guard lossProtection.report(fractionLost: Double(block.fractionLost) / 256) else { continue }
                 try? codec?.setLossProtection(
                     inbandFEC: lossProtection.inbandFEC, expectedLossPercent: lossProtection.expectedLossPercent)

@@ -30,6 +30,11 @@ public struct MediaLegStatistics: Sendable, Hashable, Encodable {
     public var framesPlayedFromPackets: UInt64 = 0
     public var framesConcealed: UInt64 = 0
     public var framesSilent: UInt64 = 0
+    /// RFC 2198: packets rebuilt from redundant blocks because the packet itself had not
+    /// arrived (each counted once; blocks for packets that did arrive are ignored).
+    public var redRecovered: UInt64 = 0
+    /// Packets sent wrapped in RED (with at least one earlier frame's slot).
+    public var redPacketsSent: UInt64 = 0
     /// Capture-to-playout delay of received audio, measured from the peer's RTCP sender
     /// reports (its wall clock for an RTP timestamp) against ours at playout. Meaningful
     /// when both clocks agree (same host, or NTP-synchronised).
@@ -52,7 +57,7 @@ public struct MediaLegStatistics: Sendable, Hashable, Encodable {
 
     private enum CodingKeys: String, CodingKey {
         case state, failure, iceMode, iceState, selectedPair, dtlsRole, srtpProfile, codec, rtp, srtpInbound, srtcpInbound
-        case jitterBuffer, framesSent, framesNotSent, framesPlayedFromPackets, framesConcealed, framesSilent
+        case jitterBuffer, framesSent, framesNotSent, framesPlayedFromPackets, framesConcealed, framesSilent, redRecovered, redPacketsSent
         case endToEndDelayMilliseconds, dropped, rtcpReportsSent, rtcpReportsReceived, plainRTP
     }
 
@@ -75,6 +80,8 @@ public struct MediaLegStatistics: Sendable, Hashable, Encodable {
         try container.encode(framesPlayedFromPackets, forKey: .framesPlayedFromPackets)
         try container.encode(framesConcealed, forKey: .framesConcealed)
         try container.encode(framesSilent, forKey: .framesSilent)
+        try container.encode(redRecovered, forKey: .redRecovered)
+        try container.encode(redPacketsSent, forKey: .redPacketsSent)
         try container.encodeIfPresent(endToEndDelayMilliseconds, forKey: .endToEndDelayMilliseconds)
         try container.encode(Dictionary(uniqueKeysWithValues: dropped.map { ($0.key.rawValue, $0.value) }), forKey: .dropped)
         try container.encode(rtcpReportsSent, forKey: .rtcpReportsSent)

@@ -1,4 +1,5 @@
 public import ParleyICECore
+import ParleyRTP
 
 /// The topology of a two-party call anchored on the server: legs in `.forward` mode, and
 /// each authenticated RTP packet from one joined leg sent on by the other joined leg with
@@ -69,6 +70,16 @@ public final class RelayBridge<LegID: Hashable & Sendable>: MediaTopology {
         case .handled(let actions):
             return MediaTopologyReceipt(actions: translate(actions, on: leg, now: now))
         case .media(let plain):
+            // A peer that wraps in RED needs a bigger packet than the buffer holds.
+            if let peer = peer(of: leg), peer.slot.core.sendsRedundancy {
+                guard let packet = try? RTPPacket(parsing: [UInt8](UnsafeRawBufferPointer(rebasing: buffer[..<plain]))) else {
+                    return MediaTopologyReceipt(actions: [.receivedMedia(leg: leg)])
+                }
+                let relayed = peer.slot.core.relay(packet, now: now)
+                var actions: [MediaTopologyAction<LegID>] = [.receivedMedia(leg: leg)]
+                if !relayed.isEmpty { actions.append(.forwarded(from: leg, to: peer.id)) }
+                return MediaTopologyReceipt(actions: actions + translate(relayed, on: peer.id, now: now))
+            }
             guard let peer = peer(of: leg), let sent = peer.slot.core.relay(buffer: buffer, length: plain, now: now) else {
                 return MediaTopologyReceipt(actions: [.receivedMedia(leg: leg)])
             }

@@ -26,6 +26,11 @@ public struct AudioCodec: Sendable, Hashable, Encodable {
     /// G.711 A-law: static payload type 8 (RFC 3551 §4.5.14).
     public static let pcma = AudioCodec(name: "PCMA", clockRate: 8000, staticPayloadType: 8, offerPayloadType: 8)
 
+    /// RFC 2198 redundant audio as WebRTC negotiates it for Opus: `red/48000/2`, payload
+    /// type 63 in our offers (as Chromium), with fmtp `<opus>/<opus>`. Not a codec of its
+    /// own but a wrapper around the primary codec's frames.
+    public static let redundantOpus = AudioCodec(name: "red", clockRate: 48000, channels: 2, offerPayloadType: 63)
+
     /// RFC 4733 named telephone events (DTMF) at `clockRate`; not a codec of its own
     /// but negotiated like one.
     public static func telephoneEvent(clockRate: UInt32) -> AudioCodec {

@@ -70,7 +70,8 @@ public struct AudioOfferAnswer: Sendable {
             let direction = offered.direction(in: offer).answer(wanting: local.direction)
             let extensions = try offered.extensionMaps().filter { local.headerExtensions.contains($0.uri) }
                 .map { ExtensionMap(id: $0.id, direction: $0.direction?.reversed, uri: $0.uri) }
-            let payloadTypes = selection.codecs.map(\.payloadType) + selection.events.map(\.payloadType)
+            let wrapped: [NegotiatedCodec] = selection.redundancy.map { [$0] } ?? []
+            let payloadTypes = (selection.codecs + wrapped + selection.events).map(\.payloadType)
             let feedback = try offered.rtcpFeedback().filter { fb in
                 local.rtcpFeedback.contains(fb.type) && (fb.payloadType.map(payloadTypes.contains) ?? true)
             }
@@ -88,7 +89,7 @@ public struct AudioOfferAnswer: Sendable {
             }
             if rtcpMux { section.attributes.append(SDPAttribute(name: "rtcp-mux")) }
             if reducedSize { section.attributes.append(SDPAttribute(name: "rtcp-rsize")) }
-            for codec in selection.codecs + selection.events {
+            for codec in selection.codecs + wrapped + selection.events {
                 section.attributes.append(SDPAttribute(selection.offeredMaps[codec.payloadType] ?? RTPMap(payloadType: codec.payloadType, encodingName: codec.name, clockRate: codec.clockRate, channels: codec.channels == 1 ? nil : codec.channels)))
                 for fb in feedback where fb.payloadType == codec.payloadType { section.attributes.append(SDPAttribute(fb)) }
                 if !codec.localParameters.isEmpty {
@@ -115,7 +116,8 @@ public struct AudioOfferAnswer: Sendable {
                 remotePacketTime: try offered.packetTime()?.milliseconds, remoteMaxPacketTime: try offered.maxPacketTime()?.milliseconds,
                 remoteSSRCs: try uniqueSSRCs(offered), remoteAddress: (offered.connections.first ?? offer.connection)?.address,
                 remotePort: offered.port,
-                bundleGroup: answerBundle.flatMap { group in offered.mid.flatMap { group.identifiers.contains($0) ? group.identifiers : nil } }
+                bundleGroup: answerBundle.flatMap { group in offered.mid.flatMap { group.identifiers.contains($0) ? group.identifiers : nil } },
+                redundancy: selection.redundancy
             ))
         }
 
@@ -139,6 +141,11 @@ public struct AudioOfferAnswer: Sendable {
             let payloadType = Self.freePayloadType(preferring: codec.offerPayloadType, used: used)
             used.insert(payloadType)
             codecs.append((codec, payloadType))
+        }
+        if local.opusRedundancy, let opus = codecs.firstIndex(where: { $0.0.name.lowercased() == "opus" }) {
+            let payloadType = Self.freePayloadType(preferring: AudioCodec.redundantOpus.offerPayloadType, used: used)
+            used.insert(payloadType)
+            codecs.insert((AudioCodec.redundantOpus, payloadType), at: opus + 1)
         }
         if local.telephoneEvents {
             var rates: [UInt32] = []
@@ -165,7 +172,10 @@ public struct AudioOfferAnswer: Sendable {
         for (codec, payloadType) in codecs {
             section.attributes.append(SDPAttribute(codec.rtpMap(payloadType: payloadType)))
             for type in local.rtcpFeedback { section.attributes.append(SDPAttribute(RTCPFeedback(payloadType: payloadType, type: type))) }
-            let parameters = local.formatParameters(for: codec)
+            var parameters = local.formatParameters(for: codec)
+            if codec == AudioCodec.redundantOpus, let opus = codecs.first(where: { $0.0.name.lowercased() == "opus" }) {
+                parameters = Self.redundancyParameters(primary: opus.1)
+            }
             if !parameters.isEmpty { section.attributes.append(SDPAttribute(FormatParameters(payloadType: payloadType, parameters: parameters))) }
         }
         if local.direction.sends, let stream = local.sendStream {
@@ -221,12 +231,20 @@ public struct AudioOfferAnswer: Sendable {
             let answeredFmtps = try answered.formatParameters()
             var codecs: [NegotiatedCodec] = []
             var events: [NegotiatedCodec] = []
+            var redundancy: NegotiatedCodec? = nil
             for payloadType in answered.payloadTypes {
                 guard let ours = offeredMaps[payloadType] else {
                     throw SDPError(.invalidAnswer, line: answered.line, "answer uses payload type \(payloadType), which the offer did not include")
                 }
                 if let theirs = answeredMaps[payloadType], theirs.encodingName.lowercased() != ours.encodingName.lowercased() || theirs.clockRate != ours.clockRate {
                     throw SDPError(.invalidAnswer, line: answered.line, "answer maps payload type \(payloadType) to \(theirs.encodingName)/\(theirs.clockRate), the offer to \(ours.encodingName)/\(ours.clockRate)")
+                }
+                if local.opusRedundancy, AudioCodec.redundantOpus.matches(ours) {
+                    redundancy = NegotiatedCodec(
+                        payloadType: payloadType, name: ours.encodingName, clockRate: ours.clockRate, channels: ours.channelCount,
+                        localParameters: offeredFmtps.first { $0.payloadType == payloadType }?.parameters ?? [],
+                        remoteParameters: answeredFmtps.first { $0.payloadType == payloadType }?.parameters ?? [])
+                    continue
                 }
                 let isEvent = ours.encodingName.lowercased() == "telephone-event"
                 guard let codec = isEvent ? AudioCodec.telephoneEvent(clockRate: ours.clockRate) : local.codecs.first(where: { $0.matches(ours) }) else { continue }
@@ -277,7 +295,11 @@ public struct AudioOfferAnswer: Sendable {
                 remotePacketTime: try answered.packetTime()?.milliseconds, remoteMaxPacketTime: try answered.maxPacketTime()?.milliseconds,
                 remoteSSRCs: try uniqueSSRCs(answered), remoteAddress: (answered.connections.first ?? answer.connection)?.address,
                 remotePort: answered.port,
-                bundleGroup: bundled ? answerBundle?.identifiers : nil
+                bundleGroup: bundled ? answerBundle?.identifiers : nil,
+                // RED counts only as a wrapper of the Opus we send and receive.
+                redundancy: primary.name.lowercased() == "opus"
+                    && redundancy.map { Self.redundancyWraps($0.localParameters, primary: primary.payloadType) } == true
+                    ? redundancy : nil
             ))
         }
         guard !negotiated.isEmpty else {
@@ -291,6 +313,8 @@ public struct AudioOfferAnswer: Sendable {
     /// The codecs chosen for one offered section.
     private struct CodecSelection {
         var codecs: [NegotiatedCodec]
+        /// RED wrapping the Opus payload type, when the offer has it and we allow it.
+        var redundancy: NegotiatedCodec?
         var events: [NegotiatedCodec]
         /// The offer's rtpmaps for the chosen payload types, echoed in the answer.
         var offeredMaps: [UInt8: RTPMap]
@@ -332,6 +356,18 @@ public struct AudioOfferAnswer: Sendable {
             let names = section.payloadTypes.compactMap { offered[$0] }.map { "\($0.encodingName)/\($0.clockRate)" }
             return .reject(SDPError(.noCommonCodec, line: section.line, "m-section \(index) (audio) offers \(names.isEmpty ? "no known codec" : names.joined(separator: ", ")); we support \(local.codecs.map { "\($0.name)/\($0.clockRate)" }.joined(separator: ", "))"))
         }
+        var redundancy: NegotiatedCodec? = nil
+        if local.opusRedundancy, let opus = codecs.first(where: { $0.name.lowercased() == "opus" }),
+           let payloadType = section.payloadTypes.first(where: { pt in
+               offered[pt].map(AudioCodec.redundantOpus.matches) == true
+                   && Self.redundancyWraps(fmtps.first { $0.payloadType == pt }?.parameters ?? [], primary: opus.payloadType)
+           }) {
+            maps[payloadType] = offered[payloadType]
+            redundancy = NegotiatedCodec(
+                payloadType: payloadType, name: AudioCodec.redundantOpus.name, clockRate: 48000, channels: 2,
+                localParameters: Self.redundancyParameters(primary: opus.payloadType),
+                remoteParameters: fmtps.first { $0.payloadType == payloadType }?.parameters ?? [])
+        }
         var events: [NegotiatedCodec] = []
         if local.telephoneEvents {
             // RFC 4733 §2.1: events share the timestamp clock of the audio they go with.
@@ -347,7 +383,7 @@ public struct AudioOfferAnswer: Sendable {
                     remoteParameters: fmtps.first { $0.payloadType == payloadType }?.parameters ?? []))
             }
         }
-        return .accept(CodecSelection(codecs: codecs, events: events, offeredMaps: maps))
+        return .accept(CodecSelection(codecs: codecs, redundancy: redundancy, events: events, offeredMaps: maps))
     }
 
     /// Payload type -> rtpmap for a section's formats, static ones filled in.
@@ -454,6 +490,20 @@ public struct AudioOfferAnswer: Sendable {
     }
 
     /// `preferred` if free, else the first free dynamic payload type (RFC 3551 §3: 96-127).
+    /// RED's fmtp as Chromium writes it (RFC 2198 §5): the primary's payload type once per
+    /// block, `111/111` for one redundant Opus frame.
+    static func redundancyParameters(primary: UInt8) -> [FormatParameters.Parameter] {
+        [.init(name: "\(primary)/\(primary)")]
+    }
+
+    /// Whether a RED fmtp lists only `primary` (`111/111`, `111/111/111`); an absent fmtp
+    /// says nothing about the blocks and is taken as Opus too.
+    static func redundancyWraps(_ parameters: [FormatParameters.Parameter], primary: UInt8) -> Bool {
+        guard let first = parameters.first else { return true }
+        let parts = first.name.split(separator: "/", omittingEmptySubsequences: false)
+        return first.value == nil && parts.count >= 2 && parts.allSatisfy { UInt8($0) == primary }
+    }
+
     private static func freePayloadType(preferring preferred: UInt8, used: Set<UInt8>) -> UInt8 {
         if !used.contains(preferred) { return preferred }
         return (96...127).first { !used.contains($0) } ?? preferred

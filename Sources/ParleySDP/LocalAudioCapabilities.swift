@@ -33,6 +33,9 @@ public struct LocalAudioCapabilities: Sendable, Hashable {
     public var codecs: [AudioCodec]
     /// Accept RFC 4733 telephone-event at the clock rate of each chosen codec.
     public var telephoneEvents: Bool
+    /// Offer RFC 2198 redundancy for Opus (`red/48000/2`, fmtp `111/111`) and accept it
+    /// when an offer has it for the Opus payload type we choose.
+    public var opusRedundancy: Bool = false
     /// Opus `usedtx` (RFC 7587 §6.1): whether we want the peer to use DTX.
     public var opusDTX: Bool
     /// `a=ice-ufrag` (RFC 8839 §5.4: 4-256 ice-chars).

@@ -74,6 +74,9 @@ public struct NegotiatedAudio: Sendable, Hashable, Encodable {
     public var remotePort: UInt16
     /// The BUNDLE group agreed, when there is one.
     public var bundleGroup: [String]?
+    /// RFC 2198 redundant audio (`red/48000/2`) wrapping `codec`, when agreed: its payload
+    /// type is the offerer's, its fmtp names `codec`'s payload type (`111/111`).
+    public var redundancy: NegotiatedCodec? = nil
 
     /// True when we start the DTLS handshake.
     public var isDTLSClient: Bool { localSetup == .active }
@@ -108,13 +111,14 @@ public struct NegotiatedAudio: Sendable, Hashable, Encodable {
         try c.encode(remoteAddress, forKey: .remoteAddress)
         try c.encode(remotePort, forKey: .remotePort)
         try c.encode(bundleGroup, forKey: .bundleGroup)
+        try c.encode(redundancy, forKey: .redundancy)
     }
 
     private enum CodingKeys: String, CodingKey {
         case mediaIndex, mid, codec, codecs, telephoneEvent, payloadTypes, direction
         case remoteICEUsernameFragment, remoteICEPassword, remoteICELite, remoteICEOptions, remoteCandidates
         case remoteEndOfCandidates, remoteFingerprints, remoteSetup, localSetup, isDTLSClient, rtcpMux, rtcpReducedSize
-        case headerExtensions, rtcpFeedback, remotePacketTime, remoteMaxPacketTime, remoteSSRCs, remoteAddress, remotePort, bundleGroup
+        case headerExtensions, rtcpFeedback, remotePacketTime, remoteMaxPacketTime, remoteSSRCs, remoteAddress, remotePort, bundleGroup, redundancy
     }
 }
 

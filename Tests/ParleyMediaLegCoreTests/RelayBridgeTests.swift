@@ -36,10 +36,13 @@ import Testing
         let inPlace: Bool
         let work = UnsafeMutableRawBufferPointer.allocate(byteCount: 2048 + 64, alignment: 16)
         var sentFromBuffer = 0
+        /// Datagrams for which this returns true are lost on the way.
+        var lose: ((_ bytes: [UInt8], _ from: ICETransportAddress, _ to: ICETransportAddress) -> Bool)?
 
         deinit { work.deallocate() }
 
-        init(names: [String], inPlace: Bool = false) throws {
+        /// `plainDevices`: devices that do not negotiate RED with their server leg.
+        init(names: [String], inPlace: Bool = false, plainDevices: Set<String> = []) throws {
             self.inPlace = inPlace
             now = start
             for (index, name) in names.enumerated() {
@@ -47,6 +50,7 @@ import Testing
                 let serverAddress = Self.address(UInt16(2000 + index))
                 var deviceConfiguration = MediaLegConfiguration(iceMode: .full, certificate: try DTLSCertificate.generate())
                 deviceConfiguration.codecs = [.opus]
+                deviceConfiguration.opusRedundancy = !plainDevices.contains(name)
                 var serverConfiguration = MediaLegConfiguration(iceMode: .lite, certificate: try DTLSCertificate.generate())
                 serverConfiguration.codecs = [.opus]
                 serverConfiguration.mediaMode = bridge.mediaMode(for: name)
@@ -85,6 +89,7 @@ import Testing
                 while let index = inFlight.firstIndex(where: { $0.due <= now }), delivered < 10_000 {
                     delivered += 1
                     let item = inFlight.remove(at: index)
+                    if let lose, lose(item.bytes, item.from, item.to) { continue }
                     if let (name, _) = serverAddresses.first(where: { $0.value == item.to }) {
                         if inPlace {
                             item.bytes.withUnsafeBytes { work.copyMemory(from: $0) }

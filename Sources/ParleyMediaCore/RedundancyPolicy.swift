@@ -1,0 +1,51 @@
+/// Decides how many earlier frames (RFC 2198 RED blocks) each outgoing packet carries,
+/// from the loss the far end reports about our stream (RTCP fraction lost).
+///
+/// Smoothed like `OpusLossProtection` (each report moves the estimate half way), with
+/// hysteresis so a loss rate near a threshold does not make it flap: one redundant frame
+/// from 2 % smoothed loss, off again below 0.5 %; two from 10 %, back to one below 7 %.
+/// The smoothing means a clean path must report roughly two clean intervals (about ten
+/// seconds at RTCP's 5 s) before RED turns off again.
+public struct RedundancyPolicy: Sendable, Hashable {
+    /// Whether RED was negotiated and may be sent at all.
+    public let allowed: Bool
+    /// Weight of a new report in the smoothed loss.
+    public static let smoothing = 0.5
+    /// Smoothed loss at or above which one redundant frame is sent.
+    public static let enableThreshold = 0.02
+    /// Smoothed loss below which redundancy stops.
+    public static let disableThreshold = 0.005
+    /// Smoothed loss at or above which two redundant frames are sent.
+    public static let deepThreshold = 0.10
+    /// Smoothed loss below which two frames go back to one.
+    public static let shallowThreshold = 0.07
+    /// The most redundant frames a packet carries.
+    public static let maximumDepth = 2
+
+    /// The smoothed loss fraction (0...1), 0 before any report.
+    public private(set) var smoothedLoss = 0.0
+    /// Earlier frames each packet should carry: 0 (plain packets), 1 or 2.
+    public private(set) var depth = 0
+
+    public init(allowed: Bool) {
+        self.allowed = allowed
+    }
+
+    /// Accounts for one report of the fraction of our packets the far end lost (0...1).
+    /// Returns true when `depth` changed.
+    public mutating func report(fractionLost: Double) -> Bool {
+        let fraction = fractionLost.isFinite ? min(max(fractionLost, 0), 1) : 0
+        smoothedLoss += (fraction - smoothedLoss) * Self.smoothing
+        let before = depth
+        guard allowed else { depth = 0; return before != depth }
+        switch depth {
+        case 0:
+            depth = smoothedLoss >= Self.deepThreshold ? 2 : smoothedLoss >= Self.enableThreshold ? 1 : 0
+        case 1:
+            depth = smoothedLoss >= Self.deepThreshold ? 2 : smoothedLoss < Self.disableThreshold ? 0 : 1
+        default:
+            depth = smoothedLoss < Self.disableThreshold ? 0 : smoothedLoss < Self.shallowThreshold ? 1 : 2
+        }
+        return before != depth
+    }
+}
