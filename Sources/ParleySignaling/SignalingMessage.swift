@@ -29,6 +29,8 @@ public enum SignalingMessage: Sendable, Hashable {
     case callHangup(CallRequest)
     /// `call.dtmf`: send DTMF digits.
     case callDTMF(CallDTMF)
+    /// `call.stats`: the device's playout counters of a call.
+    case callStats(CallStats)
     /// `ice.candidate`: a trickled ICE candidate.
     case iceCandidate(ICECandidate)
     /// `push.register`: register a push token.
@@ -77,6 +79,7 @@ public enum SignalingMessage: Sendable, Hashable {
         case .callDecline: .callDecline
         case .callHangup: .callHangup
         case .callDTMF: .callDTMF
+        case .callStats: .callStats
         case .iceCandidate: .iceCandidate
         case .pushRegister: .pushRegister
         case .pushUnregister: .pushUnregister
@@ -104,6 +107,7 @@ public enum SignalingMessage: Sendable, Hashable {
         case .callAnswer(let m): m.requestID
         case .callAck(let m), .callDecline(let m), .callHangup(let m): m.requestID
         case .callDTMF(let m): m.requestID
+        case .callStats(let m): m.requestID
         case .iceCandidate(let m): m.requestID
         case .pushRegister(let m): m.requestID
         case .pushUnregister(let m): m.requestID
@@ -129,6 +133,7 @@ public enum SignalingMessage: Sendable, Hashable {
         case .callAnswer(let m): m.callID
         case .callAck(let m), .callDecline(let m), .callHangup(let m): m.callID
         case .callDTMF(let m): m.callID
+        case .callStats(let m): m.callID
         case .iceCandidate(let m): m.callID
         case .callIncoming(let m): m.callID
         case .callMedia(let m): m.callID
@@ -152,6 +157,7 @@ public enum SignalingMessage: Sendable, Hashable {
         case .callAnswer(let m): m.append(to: &object)
         case .callAck(let m), .callDecline(let m), .callHangup(let m): m.append(to: &object)
         case .callDTMF(let m): m.append(to: &object)
+        case .callStats(let m): m.append(to: &object)
         case .iceCandidate(let m): m.append(to: &object)
         case .pushRegister(let m): m.append(to: &object)
         case .pushUnregister(let m): m.append(to: &object)
@@ -178,6 +184,7 @@ public enum SignalingMessage: Sendable, Hashable {
         case .callDecline: self = .callDecline(try CallRequest(reader))
         case .callHangup: self = .callHangup(try CallRequest(reader))
         case .callDTMF: self = .callDTMF(try CallDTMF(reader))
+        case .callStats: self = .callStats(try CallStats(reader))
         case .iceCandidate: self = .iceCandidate(try ICECandidate(reader))
         case .pushRegister: self = .pushRegister(try PushRegister(reader))
         case .pushUnregister: self = .pushUnregister(try PushUnregister(reader))
