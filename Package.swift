@@ -158,7 +158,7 @@ let package = Package(
         ),
         .testTarget(name: "ParleySDKTests", dependencies: ["ParleySDK", "ParleyEdgeIO", "ParleyWebSocket", "ParleyMediaLegCore", "ParleySignaling", "ParleyMediaCore", "ParleyNetCore", "ParleyNetLinux", "ParleyCrypto", "ParleyTestSupport", "ParleyMediaLegIO"], swiftSettings: upcoming),
         // Issue 5, SDK side: the SDK's push relay against a real server (docs/push-and-callkit.md)
-        .testTarget(name: "ParleySDKPushTests", dependencies: ["ParleySDK", "ParleyServer", "ParleyPushTestSupport", "ParleyPush", "ParleyStore", "ParleyAuth", "ParleyNetCore", "ParleyTestSupport"], swiftSettings: upcoming),
+        .testTarget(name: "ParleySDKPushTests", dependencies: ["ParleySDK", "ParleyServer", "ParleyCallModel", "ParleyPushTestSupport", "ParleyPush", "ParleyStore", "ParleyAuth", "ParleyNetCore", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleyDaemonTests", dependencies: ["ParleyDaemon", "ParleyServer", "ParleyStore", "ParleyNetCore", "ParleyNetLinux", "ParleyCrypto", "ParleyPush"], swiftSettings: upcoming),
         .testTarget(name: "ParleyCLITests", dependencies: ["ParleyCLI", "ParleyAuth", "ParleySDK", "ParleyTestSupport"], swiftSettings: upcoming),
         // Runs the built `parleyd` and `parley` executables: `swift build` must run first.

@@ -9,6 +9,22 @@ struct SoftphoneStatistics: Equatable {
     var jitterMs: Double?
     /// Round-trip time from RTCP reports in milliseconds; nil before the first report.
     var roundTripMs: Double?
+    /// What playout did with the received audio (jitter buffer and concealment counters).
+    var playout = Playout()
+
+    /// The device's playout counters, in 20 ms frames (`ParleyCallStatistics`).
+    struct Playout: Equatable {
+        var framesPlayed = 0
+        var framesFECRecovered = 0
+        var framesConcealed = 0
+        var framesComfortNoise = 0
+        var framesSilent = 0
+        var framesStretched = 0
+        var framesShrunk = 0
+        var packetsLate = 0
+        var targetDelayMs = 0.0
+        var currentDelayMs = 0.0
+    }
 
     /// Lost packets as a share of those expected (received + lost), in percent.
     var lossPercent: Double {

@@ -51,6 +51,11 @@ struct SoftphoneFormatter {
         text += ", received \(statistics.packetsReceived) packets, sent \(statistics.packetsSent)"
         text += ", loss \(fixed(statistics.lossPercent, 1)) % (\(statistics.packetsLost) lost)"
         text += ", jitter \(milliseconds(statistics.jitterMs)), rtt \(milliseconds(statistics.roundTripMs))"
+        let playout = statistics.playout
+        text += "; playout \(playout.framesPlayed) frames, concealed \(playout.framesConcealed)"
+        text += " (FEC \(playout.framesFECRecovered), comfort noise \(playout.framesComfortNoise)), silent \(playout.framesSilent)"
+        text += ", stretched \(playout.framesStretched), shrunk \(playout.framesShrunk), late \(playout.packetsLate)"
+        text += ", target delay \(milliseconds(playout.targetDelayMs))"
         return text
     }
 
@@ -130,6 +135,16 @@ struct SoftphoneFormatter {
             ("lossPercent", .number(statistics.lossPercent, decimals: 2)),
             ("jitterMs", statistics.jitterMs.map { .number($0, decimals: 2) } ?? .null),
             ("rttMs", statistics.roundTripMs.map { .number($0, decimals: 2) } ?? .null),
+            ("framesPlayed", .integer(Int64(statistics.playout.framesPlayed))),
+            ("framesFECRecovered", .integer(Int64(statistics.playout.framesFECRecovered))),
+            ("framesConcealed", .integer(Int64(statistics.playout.framesConcealed))),
+            ("framesComfortNoise", .integer(Int64(statistics.playout.framesComfortNoise))),
+            ("framesSilent", .integer(Int64(statistics.playout.framesSilent))),
+            ("framesStretched", .integer(Int64(statistics.playout.framesStretched))),
+            ("framesShrunk", .integer(Int64(statistics.playout.framesShrunk))),
+            ("packetsLate", .integer(Int64(statistics.playout.packetsLate))),
+            ("targetDelayMs", .number(statistics.playout.targetDelayMs, decimals: 2)),
+            ("currentDelayMs", .number(statistics.playout.currentDelayMs, decimals: 2)),
         ]
     }
 

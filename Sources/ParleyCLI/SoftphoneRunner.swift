@@ -355,7 +355,13 @@ final class SoftphoneShell: ParleyClientDelegate, ParleyPushDelegate, ParleyCall
             packetsLost: Int(clamping: max(0, statistics.packetsLost)),
             // The SDK reports 0 jitter before any packet arrived; show that as unknown.
             jitterMs: statistics.packetsReceived > 0 ? statistics.jitterMilliseconds : nil,
-            roundTripMs: statistics.roundTripTimeMilliseconds)
+            roundTripMs: statistics.roundTripTimeMilliseconds,
+            playout: SoftphoneStatistics.Playout(
+                framesPlayed: Int(clamping: statistics.framesPlayed), framesFECRecovered: Int(clamping: statistics.framesFECRecovered),
+                framesConcealed: Int(clamping: statistics.framesConcealed), framesComfortNoise: Int(clamping: statistics.framesComfortNoise),
+                framesSilent: Int(clamping: statistics.framesSilent), framesStretched: Int(clamping: statistics.framesStretched),
+                framesShrunk: Int(clamping: statistics.framesShrunk), packetsLate: Int(clamping: statistics.packetsLate),
+                targetDelayMs: statistics.targetDelayMilliseconds, currentDelayMs: statistics.currentDelayMilliseconds))
     }
 
     static func message(_ error: any Error) -> String {

@@ -1,3 +1,4 @@
+public import ParleyCallModel
 public import ParleySignaling
 
 /// An output of the call engine, in the order parleyd must perform them.
@@ -17,6 +18,9 @@ public enum CallAction: Sendable, Hashable {
     /// key and send it through its providers. A device that answers relays the payload
     /// (`CallRegistry.relayPush`).
     case push(PushInstruction)
+    /// A party's device reported its playout counters for its leg (`call.stats`): keep
+    /// them on that leg of the call's record.
+    case recordPlayout(callID: String, role: CallLegRole, CallLegPlayout)
 }
 
 /// The call a push announces: what goes into each device's signed payload.

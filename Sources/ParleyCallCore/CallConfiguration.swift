@@ -21,6 +21,9 @@ public struct CallConfiguration: Sendable, Hashable {
     /// How many ended call ids the registry remembers, so that a late request about one
     /// gets `invalid_state` rather than `call_not_found` and its id cannot be reused.
     public var recentlyEndedCapacity: Int = 4096
+    /// How long after a call ended its parties may still send `call.stats` (while the
+    /// registry remembers the call, see `recentlyEndedCapacity`).
+    public var statsGrace: Duration = .seconds(60)
     /// Calls in progress a user may have started (as caller); a `call.start` beyond it is
     /// refused with `too_many_calls`.
     public var maxCallsPerUser: Int = 10

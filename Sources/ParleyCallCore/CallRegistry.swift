@@ -92,6 +92,7 @@ public struct CallRegistry: Sendable {
             case .callDecline(let request): actions = try apply(.declined(device), to: request.callID, now: now)
             case .callHangup(let request): actions = try apply(.hungUp(device), to: request.callID, now: now)
             case .callDTMF(let dtmf): actions = try apply(.dtmf(device, digits: dtmf.digits), to: dtmf.callID, now: now)
+            case .callStats(let stats): actions = try recordPlayout(stats, from: device, now: now)
             case .iceCandidate(let candidate):
                 // The anchor is ICE-lite: it learns addresses from checks, so a trickled
                 // candidate only needs to name a call of this device.
@@ -107,6 +108,40 @@ public struct CallRegistry: Sendable {
         } catch {
             return [.send(device, error.errorReply(to: requestID))]
         }
+    }
+
+    /// Accepts a `call.stats` from the caller's device or the callee device that answered,
+    /// during the call or up to `statsGrace` after it ended; the counters go to that
+    /// party's leg of the record.
+    private func recordPlayout(_ stats: SignalingMessage.CallStats, from device: Device, now: ClockReading) throws(CallingError) -> [CallAction] {
+        let record: CallRecord
+        if let machine = calls[stats.callID] {
+            record = machine.record
+        } else if let ended = endedRecords[stats.callID] {
+            let graceMilliseconds = configuration.statsGrace.components.seconds * 1000
+                + configuration.statsGrace.components.attoseconds / 1_000_000_000_000_000
+            if let endedTime = ended.times.endedTime, now.unixMilliseconds - endedTime > graceMilliseconds {
+                throw CallingError(.invalidState, callID: stats.callID, "the call ended too long ago for call.stats")
+            }
+            record = ended
+        } else {
+            throw CallingError(.callNotFound, callID: stats.callID, "no such call")
+        }
+        let role: CallLegRole
+        if record.caller == .user(device.user.userID), record.applicationKey == device.user.applicationKey,
+           record.callerDeviceID == device.deviceID {
+            role = .caller
+        } else if record.isCallee(device.user), record.answeredDeviceID == device.deviceID {
+            role = .callee
+        } else {
+            throw CallingError(.callNotFound, callID: stats.callID, "no such call for device \(device.deviceID)")
+        }
+        let p = stats.playout
+        return [.recordPlayout(callID: stats.callID, role: role, CallLegPlayout(
+            framesPlayed: p.framesPlayed, framesConcealed: p.framesConcealed, framesFECRecovered: p.framesFECRecovered,
+            framesComfortNoise: p.framesComfortNoise, framesSilent: p.framesSilent, framesStretched: p.framesStretched,
+            framesShrunk: p.framesShrunk, packetsLate: p.packetsLate, targetDelayMilliseconds: p.targetDelayMs,
+            reportedTime: now.unixMilliseconds))]
     }
 
     /// Accepts a `call.start` and asks the router where it goes. A decision the router

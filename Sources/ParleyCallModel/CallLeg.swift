@@ -8,12 +8,16 @@ public struct CallLeg: Sendable, Hashable, Codable {
     /// When these statistics were taken (Unix ms).
     public var updatedTime: Int64
     public var statistics: CallLegStatistics
+    /// What the device's playout reported for this leg (`call.stats`); nil when it did not.
+    public var playout: CallLegPlayout?
 
-    public init(role: CallLegRole, userId: String, deviceId: String? = nil, updatedTime: Int64, statistics: CallLegStatistics) {
+    public init(role: CallLegRole, userId: String, deviceId: String? = nil, updatedTime: Int64, statistics: CallLegStatistics,
+                playout: CallLegPlayout? = nil) {
         self.role = role
         self.userId = userId
         self.deviceId = deviceId
         self.updatedTime = updatedTime
         self.statistics = statistics
+        self.playout = playout
     }
 }

@@ -628,6 +628,7 @@ public struct MediaLegCore: ~Copyable {
         result.rtp = reporter.statistics
         result.srtpInbound = protection?.inboundCounters ?? SRTPCounters()
         result.jitterBuffer = jitter.statistics
+        result.playout = audioPlayout?.statistics ?? AudioPlayout.Statistics()
         result.rtcpReportsSent = reporter.reportsSent
         if delays.count > 0 {
             result.endToEndDelayMilliseconds = .init(

@@ -35,6 +35,8 @@ public struct MediaLegStatistics: Sendable, Hashable, Encodable {
     public var redRecovered: UInt64 = 0
     /// Packets sent wrapped in RED (with at least one earlier frame's slot).
     public var redPacketsSent: UInt64 = 0
+    /// What concealment played (FEC-recovered frames, underrun concealment, comfort noise).
+    public var playout = AudioPlayout.Statistics()
     /// Capture-to-playout delay of received audio, measured from the peer's RTCP sender
     /// reports (its wall clock for an RTP timestamp) against ours at playout. Meaningful
     /// when both clocks agree (same host, or NTP-synchronised).
@@ -47,6 +49,9 @@ public struct MediaLegStatistics: Sendable, Hashable, Encodable {
     /// figures are `iceMode` to `srtpProfile`).
     public var plainRTP: PlainRTPTransport.Statistics?
 
+    /// Statistics of a leg that has done nothing yet (what a leg starts from; tests).
+    public init() {}
+
     /// Minimum, mean and maximum of a delay series, in milliseconds.
     public struct DelaySummary: Sendable, Hashable, Encodable {
         public var count: Int
@@ -57,7 +62,7 @@ public struct MediaLegStatistics: Sendable, Hashable, Encodable {
 
     private enum CodingKeys: String, CodingKey {
         case state, failure, iceMode, iceState, selectedPair, dtlsRole, srtpProfile, codec, rtp, srtpInbound, srtcpInbound
-        case jitterBuffer, framesSent, framesNotSent, framesPlayedFromPackets, framesConcealed, framesSilent, redRecovered, redPacketsSent
+        case jitterBuffer, framesSent, framesNotSent, framesPlayedFromPackets, framesConcealed, framesSilent, redRecovered, redPacketsSent, playout
         case endToEndDelayMilliseconds, dropped, rtcpReportsSent, rtcpReportsReceived, plainRTP
     }
 
@@ -82,6 +87,7 @@ public struct MediaLegStatistics: Sendable, Hashable, Encodable {
         try container.encode(framesSilent, forKey: .framesSilent)
         try container.encode(redRecovered, forKey: .redRecovered)
         try container.encode(redPacketsSent, forKey: .redPacketsSent)
+        try container.encode(playout, forKey: .playout)
         try container.encodeIfPresent(endToEndDelayMilliseconds, forKey: .endToEndDelayMilliseconds)
         try container.encode(Dictionary(uniqueKeysWithValues: dropped.map { ($0.key.rawValue, $0.value) }), forKey: .dropped)
         try container.encode(rtcpReportsSent, forKey: .rtcpReportsSent)

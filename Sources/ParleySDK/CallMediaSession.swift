@@ -97,9 +97,16 @@ final class CallMediaSession: @unchecked Sendable {
         return statistics
     }
 
+    /// The SDK's figures of a leg's statistics: the one place they are mapped.
     static func statistics(_ s: MediaLegStatistics) -> ParleyCallStatistics {
         ParleyCallStatistics(packetsSent: s.rtp.packetsSent, packetsReceived: s.rtp.packetsReceived,
                              packetsLost: s.rtp.inboundCumulativeLost, jitterMilliseconds: s.rtp.inboundJitterMilliseconds,
-                             roundTripTimeMilliseconds: s.rtp.roundTripTimeMilliseconds)
+                             roundTripTimeMilliseconds: s.rtp.roundTripTimeMilliseconds,
+                             framesPlayed: s.framesPlayedFromPackets, framesFECRecovered: s.playout.fecRecovered,
+                             framesConcealed: s.framesConcealed, framesComfortNoise: s.playout.comfortNoiseFrames,
+                             framesSilent: s.framesSilent, framesStretched: s.jitterBuffer.stretched,
+                             framesShrunk: s.jitterBuffer.discardedForDelay, packetsLate: s.jitterBuffer.late,
+                             targetDelayMilliseconds: Double(s.jitterBuffer.targetDelayNanoseconds) / 1e6,
+                             currentDelayMilliseconds: Double(s.jitterBuffer.currentDelayNanoseconds) / 1e6)
     }
 }

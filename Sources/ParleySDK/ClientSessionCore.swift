@@ -65,10 +65,13 @@ struct ClientSessionCore {
         case hangup(callID: String)
         /// Declines a call this device never showed (the system refused it).
         case decline(callID: String)
+        /// Reports the playout counters of a call whose leg closed (best effort: an
+        /// error or no reply changes nothing, the call has ended).
+        case stats(callID: String, playout: SignalingMessage.CallStats.Playout)
 
         var callID: String {
             switch self {
-            case .start(let id, _, _, _), .ack(let id, _), .answer(let id, _), .hangup(let id), .decline(let id): id
+            case .start(let id, _, _, _), .ack(let id, _), .answer(let id, _), .hangup(let id), .decline(let id), .stats(let id, _): id
             }
         }
 
@@ -79,6 +82,7 @@ struct ClientSessionCore {
             case .answer: "call.answer"
             case .hangup: "call.hangup"
             case .decline: "call.decline"
+            case .stats: "call.stats"
             }
         }
 
@@ -90,6 +94,7 @@ struct ClientSessionCore {
             case .answer(let callID, let sdp): .callAnswer(.init(requestID: id, callID: callID, sdp: sdp))
             case .hangup(let callID): .callHangup(.init(requestID: id, callID: callID))
             case .decline(let callID): .callDecline(.init(requestID: id, callID: callID))
+            case .stats(let callID, let playout): .callStats(.init(requestID: id, callID: callID, playout: playout))
             }
         }
     }
@@ -459,6 +464,24 @@ struct ClientSessionCore {
         var out: [ClientSessionOutput] = []
         sendOrQueue(.answer(callID: callID, sdp: sdp), resent: false, now: now, into: &out)
         return out
+    }
+
+    /// The media leg of `callID` closed with these statistics: tell the server what its
+    /// playout did (`call.stats`), for the call record.
+    mutating func legClosed(_ callID: String, statistics: ParleyCallStatistics, now: Time) -> [ClientSessionOutput] {
+        var out: [ClientSessionOutput] = []
+        sendOrQueue(.stats(callID: callID, playout: Self.playout(statistics)), resent: false, now: now, into: &out)
+        return out
+    }
+
+    /// The wire form of the SDK's playout counters.
+    static func playout(_ s: ParleyCallStatistics) -> SignalingMessage.CallStats.Playout {
+        func count(_ value: UInt64) -> Int64 { Int64(clamping: min(value, 9_007_199_254_740_991)) }
+        let target = s.targetDelayMilliseconds.isFinite ? max(0, min(s.targetDelayMilliseconds, 86_400_000)).rounded() : 0
+        return .init(framesPlayed: count(s.framesPlayed), framesConcealed: count(s.framesConcealed),
+                     framesFECRecovered: count(s.framesFECRecovered), framesComfortNoise: count(s.framesComfortNoise),
+                     framesSilent: count(s.framesSilent), framesStretched: count(s.framesStretched),
+                     framesShrunk: count(s.framesShrunk), packetsLate: count(s.packetsLate), targetDelayMs: Int64(target))
     }
 
     /// `hangup()`: cancel, decline or end. The call ends when the server's `call.ended`

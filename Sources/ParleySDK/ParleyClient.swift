@@ -425,7 +425,10 @@ public final class ParleyClient: @unchecked Sendable {
             // leg's close, and the recording is written after it (an app may drop the
             // client right after terminateGracefully()).
             session.enqueue { [self] session in
-                if let statistics = await session.close() { call?.update(statistics) }
+                if let statistics = await session.close() {
+                    call?.update(statistics)
+                    input { core, now in core.legClosed(callID, statistics: statistics, now: now) }
+                }
                 closed.leave()
                 withExtendedLifetime(self) {}
             }

@@ -591,6 +591,9 @@ final class CallEngine: @unchecked Sendable {
             case .push(let instruction):
                 log.info("push.call", ["call": instruction.callID, "devices": instruction.devices.map(\.deviceID).joined(separator: ",")])
                 push?.send(instruction)
+            case .recordPlayout(let callID, let role, let playout):
+                log.info("call.stats", ["call": callID, "leg": role.rawValue, "concealed": String(playout.framesConcealed)])
+                recorder.recordPlayout(callID: callID, role: role, playout)
             case .record: break
             }
         }
@@ -655,6 +658,7 @@ final class CallEngine: @unchecked Sendable {
             case .media(let instruction): keys.insert(.call(instruction.callID))
             case .push(let instruction): keys.insert(.call(instruction.callID))
             case .record(let record): keys.insert(.call(record.callID))
+            case .recordPlayout(let callID, _, _): keys.insert(.call(callID))
             }
         }
         return keys

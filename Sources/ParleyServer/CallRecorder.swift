@@ -129,6 +129,14 @@ final class CallRecorder: @unchecked Sendable {
         })
     }
 
+    /// Stores the playout counters a device reported for its leg (`call.stats`), in order
+    /// with the call's other writes (after its `createCall`, whether or not it ended).
+    func recordPlayout(callID: String, role: CallLegRole, _ playout: CallLegPlayout) {
+        enqueue(.init(name: "recordLegPlayout", subject: callID, durable: false) { (store) throws(StoreError) in
+            try store.recordLegPlayout(callId: callID, role: role, playout)
+        })
+    }
+
     /// Notes (in order with the call writes) that a device of `user` connected.
     func recordUserSeen(_ user: AppUser, at time: Int64) {
         enqueue(.init(name: "recordUserSeen", subject: nil, durable: false) { (store) throws(StoreError) in

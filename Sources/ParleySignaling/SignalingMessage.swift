@@ -29,6 +29,8 @@ public enum SignalingMessage: Sendable, Hashable {
     case callHangup(CallRequest)
     /// `call.dtmf`: send DTMF digits.
     case callDTMF(CallDTMF)
+    /// `call.stats`: the device's playout counters of a call.
+    case callStats(CallStats)
     /// `ice.candidate`: a trickled ICE candidate.
     case iceCandidate(ICECandidate)
     /// `push.register`: register a push token.
@@ -77,6 +79,7 @@ public enum SignalingMessage: Sendable, Hashable {
         case .callDecline: .callDecline
         case .callHangup: .callHangup
         case .callDTMF: .callDTMF
+        case .callStats: .callStats
         case .iceCandidate: .iceCandidate
         case .pushRegister: .pushRegister
         case .pushUnregister: .pushUnregister
@@ -105,6 +108,7 @@ public enum SignalingMessage: Sendable, Hashable {
         case .callAck(let m): m.requestID
         case .callDecline(let m), .callHangup(let m): m.requestID
         case .callDTMF(let m): m.requestID
+        case .callStats(let m): m.requestID
         case .iceCandidate(let m): m.requestID
         case .pushRegister(let m): m.requestID
         case .pushUnregister(let m): m.requestID
@@ -131,6 +135,7 @@ public enum SignalingMessage: Sendable, Hashable {
         case .callAck(let m): m.callID
         case .callDecline(let m), .callHangup(let m): m.callID
         case .callDTMF(let m): m.callID
+        case .callStats(let m): m.callID
         case .iceCandidate(let m): m.callID
         case .callIncoming(let m): m.callID
         case .callMedia(let m): m.callID
@@ -155,6 +160,7 @@ public enum SignalingMessage: Sendable, Hashable {
         case .callAck(let m): m.append(to: &object)
         case .callDecline(let m), .callHangup(let m): m.append(to: &object)
         case .callDTMF(let m): m.append(to: &object)
+        case .callStats(let m): m.append(to: &object)
         case .iceCandidate(let m): m.append(to: &object)
         case .pushRegister(let m): m.append(to: &object)
         case .pushUnregister(let m): m.append(to: &object)
@@ -181,6 +187,7 @@ public enum SignalingMessage: Sendable, Hashable {
         case .callDecline: self = .callDecline(try CallRequest(reader))
         case .callHangup: self = .callHangup(try CallRequest(reader))
         case .callDTMF: self = .callDTMF(try CallDTMF(reader))
+        case .callStats: self = .callStats(try CallStats(reader))
         case .iceCandidate: self = .iceCandidate(try ICECandidate(reader))
         case .pushRegister: self = .pushRegister(try PushRegister(reader))
         case .pushUnregister: self = .pushUnregister(try PushUnregister(reader))

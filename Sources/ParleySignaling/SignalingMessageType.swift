@@ -9,6 +9,7 @@ public enum SignalingMessageType: String, Sendable, Hashable, CaseIterable, Coda
     case callDecline = "call.decline"
     case callHangup = "call.hangup"
     case callDTMF = "call.dtmf"
+    case callStats = "call.stats"
     case iceCandidate = "ice.candidate"
     case pushRegister = "push.register"
     case pushUnregister = "push.unregister"
@@ -38,7 +39,7 @@ public enum SignalingMessageType: String, Sendable, Hashable, CaseIterable, Coda
     /// Who sends messages of this type.
     public var direction: Direction {
         switch self {
-        case .hello, .ping, .callStart, .callAck, .callAnswer, .callDecline, .callHangup, .callDTMF,
+        case .hello, .ping, .callStart, .callAck, .callAnswer, .callDecline, .callHangup, .callDTMF, .callStats,
              .iceCandidate, .pushRegister, .pushUnregister, .pushRelay:
             .deviceToServer
         case .helloOK, .pong, .result, .error, .callIncoming, .callMedia, .callProgress,

@@ -104,6 +104,13 @@ public protocol CallStore {
     /// - Throws: `.notFound`; `.callEnded` once the call ended.
     func recordLeg(callId: String, _ leg: CallLeg) throws(StoreError)
 
+    /// Stores (or replaces) what the device of one leg reported about its playout
+    /// (`call.stats`), during the call or after it ended; `call(id:)` shows it on that
+    /// role's leg. Kept apart from the leg's row, so `finishCall` and this may come in
+    /// either order.
+    /// - Throws: `.notFound` when there is no such call.
+    func recordLegPlayout(callId: String, role: CallLegRole, _ playout: CallLegPlayout) throws(StoreError)
+
     /// Ends a call: `ended`, the end time, the cause (and error), the duration and the
     /// final statistics of `legs`; durable (see `transaction(durable:)`).
     /// - Returns: the finished record.

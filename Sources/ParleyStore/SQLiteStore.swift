@@ -253,6 +253,27 @@ public final class SQLiteStore: CallStore {
         }
     }
 
+    /// Stores (or replaces) a device's playout counters for its leg of a call, in progress
+    /// or ended.
+    /// - Throws: `.notFound` when there is no such call.
+    public func recordLegPlayout(callId: String, role: CallLegRole, _ playout: CallLegPlayout) throws(StoreError) {
+        try write(durable: false) {
+            guard let (seq, _) = try fetchSeqAndState(callId) else { throw StoreError(.notFound, "call \(callId) not found") }
+            let p = playout
+            try db.execute(
+                """
+                INSERT OR REPLACE INTO call_leg_playout (call_seq, role, reported_at, frames_played, frames_concealed,
+                    frames_fec_recovered, frames_comfort_noise, frames_silent, frames_stretched, frames_shrunk,
+                    packets_late, target_delay_ms)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+                """,
+                [.integer(seq), .text(role.rawValue), .integer(p.reportedTime), .integer(p.framesPlayed),
+                 .integer(p.framesConcealed), .integer(p.framesFECRecovered), .integer(p.framesComfortNoise),
+                 .integer(p.framesSilent), .integer(p.framesStretched), .integer(p.framesShrunk), .integer(p.packetsLate),
+                 .integer(p.targetDelayMilliseconds)])
+        }
+    }
+
     /// Ends a call: sets `ended`, the end time, the cause (and error), the duration
     /// (answer to end, 0 when never answered), and the final statistics of `legs`.
     /// The commit is durable as chosen by `durability`.
@@ -520,7 +541,7 @@ public final class SQLiteStore: CallStore {
     }
 
     private func fetchLegs(seq: Int64) throws -> [CallLeg] {
-        try db.cachedStatement(
+        var legs = try db.cachedStatement(
             """
             SELECT role, user_id, device_id, updated_at, packets_sent, octets_sent, packets_received, octets_received,
                 inbound_fraction_lost, inbound_cumulative_lost, inbound_jitter_ms, outbound_fraction_lost,
@@ -546,6 +567,24 @@ public final class SQLiteStore: CallStore {
             typed.role = role
             return typed
         }
+        guard !legs.isEmpty else { return legs }
+        let playouts = try db.cachedStatement(
+            """
+            SELECT role, reported_at, frames_played, frames_concealed, frames_fec_recovered, frames_comfort_noise,
+                frames_silent, frames_stretched, frames_shrunk, packets_late, target_delay_ms
+            FROM call_leg_playout WHERE call_seq = ?1
+            """
+        ).query([.integer(seq)]) { row throws(SQLiteError) -> (String, CallLegPlayout) in
+            (try row.string(0), CallLegPlayout(
+                framesPlayed: try row.int64(2), framesConcealed: try row.int64(3), framesFECRecovered: try row.int64(4),
+                framesComfortNoise: try row.int64(5), framesSilent: try row.int64(6), framesStretched: try row.int64(7),
+                framesShrunk: try row.int64(8), packetsLate: try row.int64(9), targetDelayMilliseconds: try row.int64(10),
+                reportedTime: try row.int64(1)))
+        }
+        for (roleText, playout) in playouts {
+            if let index = legs.firstIndex(where: { $0.role.rawValue == roleText }) { legs[index].playout = playout }
+        }
+        return legs
     }
 
     private func fetchSeqAndState(_ id: String) throws -> (Int64, CallState)? {

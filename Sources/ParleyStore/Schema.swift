@@ -120,6 +120,27 @@ enum Schema {
                 ) STRICT;
                 CREATE INDEX call_events_by_call ON call_events (call_id, seq);
                 """),
+        Migration(
+            version: 4, name: "devices' playout counters per call leg",
+            // Apart from call_legs: a device reports after its leg closed, before or after
+            // the server's final figures of the leg are written.
+            sql: """
+                CREATE TABLE call_leg_playout (
+                    call_seq INTEGER NOT NULL REFERENCES calls (seq) ON DELETE CASCADE,
+                    role TEXT NOT NULL,
+                    reported_at INTEGER NOT NULL,
+                    frames_played INTEGER NOT NULL,
+                    frames_concealed INTEGER NOT NULL,
+                    frames_fec_recovered INTEGER NOT NULL,
+                    frames_comfort_noise INTEGER NOT NULL,
+                    frames_silent INTEGER NOT NULL,
+                    frames_stretched INTEGER NOT NULL,
+                    frames_shrunk INTEGER NOT NULL,
+                    packets_late INTEGER NOT NULL,
+                    target_delay_ms INTEGER NOT NULL,
+                    PRIMARY KEY (call_seq, role)
+                ) STRICT, WITHOUT ROWID;
+                """),
     ]
 
     /// The version a fully migrated database has.

@@ -51,7 +51,8 @@ import ParleySDK
         #expect(script.at(3100, .tick(statistics: Self.stats)) == [], "hangs up once")
         #expect(script.at(3200, Self.ended(.hungUp)) == [
             .print("00:00:03.200 ended hungUp"),
-            .print("00:00:03.200 summary: ended hungUp, duration 2.2 s, received 99 packets, sent 100, loss 1.0 % (1 lost), jitter 1.0 ms, rtt 2.0 ms"),
+            .print("00:00:03.200 summary: ended hungUp, duration 2.2 s, received 99 packets, sent 100, loss 1.0 % (1 lost), jitter 1.0 ms, rtt 2.0 ms"
+                + "; playout 0 frames, concealed 0 (FEC 0, comfort noise 0), silent 0, stretched 0, shrunk 0, late 0, target delay 0.0 ms"),
             .terminateClient, .exit(.success),
         ])
         #expect(script.controller.isFinished)
@@ -84,7 +85,8 @@ import ParleySDK
         script.connected()
         #expect(script.at(40, Self.ended(.error, code: "destination_not_found", message: "destination user not found")) == [
             .print("00:00:00.040 ended error: destination user not found"),
-            .print("00:00:00.040 summary: ended error: destination user not found, duration 0.0 s, received 99 packets, sent 100, loss 1.0 % (1 lost), jitter 1.0 ms, rtt 2.0 ms"),
+            .print("00:00:00.040 summary: ended error: destination user not found, duration 0.0 s, received 99 packets, sent 100, loss 1.0 % (1 lost), jitter 1.0 ms, rtt 2.0 ms"
+                + "; playout 0 frames, concealed 0 (FEC 0, comfort noise 0), silent 0, stretched 0, shrunk 0, late 0, target delay 0.0 ms"),
             .error("call ended: error: destination user not found"),
             .terminateClient, .exit(.callError),
         ])

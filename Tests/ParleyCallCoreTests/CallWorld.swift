@@ -21,6 +21,7 @@ struct CallWorld {
     var mediaLog: [MediaInstruction] = []
     var records: [CallRecord] = []
     var pushes: [PushInstruction] = []
+    var playouts: [(callID: String, role: CallLegRole, playout: CallLegPlayout)] = []
     var autoMedia = true
     private var requestCounter = 0
 
@@ -48,6 +49,8 @@ struct CallWorld {
                 records.append(record)
             case .push(let instruction):
                 pushes.append(instruction)
+            case .recordPlayout(let callID, let role, let playout):
+                playouts.append((callID, role, playout))
             case .media(let instruction):
                 mediaLog.append(instruction)
                 guard autoMedia else { continue }

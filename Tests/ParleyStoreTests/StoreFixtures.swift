@@ -26,7 +26,7 @@ struct StoreFactory: Sendable, CustomTestStringConvertible {
         let path = directory.storePath
         return TestStore(
             connections: .sqlite(path: path, writerBusyTimeoutMilliseconds: 50),
-            freshMigrations: [1, 2, 3],
+            freshMigrations: [1, 2, 3, 4],
             remove: directory.remove,
             holdWriteLock: {
                 let blocker = try SQLiteDatabase(path: path)
