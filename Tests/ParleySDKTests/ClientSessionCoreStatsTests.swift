@@ -16,7 +16,8 @@ import Testing
     @Test func aClosedLegSendsItsPlayoutCountersAndARefusalEndsNothing() throws {
         var h = H()
         #expect(h.run(H.opening + [
-            (.frame(H.incoming(c1)), ["send call.ack id=2 callId=\(c1)", "incoming \(c1) ringing"]),
+            (.frame(H.incoming(c1)), ["media prepare \(c1)", "incoming \(c1) ringing"]),
+            (.legPrepared(c1), ["send call.ack id=2 callId=\(c1) sdp"]),
             (.frame(H.ended(c1, "canceled")), ["media close \(c1)", "ended \(c1) canceled"]),
         ]) == [])
         let outputs = h.core.legClosed(c1, statistics: Self.statistics, now: h.now)
