@@ -99,7 +99,9 @@ struct SpeechBench {
         rows.append(check.line)
         rows.append(pad("condition", 17) + lpad("PESQ-WB med (min-max)", 23) + lpad("STOI med", 10) + lpad("codec PESQ", 12)
             + lpad("codec STOI", 12) + lpad("rx loss %", 11) + lpad("relay fwd/drop", 16) + lpad("failed", 8))
-        for (conditionIndex, condition) in Self.conditions.enumerated() {
+        // PARLEY_SPEECH_ONLY="5 % loss,clean" runs only the conditions named (to look at one).
+        let only = ProcessInfo.processInfo.environment["PARLEY_SPEECH_ONLY"].map { $0.split(separator: ",").map(String.init) }
+        for (conditionIndex, condition) in Self.conditions.enumerated() where only?.contains(condition.name) ?? true {
             var recordings: [String] = []
             var losses: [Double] = []
             var forwarded = 0, dropped = 0, failed = 0

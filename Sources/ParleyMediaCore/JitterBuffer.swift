@@ -299,6 +299,19 @@ public struct JitterBuffer: Sendable {
         return outcome
     }
 
+    /// The least target delay the buffer keeps while something upstream needs it, zero
+    /// for none: a leg receiving RED that carries frames two packets back sets two frames
+    /// and a margin, so those copies arrive before their slot. A higher floor applies at
+    /// once (the next tick stretches); a lower one lets the target come down through the
+    /// usual shrink steps.
+    public var delayFloor: Duration {
+        get { .nanoseconds(estimator.floor) }
+        set {
+            estimator.setFloor(max(newValue.wholeNanoseconds, 0))
+            statistics.targetDelayNanoseconds = estimator.target
+        }
+    }
+
     // MARK: Pop
 
     /// What to play for the tick at `now` (call once per tick; again while

@@ -28,6 +28,8 @@ struct JitterBufferDelayEstimator: Sendable, Hashable {
     private var sorted: [Int64] = []
     private var sinceUpdate = 0
     private(set) var target: Int64
+    /// A least target set from outside (`setFloor`), 0 when none.
+    private(set) var floor: Int64 = 0
 
     /// The smallest relative delay in the window.
     var baseline: Int64? { sorted.first }
@@ -67,8 +69,15 @@ struct JitterBufferDelayEstimator: Sendable, Hashable {
         guard let base = sorted.first else { return }
         let index = min(sorted.count - 1, ((sorted.count - 1) * percentilePerMille + 500) / 1000)
         let spread = sorted[index].subtractingReportingOverflow(base).partialValue
-        let wanted = min(max(spread, minimum), maximum)
+        let wanted = min(max(spread, minimum, floor), maximum)
         target = wanted >= target ? wanted : max(wanted, target - shrinkStep)
+    }
+
+    /// Sets the least target: raised at once when above the current one, and when lowered
+    /// the target comes down through the usual shrink steps.
+    mutating func setFloor(_ value: Int64) {
+        floor = min(max(value, 0), maximum)
+        if target < floor { target = floor }
     }
 
     private func lowerBound(_ value: Int64) -> Int {

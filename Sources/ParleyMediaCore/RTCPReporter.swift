@@ -27,7 +27,11 @@ public struct RTCPReporter: Sendable {
         public var clockRate: UInt32
         /// Maps `now` to NTP for sender reports and round-trip times.
         public var clock: MediaClock
+        /// The mean time between reports: RFC 3550's 5 s unless set.
         public var nominalInterval: Duration = .seconds(5)
+        /// The interval WebRTC legs use (SAVPF, RFC 4585 §3.4: no 5 s minimum; at audio
+        /// rates with two members the bandwidth rule allows well under a second).
+        public static let feedbackProfileInterval: Duration = .seconds(1)
         /// Remote sources tracked at most (a leg has one; the bound keeps a flood of
         /// forged SSRCs from growing memory).
         public var maximumSources: Int = 8

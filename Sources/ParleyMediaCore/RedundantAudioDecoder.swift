@@ -29,17 +29,22 @@ public struct RedundantAudioDecoder: Sendable {
         public var recovered: [RTPPacket]
         /// The packet's own frame.
         public var primary: RTPPacket
+        /// How many frames back the oldest usable block reaches (0: none), whether or not
+        /// it was needed: the sender's redundancy depth.
+        public var depth: Int
     }
 
     /// Unwraps a packet whose payload is RED. Throws for a malformed RED payload.
     public mutating func unwrap(_ packet: RTPPacket) throws(RTPError) -> Unwrapped {
         let red = try RedundantAudioPayload(parsing: packet.payload)
         var recovered: [RTPPacket] = []
+        var depth = 0
         for block in red.redundant where block.payloadType == primaryPayloadType && block.timestampOffset > 0 {
             let offset = UInt32(block.timestampOffset)
             guard offset % frameDuration == 0 else { continue }
             let k = offset / frameDuration
             guard k <= 32 else { continue }
+            depth = max(depth, Int(k))
             let sequence = packet.sequenceNumber &- UInt16(k)
             guard !hasSeen(sequence, ssrc: packet.ssrc) else { continue }
             recovered.append(RTPPacket(
@@ -51,7 +56,7 @@ public struct RedundantAudioDecoder: Sendable {
         var primary = packet
         primary.payloadType = primaryPayloadType
         primary.payload = red.primary[...]
-        return Unwrapped(recovered: recovered, primary: primary)
+        return Unwrapped(recovered: recovered, primary: primary, depth: depth)
     }
 
     /// Records a packet of the stream that arrived plain.

@@ -78,6 +78,9 @@ public struct MediaLegCore: ~Copyable {
     private var redPayloadType: UInt8?
     private var redEncoder: RedundantAudioEncoder?
     private var redDecoder: RedundantAudioDecoder?
+    /// Packets received since the last RED packet with blocks (nil: none, or long ago);
+    /// it keeps the jitter buffer's floor while the sender sends RED.
+    private var packetsSinceRedundancy: Int?
     private var senderReports: [UInt32: (ntpNanoseconds: Int64, rtpTimestamp: UInt32)] = [:]
     private var delays: (count: Int, sum: Double, minimum: Double, maximum: Double) = (0, 0, .infinity, 0)
     private var stats = MediaLegStatistics()
@@ -223,8 +226,13 @@ public struct MediaLegCore: ~Copyable {
         var jitterConfiguration = configuration.jitterBuffer
         jitterConfiguration.clockRate = UInt32(codec.clockRate)
         jitter = JitterBuffer(configuration: jitterConfiguration)
-        reporter = RTCPReporter(configuration: .init(
-            ssrc: ssrc, cname: cname, clockRate: UInt32(codec.clockRate), clock: MediaClock(unixNanosecondsAtZero: wallClockAtEpoch)))
+        var reporting = RTCPReporter.Configuration(
+            ssrc: ssrc, cname: cname, clockRate: UInt32(codec.clockRate), clock: MediaClock(unixNanosecondsAtZero: wallClockAtEpoch))
+        // A WebRTC leg is SAVPF, where RFC 4585 §3.4 lifts RFC 3550's 5 s minimum: reports a
+        // second apart let the sender's FEC and RED follow loss within the call's first
+        // seconds. A plain RTP leg (AVP or SAVP) keeps the 5 s.
+        if case .iceDTLS = configuration.transport { reporting.nominalInterval = RTCPReporter.Configuration.feedbackProfileInterval }
+        reporter = RTCPReporter(configuration: reporting)
         if let red = audio.redundancy, codec.kind == .opus {
             redPayloadType = red.payloadType
             redEncoder = RedundantAudioEncoder(redPayloadType: red.payloadType, primaryPayloadType: audio.codec.payloadType)
@@ -706,7 +714,9 @@ public struct MediaLegCore: ~Copyable {
         redDecoder?.note(packet.sequenceNumber, ssrc: packet.ssrc)
         switch configuration.mediaMode {
         case .forward: actions.append(.receivedRTP(packet))
-        case .decode: _ = jitter.push(packet, now: ns)
+        case .decode:
+            if packetsSinceRedundancy != nil { holdDelayForRedundancy(depth: 0) }
+            _ = jitter.push(packet, now: ns)
         }
     }
 
@@ -735,6 +745,7 @@ public struct MediaLegCore: ~Copyable {
             stats.redRecovered &+= UInt64(unwrapped.recovered.count)
             actions.append(.receivedRTP(unwrapped.primary))
         case .decode:
+            holdDelayForRedundancy(depth: unwrapped.depth)
             for recovered in unwrapped.recovered {
                 switch jitter.push(recovered, now: ns) {
                 case .buffered, .bufferedAfterReset: stats.redRecovered &+= 1
@@ -744,6 +755,34 @@ public struct MediaLegCore: ~Copyable {
             _ = jitter.push(unwrapped.primary, now: ns)
         }
     }
+
+    /// A frame carried k packets back arrives (k - 1) frames after its slot at the least
+    /// delay, so while the sender sends RED at all the buffer holds two frames and a margin
+    /// (`redundancyDelayFloor`): the sender may go from one block to two at any report,
+    /// and a floor that followed each change would stretch and shrink mid-speech. With it
+    /// two lost packets in a row are rebuilt rather than concealed and then played late.
+    /// The floor goes once no RED blocks came for `redundancyFloorHold` packets.
+    private mutating func holdDelayForRedundancy(depth: Int) {
+        if depth >= 1 {
+            if packetsSinceRedundancy == nil { jitter.delayFloor = Self.redundancyDelayFloor(frame: configuration.jitterBuffer.frameDuration) }
+            packetsSinceRedundancy = 0
+        } else if let since = packetsSinceRedundancy {
+            packetsSinceRedundancy = since + 1
+            if since + 1 >= Self.redundancyFloorHold {
+                jitter.delayFloor = .zero
+                packetsSinceRedundancy = nil
+            }
+        }
+    }
+
+    /// The jitter buffer's least delay while RED comes: the deepest blocks we ask for
+    /// (`RedundancyPolicy.maximumDepth` frames) plus 5 ms for the network's own spread.
+    static func redundancyDelayFloor(frame: Duration) -> Duration {
+        frame * RedundancyPolicy.maximumDepth + .milliseconds(5)
+    }
+    /// Packets without RED blocks (15 s at 20 ms) before the buffer's floor goes: long
+    /// enough that a sender whose loss estimate hovers near its threshold does not move it.
+    static let redundancyFloorHold = 750
 
     /// RFC 4733 §2.5: an event is sent as a run of packets sharing one RTP timestamp, its
     /// duration growing, the last (E bit set) usually three times. Each event comes out

@@ -28,6 +28,36 @@ struct JitterBufferTests {
         #expect(stats.meanBufferDelayNanoseconds < 40 * Int64(ms))
     }
 
+    @Test("a delay floor raises the target at once (one stretch); lowered, the target comes down in shrink steps")
+    func delayFloor() {
+        var buffer = JitterBuffer()
+        let frame = UInt64(20 * ms)
+        var now = UInt64(1_000_000_000)
+        var sequence: UInt16 = 100
+        func step(_ buffer: inout JitterBuffer) {
+            buffer.push(payload: [1, 2, 3], sequenceNumber: sequence, timestamp: UInt32(sequence) &* 960, ssrc: 7, now: now &+ UInt64(3 * ms))
+            sequence &+= 1
+            _ = buffer.pop(now: now &+ UInt64(9 * ms))
+            now &+= frame
+        }
+        for _ in 0..<100 { step(&buffer) }
+        #expect(buffer.statistics.targetDelayNanoseconds == 20 * Int64(ms))
+        #expect(buffer.statistics.stretched == 0)
+        buffer.delayFloor = .milliseconds(45)
+        #expect(buffer.statistics.targetDelayNanoseconds == 45 * Int64(ms))
+        for _ in 0..<200 { step(&buffer) }
+        #expect(buffer.statistics.targetDelayNanoseconds == 45 * Int64(ms))
+        #expect(buffer.statistics.stretched >= 1 && buffer.statistics.stretched <= 2)
+        #expect(buffer.statistics.currentDelayNanoseconds >= 45 * Int64(ms))
+        #expect(buffer.delayFloor == .milliseconds(45))
+        buffer.delayFloor = .zero
+        // One re-estimate per 25 packets, 10 ms each: 45 -> 20 within 75 packets.
+        for _ in 0..<100 { step(&buffer) }
+        #expect(buffer.statistics.targetDelayNanoseconds == 20 * Int64(ms))
+        #expect(buffer.statistics.discardedForDelay >= 1)
+        #expect(buffer.statistics.lost == 0)
+    }
+
     @Test("jittery stream (uniform 0-60 ms): the delay adapts up and under 2 % arrive late")
     func jitterAdapts() {
         var generator = SeededGenerator(seed: 0x6a17)

@@ -4,7 +4,7 @@ import Testing
 
 @Suite("RED policy, encoder and decoder")
 struct RedundancyTests {
-    @Test("on at 2 % smoothed, two frames at 10 %, back to one below 7 %, off below 0.5 %")
+    @Test("on at 2 % smoothed, two frames at 6 %, back to one below 4 %, off below 0.5 %")
     func policy() {
         var policy = RedundancyPolicy(allowed: true)
         let changed1 = policy.report(fractionLost: 0)
@@ -17,22 +17,43 @@ struct RedundancyTests {
         let changed4 = policy.report(fractionLost: 0.25)
         #expect(changed4)  // 13.4 %
         #expect(policy.depth == 2)
-        let changed5 = policy.report(fractionLost: 0.05)
-        #expect(!changed5)  // 9.2 %
-        let changed6 = policy.report(fractionLost: 0.0)
-        #expect(changed6)  // 4.6 %
-        #expect(policy.depth == 1)
-        for _ in 0..<3 { _ = policy.report(fractionLost: 0) }  // 0.57 %
-        #expect(policy.depth == 1)
+        let changed5 = policy.report(fractionLost: 0)
+        #expect(!changed5)  // 6.7 %
+        let changed6 = policy.report(fractionLost: 0.02)
+        #expect(!changed6)  // 4.35 %: still two
         let changed7 = policy.report(fractionLost: 0)
-        #expect(changed7)
+        #expect(changed7)  // 2.2 %
+        #expect(policy.depth == 1)
+        for _ in 0..<2 { _ = policy.report(fractionLost: 0) }  // 0.54 %
+        #expect(policy.depth == 1)
+        let changed8 = policy.report(fractionLost: 0)
+        #expect(changed8)
         #expect(policy.depth == 0)
         var never = RedundancyPolicy(allowed: false)
-        let changed8 = never.report(fractionLost: 0.5)
-        #expect(!changed8)
-        #expect(never.depth == 0)
-        let changed9 = never.report(fractionLost: .nan)
+        let changed9 = never.report(fractionLost: 0.5)
         #expect(!changed9)
+        #expect(never.depth == 0)
+        let changed10 = never.report(fractionLost: .nan)
+        #expect(!changed10)
+    }
+
+    @Test("the first report is taken whole: 3 % turns one frame on, 12 % two")
+    func firstReport() {
+        var light = RedundancyPolicy(allowed: true)
+        let lightChanged = light.report(fractionLost: 0.03)
+        #expect(lightChanged)
+        #expect(light.depth == 1)
+        #expect(light.smoothedLoss == 0.03)
+        var heavy = RedundancyPolicy(allowed: true)
+        let heavyChanged = heavy.report(fractionLost: 0.12)
+        #expect(heavyChanged)
+        #expect(heavy.depth == 2)
+        let second = heavy.report(fractionLost: 0)
+        #expect(!second)  // later reports are smoothed: 6 %, still two
+        let third = heavy.report(fractionLost: 0)
+        #expect(third)  // 3 %: one
+        #expect(heavy.depth == 1)
+        #expect(heavy.reports == 3)
     }
 
     @Test("encoder wraps the previous frames; decoder rebuilds only what is missing")

@@ -18,10 +18,14 @@ import Testing
         var damagedWindows: Int
         var windows: Int
         var dominant: Double
+        /// The offerer's jitter-buffer target at the end.
+        var targetDelayMilliseconds: Int64
+        /// When the answerer first sent RED after the loss began (nil: never).
+        var redAfterLoss: Duration?
     }
 
-    /// Clean for 10 s, then 5 % loss for 25 s (RED turns on), then 30 s measured.
-    static func lossyCall(redundancy: Bool, seed: UInt64) throws -> Outcome {
+    /// Clean for 10 s, then `lossRate` random loss for 25 s (RED turns on), then 30 s measured.
+    static func lossyCall(redundancy: Bool, seed: UInt64, lossRate: Double = 0.05) throws -> Outcome {
         var offerer = MediaLegConfiguration(iceMode: .full, certificate: try #require(MediaLegCoreTests.certificates.0))
         var answerer = MediaLegConfiguration(iceMode: .lite, certificate: try #require(MediaLegCoreTests.certificates.1))
         offerer.codecs = [.opus]
@@ -35,7 +39,7 @@ import Testing
         let offererAddress = harness.offererAddress
         harness.filter = { bytes, _, to in
             guard to == offererAddress, bytes.count > 12, (128...191).contains(bytes[0]), !(192...223).contains(bytes[1]) else { return bytes }
-            guard dropping, Double.random(in: 0..<1, using: &loss) < 0.05 else { return bytes }
+            guard dropping, Double.random(in: 0..<1, using: &loss) < lossRate else { return bytes }
             dropped += 1
             return nil
         }
@@ -47,7 +51,11 @@ import Testing
         #expect(harness.answerer.redundancyPolicy.depth == 0)
         #expect(harness.answerer.statistics.redPacketsSent == 0)
         dropping = true
-        harness.run(for: .seconds(25), audio: true)
+        var redAfterLoss: Duration?
+        for tenth in 1...250 {
+            harness.run(for: .milliseconds(100), audio: true)
+            if redAfterLoss == nil, harness.answerer.statistics.redPacketsSent > 0 { redAfterLoss = .milliseconds(100 * tenth) }
+        }
         let before = harness.offerer.statistics
         let sentBefore = harness.answerer.statistics.redPacketsSent
         dropped = 0
@@ -70,7 +78,8 @@ import Testing
             concealed: after.framesConcealed - before.framesConcealed, recovered: after.redRecovered - before.redRecovered,
             redPacketsSent: harness.answerer.statistics.redPacketsSent - sentBefore,
             damagedWindows: damaged, windows: windows,
-            dominant: FrequencyAnalysis.dominantFrequency(samples: Array(heard.suffix(48_000)), sampleRate: 48_000) ?? 0)
+            dominant: FrequencyAnalysis.dominantFrequency(samples: Array(heard.suffix(48_000)), sampleRate: 48_000) ?? 0,
+            targetDelayMilliseconds: after.jitterBuffer.targetDelayNanoseconds / 1_000_000, redAfterLoss: redAfterLoss)
     }
 
     @Test("5 % loss: RED turns on from the reports; lost packets are rebuilt, concealment drops to about p²")
@@ -78,6 +87,10 @@ import Testing
         let red = try Self.lossyCall(redundancy: true, seed: 7)
         print("RED on: \(red)")
         #expect(red.depth == 1)
+        // Reports a second apart (SAVPF): protected within a few seconds of the loss.
+        #expect(red.redAfterLoss.map { $0 <= .seconds(4) } == true, "\(red)")
+        // While RED comes the receiver holds two frames and a margin.
+        #expect(red.targetDelayMilliseconds >= 45, "\(red)")
         #expect(red.redPacketsSent > 1400)
         #expect(red.dropped > 40)
         // Only a loss of two packets in a row (p² = 0.25 %) escapes one redundant frame.
@@ -91,6 +104,20 @@ import Testing
         #expect(plain.recovered == 0 && plain.redPacketsSent == 0)
         #expect(red.concealed < plain.concealed, "RED \(red) vs FEC only \(plain)")
         #expect(red.damagedWindows <= plain.damagedWindows)
+    }
+
+    @Test("12 % loss: two redundant frames, the receiver's buffer holds them, concealment under 0.5 %")
+    func deepRedundancyRecoversHeavyLoss() throws {
+        let red = try Self.lossyCall(redundancy: true, seed: 11, lossRate: 0.12)
+        print("RED at 12 %: \(red)")
+        #expect(red.depth == 2, "\(red)")
+        #expect(red.targetDelayMilliseconds >= 45, "\(red)")
+        #expect(red.dropped > 150)
+        // Two in a row come back from the third packet; only three in a row (p³, 0.17 %)
+        // or a lost packet whose copies were lost too escape.
+        #expect(Double(red.concealed) <= 0.005 * Double(red.frames), "\(red)")
+        #expect(Double(red.recovered) >= 0.95 * Double(red.dropped), "\(red)")
+        #expect(abs(red.dominant - 1000) < 10)
     }
 
     @Test("the offer and answer of two legs carry red/48000/2 with fmtp 111/111")
