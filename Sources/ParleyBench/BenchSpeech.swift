@@ -19,6 +19,8 @@ struct SpeechBench {
         var pesq: Double?
         var stoi: Double?
         var error: String?
+        /// The scorer's alignment lag (its window starts `scorerSkipMilliseconds` in).
+        var lagMs: Double?
     }
 
     /// The softphone's `summary` line, the members the table uses.
@@ -27,6 +29,26 @@ struct SpeechBench {
         var lossPercent = 0.0
         var packetsLost = 0
         var cause = "?"
+        var framesPlayed = 0
+        var framesConcealed = 0
+        var framesStretched = 0
+        var framesShrunk = 0
+        /// Unix ms of the first frame taken from `--play` and of the recording's first sample.
+        var captureStartedMs: Double?
+        var playoutStartedMs: Double?
+    }
+
+    /// Where speech_score.py's loop window starts in a recording (its SKIP_SECONDS).
+    static let scorerSkipMilliseconds = 1500.0
+
+    /// Mouth-to-ear delay of the audio recorded by `listener`, spoken by `talker`, from one
+    /// clock: the recording holds the talker's loop from `T0 = skip - lag` (modulo the loop)
+    /// after the recording's first sample; the talker's first sample left its source at
+    /// `capture`, so the delay is `T0 - (capture - playout)`, modulo the loop.
+    static func mouthToEar(lagMs: Double, loopMs: Double, talker: Summary, listener: Summary) -> Double? {
+        guard let capture = talker.captureStartedMs, let playout = listener.playoutStartedMs, loopMs > 0 else { return nil }
+        let delay = (scorerSkipMilliseconds - lagMs - (capture - playout)).truncatingRemainder(dividingBy: loopMs)
+        return delay < 0 ? delay + loopMs : delay
     }
 
     static let conditions: [Condition] = [
@@ -98,12 +120,14 @@ struct SpeechBench {
         let check = ImpairmentRelayCheck.run(impairment: PathImpairment(lossPercent: 10, delayMilliseconds: 40, jitterMilliseconds: 20, seed: 99))
         rows.append(check.line)
         rows.append(pad("condition", 17) + lpad("PESQ-WB med (min-max)", 23) + lpad("STOI med", 10) + lpad("codec PESQ", 12)
-            + lpad("codec STOI", 12) + lpad("rx loss %", 11) + lpad("relay fwd/drop", 16) + lpad("failed", 8))
+            + lpad("codec STOI", 12) + lpad("rx loss %", 11) + lpad("concealed %", 13) + lpad("str/shr", 9)
+            + lpad("m2e ms med (max)", 18) + lpad("relay fwd/drop", 16) + lpad("failed", 8))
         // PARLEY_SPEECH_ONLY="5 % loss,clean" runs only the conditions named (to look at one).
         let only = ProcessInfo.processInfo.environment["PARLEY_SPEECH_ONLY"].map { $0.split(separator: ",").map(String.init) }
         for (conditionIndex, condition) in Self.conditions.enumerated() where only?.contains(condition.name) ?? true {
             var recordings: [String] = []
             var losses: [Double] = []
+            var summaries: [Summary] = []
             var forwarded = 0, dropped = 0, failed = 0
             for call in 0..<calls {
                 let tag = "c\(conditionIndex)-\(call)"
@@ -114,8 +138,9 @@ struct SpeechBench {
                 let counts = relay.stop()
                 forwarded += counts.forwarded
                 dropped += counts.dropped
-                if let summaries = result {
-                    losses += summaries.map(\.lossPercent)
+                if let pair = result {
+                    losses += pair.map(\.lossPercent)
+                    summaries += pair
                     recordings += [directory + "/\(tag)-alice.wav", directory + "/\(tag)-bob.wav"]
                 } else {
                     failed += 1
@@ -127,16 +152,33 @@ struct SpeechBench {
             let stoi = samples.compactMap(\.stoi).sorted()
             let codecIndex = lossRates.firstIndex(of: condition.impairment.lossPercent)!
             let codec = codecScores[codecIndex]
+            // Recordings and summaries are in the same order: alice (hears bob), bob (hears alice).
+            var delays: [Double] = []
+            for (index, sample) in samples.enumerated() where sample.pesq != nil {
+                let listener = summaries[index], talker = summaries[index ^ 1]
+                if let lag = sample.lagMs, let delay = Self.mouthToEar(lagMs: lag, loopMs: seconds * 1000, talker: talker, listener: listener) {
+                    delays.append(delay)
+                }
+            }
+            delays.sort()
+            let frames = summaries.reduce(0) { $0 + $1.framesPlayed + $1.framesConcealed }
+            let concealed = summaries.reduce(0) { $0 + $1.framesConcealed }
+            let stretched = summaries.reduce(0) { $0 + $1.framesStretched }
+            let shrunk = summaries.reduce(0) { $0 + $1.framesShrunk }
             let range = pesq.isEmpty ? "-" : "\(fixed(median(pesq), 2)) (\(fixed(pesq.first!, 2))-\(fixed(pesq.last!, 2)))"
             rows.append(pad(condition.name, 17) + lpad(range, 23) + lpad(stoi.isEmpty ? "-" : fixed(median(stoi), 3), 10)
                 + lpad(codec.pesq.map { fixed($0, 2) } ?? "-", 12) + lpad(codec.stoi.map { fixed($0, 3) } ?? "-", 12)
                 + lpad(losses.isEmpty ? "-" : fixed(losses.reduce(0, +) / Double(losses.count), 1), 11)
+                + lpad(frames == 0 ? "-" : fixed(100 * Double(concealed) / Double(frames), 2), 13) + lpad("\(stretched)/\(shrunk)", 9)
+                + lpad(delays.isEmpty ? "-" : "\(fixed(median(delays), 0)) (\(fixed(delays.last!, 0)))", 18)
                 + lpad("\(forwarded)/\(dropped)", 16) + lpad("\(failed)", 8))
             for sample in samples where sample.error != nil { rows.append("  \(condition.name): \(sample.error!)") }
         }
         rows.append("targets: clean >= 3.95, 5 % loss >= 3.8, 10 % loss >= 3.4 (PESQ-WB median); `failed` counts calls that did not complete"
             + " and recordings that could not be scored")
-        rows.append("mouth-to-ear delay and jitter-buffer stretch/shrink counts: not reported (the softphone's --json has neither; see docs/bench-speech.md)")
+        rows.append("concealed %: frames of concealment (FEC, PLC, comfort noise) of all frames played, both sides' summaries;"
+            + " str/shr: jitter-buffer stretches/shrinks, all calls; m2e: mouth-to-ear, from one side's first captured frame to where the"
+            + " other's recording holds it (both on this machine's clock), median and max over the scored directions")
         rows.append("took \(fixed(Double(monotonicNanoseconds() - started) / 1e9, 0)) s;"
             + " reproduce: swift build -c release --product parleyd --product parley && swift run -c release ParleyBench speech --calls \(calls)")
         return rows.joined(separator: "\n")
@@ -202,6 +244,12 @@ struct SpeechBench {
             summary.lossPercent = (object["lossPercent"] as? NSNumber)?.doubleValue ?? 0
             summary.packetsLost = (object["packetsLost"] as? NSNumber)?.intValue ?? 0
             summary.cause = object["cause"] as? String ?? "?"
+            summary.framesPlayed = (object["framesPlayed"] as? NSNumber)?.intValue ?? 0
+            summary.framesConcealed = (object["framesConcealed"] as? NSNumber)?.intValue ?? 0
+            summary.framesStretched = (object["framesStretched"] as? NSNumber)?.intValue ?? 0
+            summary.framesShrunk = (object["framesShrunk"] as? NSNumber)?.intValue ?? 0
+            summary.captureStartedMs = (object["audioCaptureStartedMs"] as? NSNumber)?.doubleValue
+            summary.playoutStartedMs = (object["audioPlayoutStartedMs"] as? NSNumber)?.doubleValue
             found = summary
         }
         return found
@@ -218,7 +266,8 @@ struct SpeechBench {
             guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
                   let file = object["file"] as? String else { continue }
             byFile[file] = Sample(pesq: (object["pesq"] as? NSNumber)?.doubleValue, stoi: (object["stoi"] as? NSNumber)?.doubleValue,
-                                  error: (object["error"] as? String).map { "\(file.split(separator: "/").last ?? ""): \($0)" })
+                                  error: (object["error"] as? String).map { "\(file.split(separator: "/").last ?? ""): \($0)" },
+                                  lagMs: (object["lagMs"] as? NSNumber)?.doubleValue)
         }
         child.waitExit(timeoutMs: 10_000)
         guard !byFile.isEmpty else {

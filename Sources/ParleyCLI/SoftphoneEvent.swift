@@ -11,6 +11,10 @@ struct SoftphoneStatistics: Equatable {
     var roundTripMs: Double?
     /// What playout did with the received audio (jitter buffer and concealment counters).
     var playout = Playout()
+    /// When the first frame was taken from `--play`'s source and the first received frame
+    /// was played (a recording's first sample), Unix milliseconds; nil before.
+    var audioCaptureStartedMs: Double?
+    var audioPlayoutStartedMs: Double?
 
     /// The device's playout counters, in 20 ms frames (`ParleyCallStatistics`).
     struct Playout: Equatable {

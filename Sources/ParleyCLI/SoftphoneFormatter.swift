@@ -145,6 +145,8 @@ struct SoftphoneFormatter {
             ("packetsLate", .integer(Int64(statistics.playout.packetsLate))),
             ("targetDelayMs", .number(statistics.playout.targetDelayMs, decimals: 2)),
             ("currentDelayMs", .number(statistics.playout.currentDelayMs, decimals: 2)),
+            ("audioCaptureStartedMs", statistics.audioCaptureStartedMs.map { .number($0, decimals: 3) } ?? .null),
+            ("audioPlayoutStartedMs", statistics.audioPlayoutStartedMs.map { .number($0, decimals: 3) } ?? .null),
         ]
     }
 

@@ -361,7 +361,9 @@ final class SoftphoneShell: ParleyClientDelegate, ParleyPushDelegate, ParleyCall
                 framesConcealed: Int(clamping: statistics.framesConcealed), framesComfortNoise: Int(clamping: statistics.framesComfortNoise),
                 framesSilent: Int(clamping: statistics.framesSilent), framesStretched: Int(clamping: statistics.framesStretched),
                 framesShrunk: Int(clamping: statistics.framesShrunk), packetsLate: Int(clamping: statistics.packetsLate),
-                targetDelayMs: statistics.targetDelayMilliseconds, currentDelayMs: statistics.currentDelayMilliseconds))
+                targetDelayMs: statistics.targetDelayMilliseconds, currentDelayMs: statistics.currentDelayMilliseconds),
+            audioCaptureStartedMs: statistics.audioCaptureStartedAt.map { $0.timeIntervalSince1970 * 1000 },
+            audioPlayoutStartedMs: statistics.audioPlayoutStartedAt.map { $0.timeIntervalSince1970 * 1000 })
     }
 
     static func message(_ error: any Error) -> String {

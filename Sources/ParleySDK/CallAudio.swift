@@ -20,20 +20,38 @@ final class AudioMixState: Sendable {
     }
 }
 
+/// When a call's audio began each way, on the wall clock (Unix nanoseconds): the first
+/// frame taken from the source, and the first frame given to the sink. With both ends on
+/// one clock, they place a recording against what the other side played (mouth-to-ear).
+final class CallAudioTimeline: Sendable {
+    let captureStarted = Locked<Int64?>(nil)
+    let playoutStarted = Locked<Int64?>(nil)
+    /// Reads the wall clock (the SDK's engine side provides it).
+    let wallClock: @Sendable () -> Int64
+
+    init(wallClock: @escaping @Sendable () -> Int64) { self.wallClock = wallClock }
+
+    func noteCapture() { if captureStarted.current == nil { captureStarted.withLock { $0 = $0 ?? wallClock() } } }
+    func notePlayout() { if playoutStarted.current == nil { playoutStarted.withLock { $0 = $0 ?? wallClock() } } }
+}
+
 /// A call's source: the configured audio, or silence of the same length while muted.
 struct MutableSource: AudioSource, Sendable {
     private var inner: any AudioSource & Sendable
     private let state: AudioMixState
+    private let timeline: CallAudioTimeline
     var sampleRate: Int { inner.sampleRate }
     var channels: Int { inner.channels }
 
-    init(_ inner: any AudioSource & Sendable, state: AudioMixState) {
+    init(_ inner: any AudioSource & Sendable, state: AudioMixState, timeline: CallAudioTimeline) {
         self.inner = inner
         self.state = state
+        self.timeline = timeline
     }
 
     mutating func nextFrame() -> AudioFrame? {
         guard let frame = inner.nextFrame() else { return nil }
+        timeline.noteCapture()
         if state.muted.current || !state.sessionActive.current {
             return AudioFrame(samples: [Int16](repeating: 0, count: frame.samples.count), sampleRate: frame.sampleRate, channels: frame.channels)
         }
@@ -67,9 +85,11 @@ final class CallRecording: Sendable {
 struct MixingSink: AudioSink, Sendable {
     let state: AudioMixState
     let recording: CallRecording
+    let timeline: CallAudioTimeline
 
     mutating func consume(_ frame: AudioFrame) throws(CodecError) {
         guard state.sessionActive.current else { return }
+        timeline.notePlayout()
         var samples = frame.samples
         if let sound = state.nextSoundFrame(), frame.channels == 1, frame.sampleRate == SoundFile.sampleRate {
             for i in 0..<min(samples.count, sound.count) {

@@ -1,3 +1,4 @@
+import Foundation
 import ParleyCrypto
 import ParleyMediaCore
 import ParleyMediaLegCore
@@ -18,6 +19,7 @@ final class CallMediaSession: @unchecked Sendable {
     private let sink: ParleyAudioSink
     private let mix: AudioMixState
     private let recording: CallRecording
+    private let timeline = CallAudioTimeline(wallClock: { SystemClock.now().unixNanoseconds })
     private let closed = Locked(false)
     private var lastTask: Task<Void, Never>?
 
@@ -82,7 +84,7 @@ final class CallMediaSession: @unchecked Sendable {
         case .wavFile(let path, let looping): audio = SoundFileSource(try SoundFile(path: path, looping: looping))
         case .silence, .device: audio = SilenceSource()
         }
-        return (MutableSource(audio, state: mix), MixingSink(state: mix, recording: recording))
+        return (MutableSource(audio, state: mix, timeline: timeline), MixingSink(state: mix, recording: recording, timeline: timeline))
     }
 
     /// Closes the leg and writes the recording; returns the leg's last statistics.
@@ -90,11 +92,19 @@ final class CallMediaSession: @unchecked Sendable {
         closed.withLock { $0 = true }
         guard let leg = leg.current else { return nil }
         await leg.close()
-        let statistics = Self.statistics(await leg.statistics)
+        let statistics = self.statistics(await leg.statistics)
         if case .wavFile(let path) = sink {
             try? WAVFile(sampleRate: 48_000, channels: 1, samples: recording.samples.current).write(path: path)
         }
         return statistics
+    }
+
+    /// The SDK's figures of this call's leg statistics, with when its audio began.
+    func statistics(_ s: MediaLegStatistics) -> ParleyCallStatistics {
+        var figures = Self.statistics(s)
+        figures.audioCaptureStartedAt = timeline.captureStarted.current.map { Date(timeIntervalSince1970: Double($0) / 1e9) }
+        figures.audioPlayoutStartedAt = timeline.playoutStarted.current.map { Date(timeIntervalSince1970: Double($0) / 1e9) }
+        return figures
     }
 
     /// The SDK's figures of a leg's statistics: the one place they are mapped.

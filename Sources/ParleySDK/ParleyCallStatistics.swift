@@ -1,3 +1,5 @@
+public import Foundation
+
 /// Media figures of a call's leg, refreshed about once a second while it runs and once
 /// when it closes. Zero before media starts.
 ///
@@ -40,6 +42,13 @@ public struct ParleyCallStatistics: Sendable, Hashable {
     /// How far behind the earliest packet of its window the buffer played at the last
     /// tick, in milliseconds.
     public var currentDelayMilliseconds: Double
+
+    /// When the call's first frame of audio was taken from its source (microphone, file
+    /// or tone), on the wall clock; nil until then.
+    public var audioCaptureStartedAt: Date?
+    /// When the call's first frame of received audio (or the silence before it) was
+    /// handed to the output; nil until then. A recording's first sample is this instant.
+    public var audioPlayoutStartedAt: Date?
 
     /// Statistics with the given values (zero by default).
     public init(packetsSent: UInt64 = 0, packetsReceived: UInt64 = 0, packetsLost: Int64 = 0,

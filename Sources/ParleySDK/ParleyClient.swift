@@ -379,36 +379,9 @@ public final class ParleyClient: @unchecked Sendable {
                 }
             }
         case .answerOffer(let callID, let offer):
-            let call = calls[callID]
-            guard let session = newMediaSession(callID) else { return }
-            session.enqueue { [weak self] session in
-                do {
-                    let leg = try session.makeLeg()
-                    let answer = try await leg.answer(offer: offer)
-                    try await session.startLeg()
-                    self?.input { core, now in core.legAnswered(callID, sdp: answer, now: now) }
-                    self?.watch(session, call: call)
-                } catch {
-                    self?.input { core, now in core.legFailed(callID, message: "\(error)", now: now) }
-                }
-            }
+            answer(callID, offer: offer, ringing: false)
         case .prepareAnswer(let callID, let offer):
-            let call = calls[callID]
-            guard let session = newMediaSession(callID) else { return }
-            session.enqueue { [weak self] session in
-                do {
-                    let leg = try session.makeLeg()
-                    let answer = try await leg.answer(offer: offer)
-                    try await session.startLeg(withAudio: false)
-                    self?.input { core, now in core.legPrepared(callID, sdp: answer, now: now) }
-                    self?.watch(session, call: call)
-                } catch {
-                    // The call still rings; the answer makes a new leg (legPreparationFailed).
-                    _ = await session.close()
-                    self?.dropMediaSession(session)
-                    self?.input { core, now in core.legPreparationFailed(callID, now: now) }
-                }
-            }
+            answer(callID, offer: offer, ringing: true)
         case .activate(let callID):
             media[callID]?.enqueue { [weak self] session in
                 do { try await session.attachAudio() } catch {
@@ -433,6 +406,40 @@ public final class ParleyClient: @unchecked Sendable {
                 withExtendedLifetime(self) {}
             }
         }
+    }
+
+    /// Makes the callee's leg and answers the offer: with audio at the answer, or, while
+    /// the call rings, without it (the early answer: `legPrepared`, audio attached by
+    /// `.activate`). A leg that cannot be prepared leaves the call ringing; the answer then
+    /// makes a new one (`legPreparationFailed`).
+    private func answer(_ callID: String, offer: String, ringing: Bool) {
+        guard let session = newMediaSession(callID) else { return }
+        session.enqueue { [weak self] session in
+            do {
+                let leg = try session.makeLeg()
+                let answer = try await leg.answer(offer: offer)
+                try await session.startLeg(withAudio: !ringing)
+                self?.input { core, now in
+                    if ringing { core.legPrepared(callID, sdp: answer, now: now) } else { core.legAnswered(callID, sdp: answer, now: now) }
+                }
+                self?.watchOnWorkQueue(session)
+            } catch {
+                if ringing {
+                    _ = await session.close()
+                    self?.dropMediaSession(session)
+                    self?.input { core, now in core.legPreparationFailed(callID, now: now) }
+                } else {
+                    self?.input { core, now in core.legFailed(callID, message: "\(error)", now: now) }
+                }
+            }
+        }
+    }
+
+    /// `watch` with the call looked up once the leg is up: a leg prepared at
+    /// `call.incoming` starts before the call object is delivered, so the call cannot be
+    /// taken when the instruction arrives.
+    private func watchOnWorkQueue(_ session: CallMediaSession) {
+        workQueue.async { [self] in watch(session, call: calls[session.callID]) }
     }
 
     private func newMediaSession(_ callID: String) -> CallMediaSession? {
@@ -460,7 +467,7 @@ public final class ParleyClient: @unchecked Sendable {
             for _ in 0..<14_400 {
                 try? await Task.sleep(for: .seconds(1))
                 guard !session.isClosed, let leg = session.leg.current else { return }
-                call?.update(CallMediaSession.statistics(await leg.statistics))
+                call?.update(session.statistics(await leg.statistics))
                 if await leg.state == .failed {
                     let failure = await leg.failure.map { "\($0)" } ?? "the media leg failed"
                     self?.input { core, now in core.legFailed(callID, message: failure, now: now) }

@@ -1,3 +1,4 @@
+import Foundation
 import ParleySDK
 import Testing
 @testable import ParleyCLI
@@ -55,7 +56,7 @@ import Testing
             == #"{"event":"incoming","timeMs":1764417601234,"callId":"\#(callID)","from":"alice","headers":{"X-Order":"1\"8"}}"#)
         let statistics = SoftphoneStatistics(packetsSent: 10, packetsReceived: 9, packetsLost: 1, jitterMs: 1.5, roundTripMs: nil)
         #expect(json.line(.statistics(elapsed: 1.25, statistics), callID: callID, timeMs: time)
-            == #"{"event":"stats","timeMs":1764417601234,"callId":"\#(callID)","elapsedSeconds":1.250,"packetsSent":10,"packetsReceived":9,"packetsLost":1,"lossPercent":10.00,"jitterMs":1.50,"rttMs":null,"framesPlayed":0,"framesFECRecovered":0,"framesConcealed":0,"framesComfortNoise":0,"framesSilent":0,"framesStretched":0,"framesShrunk":0,"packetsLate":0,"targetDelayMs":0.00,"currentDelayMs":0.00}"#)
+            == #"{"event":"stats","timeMs":1764417601234,"callId":"\#(callID)","elapsedSeconds":1.250,"packetsSent":10,"packetsReceived":9,"packetsLost":1,"lossPercent":10.00,"jitterMs":1.50,"rttMs":null,"framesPlayed":0,"framesFECRecovered":0,"framesConcealed":0,"framesComfortNoise":0,"framesSilent":0,"framesStretched":0,"framesShrunk":0,"packetsLate":0,"targetDelayMs":0.00,"currentDelayMs":0.00,"audioCaptureStartedMs":null,"audioPlayoutStartedMs":null}"#)
         #expect(json.line(.connecting(server: "http://h", userID: "a"), callID: nil, timeMs: 5) == #"{"event":"connecting","timeMs":5,"server":"http://h","user":"a"}"#)
     }
 
@@ -66,13 +67,14 @@ import Testing
             statistics: SoftphoneStatistics(
                 packetsSent: 252, packetsReceived: 250, packetsLost: 0, jitterMs: 0.84, roundTripMs: 0.31,
                 playout: .init(framesPlayed: 240, framesFECRecovered: 2, framesConcealed: 6, framesComfortNoise: 1, framesSilent: 4,
-                               framesStretched: 3, framesShrunk: 5, packetsLate: 7, targetDelayMs: 40, currentDelayMs: 38.5)),
+                               framesStretched: 3, framesShrunk: 5, packetsLate: 7, targetDelayMs: 40, currentDelayMs: 38.5),
+                audioCaptureStartedMs: 1764417596194.5, audioPlayoutStartedMs: 1764417596210.25),
             exitCode: .success)
         #expect(text.summary(summary, timeMs: time)
             == "12:00:01.234 summary: ended hungUp, duration 5.0 s, received 250 packets, sent 252, loss 0.0 % (0 lost), jitter 0.8 ms, rtt 0.3 ms"
             + "; playout 240 frames, concealed 6 (FEC 2, comfort noise 1), silent 4, stretched 3, shrunk 5, late 7, target delay 40.0 ms")
         #expect(json.summary(summary, timeMs: time)
-            == #"{"event":"summary","timeMs":1764417601234,"callId":"\#(callID)","remoteUser":"bob","direction":"outgoing","cause":"hungUp","established":true,"durationSeconds":5.040,"packetsSent":252,"packetsReceived":250,"packetsLost":0,"lossPercent":0.00,"jitterMs":0.84,"rttMs":0.31,"framesPlayed":240,"framesFECRecovered":2,"framesConcealed":6,"framesComfortNoise":1,"framesSilent":4,"framesStretched":3,"framesShrunk":5,"packetsLate":7,"targetDelayMs":40.00,"currentDelayMs":38.50,"exitCode":0}"#)
+            == #"{"event":"summary","timeMs":1764417601234,"callId":"\#(callID)","remoteUser":"bob","direction":"outgoing","cause":"hungUp","established":true,"durationSeconds":5.040,"packetsSent":252,"packetsReceived":250,"packetsLost":0,"lossPercent":0.00,"jitterMs":0.84,"rttMs":0.31,"framesPlayed":240,"framesFECRecovered":2,"framesConcealed":6,"framesComfortNoise":1,"framesSilent":4,"framesStretched":3,"framesShrunk":5,"packetsLate":7,"targetDelayMs":40.00,"currentDelayMs":38.50,"audioCaptureStartedMs":1764417596194.500,"audioPlayoutStartedMs":1764417596210.250,"exitCode":0}"#)
         #expect(SoftphoneFormatter.failureMessage(summary) == nil)
 
         summary.cause = .error
@@ -96,6 +98,12 @@ import Testing
         #expect(SoftphoneShell.statistics(sdk).playout == SoftphoneStatistics.Playout(
             framesPlayed: 240, framesFECRecovered: 2, framesConcealed: 6, framesComfortNoise: 1, framesSilent: 4,
             framesStretched: 3, framesShrunk: 5, packetsLate: 7, targetDelayMs: 40, currentDelayMs: 38.5))
+        #expect(SoftphoneShell.statistics(sdk).audioPlayoutStartedMs == nil)
+        var started = sdk
+        started.audioCaptureStartedAt = Date(timeIntervalSince1970: 1_764_417_596.25)
+        started.audioPlayoutStartedAt = Date(timeIntervalSince1970: 1_764_417_596.5)
+        #expect(SoftphoneShell.statistics(started).audioCaptureStartedMs == 1_764_417_596_250)
+        #expect(SoftphoneShell.statistics(started).audioPlayoutStartedMs == 1_764_417_596_500)
     }
 
     @Test func jsonStringEscapes() {

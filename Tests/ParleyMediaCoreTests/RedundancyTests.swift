@@ -4,7 +4,7 @@ import Testing
 
 @Suite("RED policy, encoder and decoder")
 struct RedundancyTests {
-    @Test("on at 2 % smoothed, two frames at 6 %, back to one below 4 %, off below 0.5 %")
+    @Test("on at 1 % smoothed, two frames at 6 %, back to one below 4 %, off below 0.3 %")
     func policy() {
         var policy = RedundancyPolicy(allowed: true)
         let changed1 = policy.report(fractionLost: 0)

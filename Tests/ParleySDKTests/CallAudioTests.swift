@@ -13,7 +13,7 @@ import Testing
 
     @Test func muteSendsSilenceOfTheSameLength() {
         let state = AudioMixState()
-        var source = MutableSource(ToneSource(frequency: 440, frameCount: 3), state: state)
+        var source = MutableSource(ToneSource(frequency: 440, frameCount: 3), state: state, timeline: CallAudioTimeline(wallClock: { 0 }))
         let loud = source.nextFrame()
         #expect(loud?.samples.contains { $0 != 0 } == true)
         state.muted.withLock { $0 = true }
@@ -31,7 +31,7 @@ import Testing
         let controller = ParleyAudioController()
         try controller.startPlayingSoundFile(withPath: path, looping: false)
         let recording = CallRecording(keepsSamples: true)
-        var sink = MixingSink(state: controller.mix, recording: recording)
+        var sink = MixingSink(state: controller.mix, recording: recording, timeline: CallAudioTimeline(wallClock: { 0 }))
         for _ in 0..<3 { try sink.consume(AudioFrame(samples: [Int16](repeating: 32_000, count: 960), sampleRate: 48_000)) }
         let samples = recording.samples.current
         #expect(samples.count == 2880)

@@ -408,15 +408,26 @@ final class RecordingCallControl: SystemCallControl, @unchecked Sendable {
 
     @Test func audioIsHeldUntilTheSessionIsActive() {
         let state = AudioMixState()
-        var source = MutableSource(ToneSource(frequency: 440, frameCount: 3), state: state)
+        let ticks = Locked<Int64>(100)
+        let timeline = CallAudioTimeline(wallClock: { ticks.withLock { $0 += 1; return $0 } })
+        var source = MutableSource(ToneSource(frequency: 440, frameCount: 3), state: state, timeline: timeline)
         state.sessionActive.withLock { $0 = false }
         #expect(source.nextFrame()?.samples.allSatisfy { $0 == 0 } == true)
         state.sessionActive.withLock { $0 = true }
         #expect(source.nextFrame()?.samples.contains { $0 != 0 } == true)
         let recording = CallRecording(keepsSamples: true)
-        var sink = MixingSink(state: state, recording: recording)
+        var sink = MixingSink(state: state, recording: recording, timeline: timeline)
         state.sessionActive.withLock { $0 = false }
         try? sink.consume(AudioFrame(samples: [Int16](repeating: 7, count: 960), sampleRate: 48_000))
         #expect(recording.samples.current.isEmpty && recording.framesConsumed.current == 0)
+        // The capture began at the first frame taken (held or not); playout at the first
+        // frame the output took, which is the recording's first sample.
+        #expect(timeline.captureStarted.current == 101)
+        #expect(timeline.playoutStarted.current == nil)
+        state.sessionActive.withLock { $0 = true }
+        try? sink.consume(AudioFrame(samples: [Int16](repeating: 7, count: 960), sampleRate: 48_000))
+        try? sink.consume(AudioFrame(samples: [Int16](repeating: 7, count: 960), sampleRate: 48_000))
+        #expect(timeline.playoutStarted.current == 102)
+        #expect(recording.samples.current.count == 1920)
     }
 }
