@@ -180,7 +180,7 @@ struct SpeechBench {
             + " str/shr: jitter-buffer stretches/shrinks, all calls; m2e: mouth-to-ear, from one side's first captured frame to where the"
             + " other's recording holds it (both on this machine's clock), median and max over the scored directions")
         rows.append("took \(fixed(Double(monotonicNanoseconds() - started) / 1e9, 0)) s;"
-            + " reproduce: swift build -c release --product parleyd --product parley && swift run -c release ParleyBench speech --calls \(calls)")
+            + " reproduce: swift build -c release --product parleyd && swift build -c release --product parley && swift run -c release ParleyBench speech --calls \(calls)")
         return rows.joined(separator: "\n")
     }
 

@@ -81,6 +81,8 @@ public struct MediaLegCore: ~Copyable {
     /// Packets received since the last RED packet with blocks (nil: none, or long ago);
     /// it keeps the jitter buffer's floor while the sender sends RED.
     private var packetsSinceRedundancy: Int?
+    /// Losses seen on the stream, for holding the buffer before RED arrives (`noteArrival`).
+    private var arrivalLoss = ArrivalLossWatch()
     private var senderReports: [UInt32: (ntpNanoseconds: Int64, rtpTimestamp: UInt32)] = [:]
     private var delays: (count: Int, sum: Double, minimum: Double, maximum: Double) = (0, 0, .infinity, 0)
     private var stats = MediaLegStatistics()
@@ -715,7 +717,10 @@ public struct MediaLegCore: ~Copyable {
         switch configuration.mediaMode {
         case .forward: actions.append(.receivedRTP(packet))
         case .decode:
-            if packetsSinceRedundancy != nil { holdDelayForRedundancy(depth: 0) }
+            if redDecoder != nil {
+                if arrivalLoss.note(packet.sequenceNumber) { holdDelayForRedundancy(depth: 1) }
+                else if packetsSinceRedundancy != nil { holdDelayForRedundancy(depth: 0) }
+            }
             _ = jitter.push(packet, now: ns)
         }
     }
@@ -745,7 +750,8 @@ public struct MediaLegCore: ~Copyable {
             stats.redRecovered &+= UInt64(unwrapped.recovered.count)
             actions.append(.receivedRTP(unwrapped.primary))
         case .decode:
-            holdDelayForRedundancy(depth: unwrapped.depth)
+            let lossy = arrivalLoss.note(unwrapped.primary.sequenceNumber)
+            holdDelayForRedundancy(depth: lossy ? max(unwrapped.depth, 1) : unwrapped.depth)
             for recovered in unwrapped.recovered {
                 switch jitter.push(recovered, now: ns) {
                 case .buffered, .bufferedAfterReset: stats.redRecovered &+= 1
@@ -761,7 +767,10 @@ public struct MediaLegCore: ~Copyable {
     /// (`redundancyDelayFloor`): the sender may go from one block to two at any report,
     /// and a floor that followed each change would stretch and shrink mid-speech. With it
     /// two lost packets in a row are rebuilt rather than concealed and then played late.
-    /// The floor goes once no RED blocks came for `redundancyFloorHold` packets.
+    /// The floor goes once no RED blocks came for `redundancyFloorHold` packets. It is also
+    /// set as soon as our own stream shows loss worth RED (`ArrivalLossWatch`): the sender
+    /// hears of it only at the next report, and the stretch that raises the delay is
+    /// better heard at the call's start than in the middle of a sentence.
     private mutating func holdDelayForRedundancy(depth: Int) {
         if depth >= 1 {
             if packetsSinceRedundancy == nil { jitter.delayFloor = Self.redundancyDelayFloor(frame: configuration.jitterBuffer.frameDuration) }
