@@ -136,12 +136,7 @@ public struct CallRegistry: Sendable {
         } else {
             throw CallingError(.callNotFound, callID: stats.callID, "no such call for device \(device.deviceID)")
         }
-        let p = stats.playout
-        return [.recordPlayout(callID: stats.callID, role: role, CallLegPlayout(
-            framesPlayed: p.framesPlayed, framesConcealed: p.framesConcealed, framesFECRecovered: p.framesFECRecovered,
-            framesComfortNoise: p.framesComfortNoise, framesSilent: p.framesSilent, framesStretched: p.framesStretched,
-            framesShrunk: p.framesShrunk, packetsLate: p.packetsLate, targetDelayMilliseconds: p.targetDelayMs,
-            reportedTime: now.unixMilliseconds))]
+        return [.recordPlayout(callID: stats.callID, role: role, CallLegPlayout(counters: stats.playout, reportedTime: now.unixMilliseconds))]
     }
 
     /// Accepts a `call.start` and asks the router where it goes. A decision the router

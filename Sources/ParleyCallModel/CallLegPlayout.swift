@@ -1,40 +1,36 @@
 /// What a device's playout did with the audio it received on one leg of a call, as the
 /// device reported it (`call.stats`): the server's own legs relay media without a
 /// jitter buffer, so only devices have these figures. Frames are 20 ms ticks.
+///
+/// Encoded flat: the counters' members and `reportedTime` side by side.
+@dynamicMemberLookup
 public struct CallLegPlayout: Sendable, Hashable, Codable {
-    /// Frames played from received packets.
-    public var framesPlayed: Int64
-    /// Frames of concealment in a talk spurt (FEC, PLC or comfort noise).
-    public var framesConcealed: Int64
-    /// Of those, frames rebuilt from the next packet's in-band FEC.
-    public var framesFECRecovered: Int64
-    /// Of those, frames played as comfort noise once PLC had faded.
-    public var framesComfortNoise: Int64
-    /// Frames of silence between talk spurts or before the first packet.
-    public var framesSilent: Int64
-    /// Frames the jitter buffer inserted to grow its delay.
-    public var framesStretched: Int64
-    /// Packets the jitter buffer dropped to shrink its delay.
-    public var framesShrunk: Int64
-    /// Packets that arrived after their slot had played.
-    public var packetsLate: Int64
-    /// The jitter buffer's target delay at the end, milliseconds.
-    public var targetDelayMilliseconds: Int64
+    /// The counters the device sent.
+    public var counters: PlayoutCounters
     /// When the device's report arrived (Unix ms).
     public var reportedTime: Int64
 
-    public init(framesPlayed: Int64 = 0, framesConcealed: Int64 = 0, framesFECRecovered: Int64 = 0,
-                framesComfortNoise: Int64 = 0, framesSilent: Int64 = 0, framesStretched: Int64 = 0,
-                framesShrunk: Int64 = 0, packetsLate: Int64 = 0, targetDelayMilliseconds: Int64 = 0, reportedTime: Int64 = 0) {
-        self.framesPlayed = framesPlayed
-        self.framesConcealed = framesConcealed
-        self.framesFECRecovered = framesFECRecovered
-        self.framesComfortNoise = framesComfortNoise
-        self.framesSilent = framesSilent
-        self.framesStretched = framesStretched
-        self.framesShrunk = framesShrunk
-        self.packetsLate = packetsLate
-        self.targetDelayMilliseconds = targetDelayMilliseconds
+    public init(counters: PlayoutCounters = PlayoutCounters(), reportedTime: Int64 = 0) {
+        self.counters = counters
         self.reportedTime = reportedTime
+    }
+
+    /// The counters' members, read as this value's own (`playout.framesConcealed`).
+    public subscript<Value>(dynamicMember member: WritableKeyPath<PlayoutCounters, Value>) -> Value {
+        get { counters[keyPath: member] }
+        set { counters[keyPath: member] = newValue }
+    }
+
+    private enum CodingKeys: String, CodingKey { case reportedTime }
+
+    public init(from decoder: any Decoder) throws {
+        counters = try PlayoutCounters(from: decoder)
+        reportedTime = try decoder.container(keyedBy: CodingKeys.self).decode(Int64.self, forKey: .reportedTime)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try counters.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(reportedTime, forKey: .reportedTime)
     }
 }

@@ -481,7 +481,7 @@ struct ClientSessionCore {
         return .init(framesPlayed: count(s.framesPlayed), framesConcealed: count(s.framesConcealed),
                      framesFECRecovered: count(s.framesFECRecovered), framesComfortNoise: count(s.framesComfortNoise),
                      framesSilent: count(s.framesSilent), framesStretched: count(s.framesStretched),
-                     framesShrunk: count(s.framesShrunk), packetsLate: count(s.packetsLate), targetDelayMs: Int64(target))
+                     framesShrunk: count(s.framesShrunk), packetsLate: count(s.packetsLate), targetDelayMilliseconds: Int64(target))
     }
 
     /// `hangup()`: cancel, decline or end. The call ends when the server's `call.ended`

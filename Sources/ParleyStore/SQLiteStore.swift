@@ -575,10 +575,10 @@ public final class SQLiteStore: CallStore {
             FROM call_leg_playout WHERE call_seq = ?1
             """
         ).query([.integer(seq)]) { row throws(SQLiteError) -> (String, CallLegPlayout) in
-            (try row.string(0), CallLegPlayout(
+            (try row.string(0), CallLegPlayout(counters: PlayoutCounters(
                 framesPlayed: try row.int64(2), framesConcealed: try row.int64(3), framesFECRecovered: try row.int64(4),
                 framesComfortNoise: try row.int64(5), framesSilent: try row.int64(6), framesStretched: try row.int64(7),
-                framesShrunk: try row.int64(8), packetsLate: try row.int64(9), targetDelayMilliseconds: try row.int64(10),
+                framesShrunk: try row.int64(8), packetsLate: try row.int64(9), targetDelayMilliseconds: try row.int64(10)),
                 reportedTime: try row.int64(1)))
         }
         for (roleText, playout) in playouts {

@@ -14,7 +14,7 @@ struct CallStatsTests {
     let id = "9a2e4c71-55d3-4b0e-a6f8-3c1d7e2b9f40"
     let playout = SignalingMessage.CallStats.Playout(
         framesPlayed: 500, framesConcealed: 9, framesFECRecovered: 4, framesComfortNoise: 1, framesSilent: 2,
-        framesStretched: 3, framesShrunk: 5, packetsLate: 6, targetDelayMs: 40)
+        framesStretched: 3, framesShrunk: 5, packetsLate: 6, targetDelayMilliseconds: 40)
 
     func answeredCall() -> CallWorld {
         var world = CallWorld()

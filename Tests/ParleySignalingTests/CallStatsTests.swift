@@ -21,7 +21,7 @@ struct CallStatsTests {
             return
         }
         #expect(stats.callID == Samples.callID && stats.requestID == "16")
-        #expect(stats.playout == .init(framesConcealed: 7, targetDelayMs: 60))
+        #expect(stats.playout == .init(framesConcealed: 7, targetDelayMilliseconds: 60))
     }
 
     @Test("malformed values are bad_request with the field's path")

@@ -36,7 +36,7 @@ enum Samples {
         .callDTMF(.init(requestID: "13", callID: callID, digits: "0123456789*#ABCD")),
         .callStats(.init(requestID: "16", callID: callID, playout: .init(
             framesPlayed: 5544, framesConcealed: 41, framesFECRecovered: 12, framesComfortNoise: 2, framesSilent: 15,
-            framesStretched: 3, framesShrunk: 4, packetsLate: 1, targetDelayMs: 40))),
+            framesStretched: 3, framesShrunk: 4, packetsLate: 1, targetDelayMilliseconds: 40))),
         .iceCandidate(.init(requestID: "14", callID: callID, candidate: "candidate:2 1 udp 1686052607 203.0.113.7 51712 typ srflx", mid: "0")),
         .iceCandidate(.init(requestID: "15", callID: callID, candidate: "")),
         .pushRegister(.init(requestID: "6", pushType: .apnsVoip, token: "9f1c5e2a7b3d", environment: .sandbox, appID: "com.example.chat")),

@@ -5,9 +5,9 @@ import Testing
 
 /// Devices' playout counters on a call's legs (migration 4), on every store.
 @Suite struct CallLegPlayoutStoreTests {
-    static let playout = CallLegPlayout(
+    static let playout = CallLegPlayout(counters: PlayoutCounters(
         framesPlayed: 5544, framesConcealed: 41, framesFECRecovered: 12, framesComfortNoise: 2, framesSilent: 15,
-        framesStretched: 3, framesShrunk: 4, packetsLate: 1, targetDelayMilliseconds: 40, reportedTime: T.at(9000))
+        framesStretched: 3, framesShrunk: 4, packetsLate: 1, targetDelayMilliseconds: 40), reportedTime: T.at(9000))
 
     static func leg(_ role: CallLegRole, _ user: String) -> CallLeg {
         CallLeg(role: role, userId: user, deviceId: user + "-phone", updatedTime: T.at(8000), statistics: CallLegStatistics(packetsSent: 7))
