@@ -68,18 +68,7 @@ extension RealTimeMediaTests {
             #expect(inProgress.legs.allSatisfy { $0.statistics.packetsReceived > 0 }, "\(inProgress.legs)")
 
             // The callee hangs up.
-            try bob.request(SignalingMessage.callHangup, callID: callID)
-            #expect(try bob.expectEnded(callID).cause == "hungUp")
-            #expect(try alice.expectEnded(callID).cause == "hungUp")
-            await aliceLeg.close()
-            await bobLeg.close()
-
-            let heardByAlice = try #require(await aliceLeg.takeSink() as? WAVFileSink).file.samples
-            let heardByBob = try #require(await bobLeg.takeSink() as? WAVFileSink).file.samples
-            let aliceHeard = FrequencyAnalysis.dominantFrequency(samples: Array(heardByAlice.suffix(48_000)), sampleRate: 48_000) ?? 0
-            let bobHeard = FrequencyAnalysis.dominantFrequency(samples: Array(heardByBob.suffix(48_000)), sampleRate: 48_000) ?? 0
-            #expect(abs(aliceHeard - 1000) < 10, "alice heard \(aliceHeard) Hz")
-            #expect(abs(bobHeard - 440) < 10, "bob heard \(bobHeard) Hz")
+            try await Self.calleeHangsUpAndBothHeardTheOther(alice: alice, bob: bob, callID: callID, aliceLeg: aliceLeg, bobLeg: bobLeg)
             // Packets that arrived over the talk time, against one per 20 ms sent.
             let expected = Double(talked.components.seconds) * 50
             #expect(Double(aliceStats.rtp.packetsReceived) >= expected * 0.9, "\(aliceStats.rtp)")
@@ -148,6 +137,16 @@ extension RealTimeMediaTests {
             // Every packet the callee sent from the answer on is relayed, bar those still
             // in flight or sent in the instant before the server handled call.answer.
             #expect(receivedByAlice + 3 >= sentByBob, "sent \(sentByBob), arrived \(receivedByAlice)")
+            try await Self.calleeHangsUpAndBothHeardTheOther(alice: alice, bob: bob, callID: callID, aliceLeg: aliceLeg, bobLeg: bobLeg)
+            let stored = try #require(try harness.waitForStoredCall(callID) { $0.state == .ended })
+            let answered = try #require(stored.details.answeredTime), established = try #require(stored.details.establishedTime)
+            #expect(answered <= established)
+        }
+
+        /// Bob hangs up, both see `hungUp`, both legs close, and each recording's last
+        /// second is the other side's tone (alice sends 440 Hz, bob 1000 Hz).
+        static func calleeHangsUpAndBothHeardTheOther(alice: TestDevice, bob: TestDevice, callID: String,
+                                                      aliceLeg: MediaLeg, bobLeg: MediaLeg) async throws {
             try bob.request(SignalingMessage.callHangup, callID: callID)
             #expect(try bob.expectEnded(callID).cause == "hungUp")
             #expect(try alice.expectEnded(callID).cause == "hungUp")
@@ -159,9 +158,6 @@ extension RealTimeMediaTests {
             let bobHeard = FrequencyAnalysis.dominantFrequency(samples: Array(heardByBob.suffix(48_000)), sampleRate: 48_000) ?? 0
             #expect(abs(aliceHeard - 1000) < 10, "alice heard \(aliceHeard) Hz")
             #expect(abs(bobHeard - 440) < 10, "bob heard \(bobHeard) Hz")
-            let stored = try #require(try harness.waitForStoredCall(callID) { $0.state == .ended })
-            let answered = try #require(stored.details.answeredTime), established = try #require(stored.details.establishedTime)
-            #expect(answered <= established)
         }
 
         /// Brings a call from alice to bob to `established` with tones on both legs.
