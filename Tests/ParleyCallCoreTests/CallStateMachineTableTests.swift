@@ -71,6 +71,21 @@ struct CallStateMachineTableTests {
         var testDescription: String { name }
     }
 
+    /// An answer to a call whose callee leg connected while ringing (with or without the
+    /// early SDP again): answered to both, bob2 ends, bob1's leg is bridged and the call
+    /// established at once, with no new answer for the leg.
+    static func earlyConnectedAnswerActions(_ machine: CallStateMachine) -> [CallAction] {
+        [.notify(.device(alice), .answered(callID: id, time: t.unixMilliseconds)),
+         .notify(.device(bob1), .answered(callID: id, time: t.unixMilliseconds)),
+         .notify(.device(bob2), .ended(callID: id, cause: .otherDeviceAnswered, error: nil,
+                                       details: .init(startedTime: t.unixMilliseconds, endedTime: t.unixMilliseconds))),
+         .media(.closeLeg(callID: id, leg: .callee(.device(bob2)))),
+         .media(.bridge(callID: id, party: .device(bob1))),
+         .notify(.device(alice), .established(callID: id, time: t.unixMilliseconds)),
+         .notify(.device(bob1), .established(callID: id, time: t.unixMilliseconds)),
+         .record(machine.record)]
+    }
+
     static let rows: [Row] = [
         Row(name: "routing + ring decision: the caller's leg is asked for", start: .routing, state: .initiating,
             input: .routed(.ringDevices([alice, bob1]))) { _ in
@@ -103,27 +118,11 @@ struct CallStateMachineTableTests {
             input: .acknowledged(bob1, earlyAnswer: CallWorld.deviceAnswer)) { _ in [] },
         Row(name: "early-connected + answer without sdp: bridged and established at once, no new answer for the leg",
             start: .earlyConnected, state: .established, input: .answered(bob1, sdp: nil)) { machine in
-            [.notify(.device(alice), .answered(callID: id, time: t.unixMilliseconds)),
-             .notify(.device(bob1), .answered(callID: id, time: t.unixMilliseconds)),
-             .notify(.device(bob2), .ended(callID: id, cause: .otherDeviceAnswered, error: nil,
-                                           details: .init(startedTime: t.unixMilliseconds, endedTime: t.unixMilliseconds))),
-             .media(.closeLeg(callID: id, leg: .callee(.device(bob2)))),
-             .media(.bridge(callID: id, party: .device(bob1))),
-             .notify(.device(alice), .established(callID: id, time: t.unixMilliseconds)),
-             .notify(.device(bob1), .established(callID: id, time: t.unixMilliseconds)),
-             .record(machine.record)]
+            earlyConnectedAnswerActions(machine)
         },
         Row(name: "early-connected + answer repeating the early sdp: the same as without", start: .earlyConnected,
             state: .established, input: .answered(bob1, sdp: CallWorld.deviceAnswer)) { machine in
-            [.notify(.device(alice), .answered(callID: id, time: t.unixMilliseconds)),
-             .notify(.device(bob1), .answered(callID: id, time: t.unixMilliseconds)),
-             .notify(.device(bob2), .ended(callID: id, cause: .otherDeviceAnswered, error: nil,
-                                           details: .init(startedTime: t.unixMilliseconds, endedTime: t.unixMilliseconds))),
-             .media(.closeLeg(callID: id, leg: .callee(.device(bob2)))),
-             .media(.bridge(callID: id, party: .device(bob1))),
-             .notify(.device(alice), .established(callID: id, time: t.unixMilliseconds)),
-             .notify(.device(bob1), .established(callID: id, time: t.unixMilliseconds)),
-             .record(machine.record)]
+            earlyConnectedAnswerActions(machine)
         },
         Row(name: "ringing + answer: answered to both, the other device ends, its leg closes", start: .ringing, state: .answered,
             input: .answered(bob1, sdp: CallWorld.deviceAnswer)) { machine in
