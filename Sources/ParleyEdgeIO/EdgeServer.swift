@@ -226,12 +226,15 @@ public final class EdgeServer: Sendable {
                 socket = accepted
             } catch {
                 // EMFILE / ENFILE: the process (or system) is out of descriptors and the
-                // connection stays queued. Refuse what is queued through the reserve, then
-                // stop polling for a while rather than retry in a spin. Other accept
-                // errors would repeat just as fast, so they pause the same way.
+                // connection stays queued. Refuse the first one queued through the
+                // reserve, then try a plain accept again: descriptors may have come back
+                // meanwhile, and a client that could be served must not get a 503. When
+                // nothing could be refused, stop polling for a while rather than retry in
+                // a spin. Other accept errors would repeat just as fast, so they pause too.
                 counters.acceptFailures.add(1, ordering: .relaxed)
-                if error.errno == EMFILE || error.errno == ENFILE {
-                    refusePendingThroughReserve(on: listener, state: state, tls: tls)
+                if error.errno == EMFILE || error.errno == ENFILE,
+                   refuseOnePendingThroughReserve(on: listener, state: state, tls: tls) {
+                    continue
                 }
                 pauseListeners(state)
                 return
@@ -298,23 +301,22 @@ public final class EdgeServer: Sendable {
     }
 
     /// Out of descriptors: frees the loop's reserve, accepts one pending connection into
-    /// it, refuses it with 503, takes the reserve back; repeats while connections are
-    /// queued (bounded per wake-up). Stops when the reserve is not held (another thread
-    /// took the freed descriptor first) or the queue is empty.
-    private func refusePendingThroughReserve(on listener: TCPListener, state: LoopState, tls: Bool) {
-        for _ in 0..<64 {
-            guard state.releaseSpareDescriptor() else { return }
-            let pending: TCPSocket?
-            do {
-                pending = try listener.accept()
-            } catch {
-                counters.acceptFailures.add(1, ordering: .relaxed)
-                pending = nil
-            }
-            if let pending { refuse(pending, tls: tls, response: Self.exhaustedRefusal) }
-            state.holdSpareDescriptor()
-            guard pending != nil else { return }
+    /// it, refuses it with 503 and takes the reserve back. False when nothing was refused:
+    /// the reserve was not held, another thread took the freed descriptor first, or the
+    /// queue was empty. One at a time, so that the caller's next plain accept serves the
+    /// following client if descriptors have come back in between.
+    private func refuseOnePendingThroughReserve(on listener: TCPListener, state: LoopState, tls: Bool) -> Bool {
+        guard state.releaseSpareDescriptor() else { return false }
+        let pending: TCPSocket?
+        do {
+            pending = try listener.accept()
+        } catch {
+            counters.acceptFailures.add(1, ordering: .relaxed)
+            pending = nil
         }
+        if let pending { refuse(pending, tls: tls, response: Self.exhaustedRefusal) }
+        state.holdSpareDescriptor()
+        return pending != nil
     }
 
     /// Stops polling this loop's listeners for `acceptBackoff`; pending connections wait in

@@ -56,6 +56,11 @@ extension SoloTests {
             #expect(refusal?.body == #"{"code":"unavailable","message":"the server is out of file descriptors; retry later"}"#)
             #expect(server.statistics.refused >= 1)
             #expect(server.statistics.acceptFailures >= 1)
+            // The server takes its reserve back after answering: wait for that before the
+            // client's descriptor comes free, or the reserve could land on that lower
+            // number, below the limit the next step sets from `reserve`.
+            try #require(waitUntil { devNullDescriptors().subtracting(nullsBefore).subtracting(fillers.descriptors) == [reserve] },
+                         "the edge did not take its reserve back at descriptor \(reserve)")
             upgrade.socket.close()
             fillers.fillUntilExhausted()
 
