@@ -88,9 +88,20 @@ let package = Package(
             dependencies: ["ParleyWireCore", "ParleyNetCore", "ParleyNetLinux", "ParleyHTTP", "ParleyEdgeIO", "ParleyAuth", "ParleySignaling", "ParleyCallModel", "ParleyCallCore", "ParleySessionCore", "ParleyBus", "ParleyStore", "ParleyMediaLegCore", "ParleyCrypto", "ParleyICECore", "ParleySTUN", "ParleyMediaCore", "ParleyWebSocket", "ParleyPush", "ParleyRTP"],
             swiftSettings: upcoming
         ),
+        // The SDK's portable core: Foundation and portable Parley targets only, no C library,
+        // no Glibc; it drives the engines below through protocols (ParleyEngines)
+        .target(name: "ParleySDKCore", dependencies: ["ParleyWireCore", "ParleySignaling"], swiftSettings: upcoming),
+        // The SDK's engines on Linux: our WebSocket client, our media leg, OpenSSL's HMAC
+        .target(
+            name: "ParleySDKLinux",
+            dependencies: ["ParleySDKCore", "ParleyNetCore", "ParleyNetLinux", "ParleyWebSocket", "ParleyWebSocketClientIO", "ParleyCrypto", "ParleyMediaCore", "ParleyMediaLegCore", "ParleyMediaLegIO"],
+            swiftSettings: upcoming
+        ),
+        // What an app imports: the core and this platform's engines (Linux's only on Linux,
+        // so an app for an Apple platform builds no server target and no C shim)
         .target(
             name: "ParleySDK",
-            dependencies: ["ParleyWireCore", "ParleyNetCore", "ParleyNetLinux", "ParleyWebSocket", "ParleyWebSocketClientIO", "ParleySignaling", "ParleyCrypto", "ParleyMediaCore", "ParleyMediaLegCore", "ParleyMediaLegIO"],
+            dependencies: ["ParleySDKCore", .target(name: "ParleySDKLinux", condition: .when(platforms: [.linux]))],
             swiftSettings: upcoming
         ),
 
@@ -156,7 +167,9 @@ let package = Package(
             dependencies: ["ParleyServer", "ParleyTestSupport", "ParleyBus", "ParleyPush", "ParleyPushTestSupport", "ParleyWireCore", "ParleyHTTP", "ParleyEdgeIO", "ParleyWebSocketClientIO", "ParleyAuth", "ParleySignaling", "ParleyStore", "ParleyCallModel", "ParleyCallCore", "ParleyMediaLegCore", "ParleyMediaCore", "ParleyCrypto", "ParleyNetCore", "ParleyNetLinux", "ParleyICECore", "ParleySTUN", "ParleySQLite", "ParleyMediaLegIO"],
             swiftSettings: upcoming
         ),
-        .testTarget(name: "ParleySDKTests", dependencies: ["ParleySDK", "ParleyEdgeIO", "ParleyWebSocket", "ParleyMediaLegCore", "ParleySignaling", "ParleyMediaCore", "ParleyNetCore", "ParleyNetLinux", "ParleyCrypto", "ParleyTestSupport", "ParleyMediaLegIO"], swiftSettings: upcoming),
+        .testTarget(name: "ParleySDKCoreTests", dependencies: ["ParleySDKCore", "ParleySignaling", "ParleyCrypto", "ParleyTestSupport"], swiftSettings: upcoming),
+        .testTarget(name: "ParleySDKLinuxTests", dependencies: ["ParleySDKLinux", "ParleySDKCore", "ParleyMediaCore", "ParleyMediaLegCore"], swiftSettings: upcoming),
+        .testTarget(name: "ParleySDKTests", dependencies: ["ParleySDK", "ParleySDKCore", "ParleyEdgeIO", "ParleyWebSocket", "ParleyMediaLegCore", "ParleySignaling", "ParleyMediaCore", "ParleyNetCore", "ParleyNetLinux", "ParleyCrypto", "ParleyMediaLegIO"], swiftSettings: upcoming),
         // Issue 5, SDK side: the SDK's push relay against a real server (docs/push-and-callkit.md)
         .testTarget(name: "ParleySDKPushTests", dependencies: ["ParleySDK", "ParleyServer", "ParleyCallModel", "ParleyPushTestSupport", "ParleyPush", "ParleyStore", "ParleyAuth", "ParleyNetCore", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleyDaemonTests", dependencies: ["ParleyDaemon", "ParleyServer", "ParleyStore", "ParleyNetCore", "ParleyNetLinux", "ParleyCrypto", "ParleyPush"], swiftSettings: upcoming),

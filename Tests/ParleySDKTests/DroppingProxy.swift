@@ -1,7 +1,8 @@
 import Foundation
 import ParleyNetCore
 import ParleyNetLinux
-@testable import ParleySDK
+import ParleySDK
+@_spi(ParleyEngines) @testable import ParleySDKCore
 
 /// A TCP relay on 127.0.0.1 in front of the test server, so a test can drop the client's
 /// TCP connection from the server's side without a close frame (what a dead network or a

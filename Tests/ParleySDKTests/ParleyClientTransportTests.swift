@@ -1,7 +1,8 @@
 import Foundation
 import ParleyMediaCore
 import ParleyMediaLegCore
-@testable import ParleySDK
+import ParleySDK
+@_spi(ParleyEngines) @testable import ParleySDKCore
 import ParleySignaling
 import Testing
 
@@ -34,10 +35,10 @@ import Testing
         #expect(throws: ParleyClientError.self) {
             try ParleyClient(applicationKey: "k", environmentHost: "http://127.0.0.1:1", userId: "a", caFile: "/etc/ssl/certs/ca-certificates.crt")
         }
-        #expect((try? ServerEndpoint(parsing: "https://calls.example.com"))?.webSocketURL == "wss://calls.example.com:443/v1/ws")
-        let endpoint = try? ServerEndpoint(parsing: "http://[::1]:8080")
+        #expect((try? ParleyServerEndpoint(parsing: "https://calls.example.com"))?.webSocketURL == "wss://calls.example.com:443/v1/ws")
+        let endpoint = try? ParleyServerEndpoint(parsing: "http://[::1]:8080")
         #expect(endpoint?.webSocketURL == "ws://[::1]:8080/v1/ws")
-        #expect((try? ServerEndpoint(parsing: "http://127.0.0.1"))?.port == 80)
+        #expect((try? ParleyServerEndpoint(parsing: "http://127.0.0.1"))?.port == 80)
     }
 
     @Test func anUnreachableServerFailsTheClient() async throws {

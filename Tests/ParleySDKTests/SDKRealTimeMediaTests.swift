@@ -1,7 +1,8 @@
 import Foundation
 import ParleyMediaCore
 import ParleyMediaLegCore
-@testable import ParleySDK
+import ParleySDK
+@_spi(ParleyEngines) @testable import ParleySDKCore
 import ParleySignaling
 import Testing
 

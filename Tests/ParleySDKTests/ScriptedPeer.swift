@@ -7,7 +7,8 @@ import ParleyMediaLegIO
 import ParleyNetLinux
 import ParleySignaling
 import ParleyWebSocket
-@testable import ParleySDK
+import ParleySDK
+@_spi(ParleyEngines) @testable import ParleySDKCore
 
 /// A small protocol peer inside the test, on a real `EdgeServer` on 127.0.0.1: it answers
 /// `hello` (resuming session `s-1` when asked), `ping`, and call requests, and can send a

@@ -1,9 +1,4 @@
 public import Foundation
-import ParleyCrypto
-import ParleyMediaCore
-import ParleyMediaLegCore
-import ParleyNetCore
-import ParleyNetLinux
 import ParleySignaling
 import ParleyWireCore
 
@@ -18,9 +13,11 @@ import ParleyWireCore
 ///
 /// Internally synchronised: call it from any thread. Its protocol logic is
 /// `ClientSessionCore` (sans-I/O) on one serial queue; delegates are called on
-/// `callbackQueue` (use a serial queue), in the protocol's event order.
+/// `callbackQueue` (use a serial queue), in the protocol's event order. It is portable:
+/// the connection, the media and HMAC come from the platform's `ParleyEngines`
+/// (`ParleySDK` picks this platform's; `init(...engines:)` takes others).
 public final class ParleyClient: @unchecked Sendable {
-    // @unchecked: `core`, `transport`, `calls`, `media` and `mediaLoop` are touched only on
+    // @unchecked: `core`, `transport`, `calls` and `media` are touched only on
     // `workQueue`; everything read from other threads is `Locked`.
 
     /// Hears of token requests, start and failure.
@@ -47,19 +44,18 @@ public final class ParleyClient: @unchecked Sendable {
     public let pushRegistrationStore: any ParleyPushRegistrationStore
 
     let callbackQueue: DispatchQueue
-    let endpoint: ServerEndpoint
-    /// The trust store for `https://` servers; nil for `http://`.
-    let tlsContext: TLSContext?
+    let endpoint: ParleyServerEndpoint
+    /// The platform's transport, media and HMAC.
+    let engines: ParleyEngines
     private let delegateSlot = Locked(WeakReference())
     private let pushDelegateSlot = Locked(WeakReference())
     let pushVerifier: PushPayloadVerifier
     private let started = Locked(false)
     private let workQueue = DispatchQueue(label: "parley.sdk.client")
     private var core: ClientSessionCore
-    private var transport: (connection: Int, transport: WebSocketTransport, localAddress: SocketAddress?)?
+    private var transport: (connection: Int, transport: any ParleySignalingTransport, localHost: String?)?
     private var calls: [String: ParleyCall] = [:]
     private var media: [String: CallMediaSession] = [:]
-    private var mediaLoop: EventLoop?
     private let timer: any DispatchSourceTimer
     /// Every delegate call passes through here, in order: an item waits for the items
     /// before it, and a call's end also waits (bounded) for its media to close, so
@@ -82,7 +78,9 @@ public final class ParleyClient: @unchecked Sendable {
     /// A stable random device id for this process, used when none is given.
     static let processDeviceID = "parley-swift-" + UUID().uuidString.lowercased()
 
-    /// Creates a client; nothing connects until `start()`.
+    /// Creates a client over the given engines; nothing connects until `start()`. Apps
+    /// use `init(applicationKey:environmentHost:userId:...)` from `ParleySDK`, which
+    /// passes this platform's engines.
     /// - Parameters:
     ///   - applicationKey: the application's key (1-64 of `A-Z a-z 0-9 - _`).
     ///   - environmentHost: the server, `http://host:port` (signaling over `ws://`) or
@@ -94,14 +92,13 @@ public final class ParleyClient: @unchecked Sendable {
     ///   - pushRegistrationStore: where the push token and key are kept; default: a file
     ///     in Application Support named after the device id. Give a stable `deviceId`
     ///     when using push: a push is verified against the device it was sent to.
-    ///   - caFile: for `https://`, a PEM file of the CAs to trust instead of the system's
-    ///     (a development server with a self-signed CA); nil trusts the system store.
-    /// - Throws: `ParleyClientError` `invalid_argument` for a bad key, user id, device id,
-    ///   URL or CA file.
+    ///   - engines: the signaling transport, media engine and HMAC to use.
+    /// - Throws: `ParleyClientError` `invalid_argument` for a bad key, user id, device id
+    ///   or URL.
     public init(applicationKey: String, environmentHost: String, userId: String, deviceId: String? = nil,
                 callbackQueue: DispatchQueue = .main,
                 pushRegistrationStore: (any ParleyPushRegistrationStore)? = nil,
-                caFile: String? = nil) throws(ParleyClientError) {
+                engines: ParleyEngines) throws(ParleyClientError) {
         guard Self.isValid(applicationKey, maxBytes: 64, extra: "-_") else {
             throw ParleyClientError(code: "invalid_argument", message: "application key must be 1-64 of A-Z a-z 0-9 - _")
         }
@@ -112,30 +109,21 @@ public final class ParleyClient: @unchecked Sendable {
         guard Self.isValid(device, maxBytes: 128, extra: "._:-") else {
             throw ParleyClientError(code: "invalid_argument", message: "device id must be 1-128 of A-Z a-z 0-9 . _ : -")
         }
-        let endpoint = try ServerEndpoint(parsing: environmentHost)
-        if endpoint.isSecure {
-            do {
-                tlsContext = try TLSContext.client(caFile: caFile)
-            } catch {
-                throw ParleyClientError(code: "invalid_argument", message: "cannot set up TLS: \(error)")
-            }
-        } else {
-            guard caFile == nil else {
-                throw ParleyClientError(code: "invalid_argument", message: "a CA file is only used with https:// (got \(environmentHost))")
-            }
-            tlsContext = nil
-        }
+        let endpoint = try ParleyServerEndpoint(parsing: environmentHost)
         self.endpoint = endpoint
+        self.engines = engines
         self.userId = userId
         self.deviceId = device
         let store = pushRegistrationStore ?? FilePushRegistrationStore.defaultStore(deviceId: device)
         self.pushRegistrationStore = store
-        pushVerifier = PushPayloadVerifier(applicationKey: applicationKey, userID: userId, deviceID: device)
+        pushVerifier = PushPayloadVerifier(applicationKey: applicationKey, userID: userId, deviceID: device,
+                                           hmacSHA256: engines.hmacSHA256)
         self.callbackQueue = callbackQueue
         callClient = ParleyCallClient()
-        audioController = ParleyAudioController()
-        var seed: UInt64 = 0
-        if let bytes = try? SecureRandom.bytes(8) { for byte in bytes { seed = seed << 8 | UInt64(byte) } }
+        audioController = ParleyAudioController(engine: engines.media.audio)
+        // The system's cryptographic generator on every platform (getrandom on Linux).
+        var generator = SystemRandomNumberGenerator()
+        let seed = generator.next()
         core = ClientSessionCore(configuration: .init(applicationKey: applicationKey, userID: userId, deviceID: device, randomSeed: seed))
         if let stored = store.load(), stored.userId == userId, stored.deviceId == device {
             core.restorePushRegistration(PushDevice(pushType: stored.pushType, token: stored.token, environment: stored.environment, appID: stored.appId))
@@ -150,7 +138,6 @@ public final class ParleyClient: @unchecked Sendable {
     deinit {
         timer.cancel()
         transport?.transport.close(code: 1000)
-        mediaLoop?.shutdown()
     }
 
     /// Connects and signs in: asks the delegate for a token, then `clientDidStart` or
@@ -158,7 +145,8 @@ public final class ParleyClient: @unchecked Sendable {
     public func start() {
         // The media libraries' one-time set-up, now and off the work queue, so that it is
         // not paid in the middle of the first call's DTLS handshake.
-        DispatchQueue.global(qos: .userInitiated).async { MediaLegCore.prepareProcess() }
+        let media = engines.media
+        DispatchQueue.global(qos: .userInitiated).async { media.prepare() }
         input { core, now in core.start(now: now) }
     }
 
@@ -230,7 +218,7 @@ public final class ParleyClient: @unchecked Sendable {
         for output in outputs {
             switch output {
             case .connect(let connection):
-                let transport = WebSocketTransport(endpoint: endpoint, tls: tlsContext) { [weak self] event in
+                let transport = engines.transport.makeTransport(endpoint: endpoint) { [weak self] event in
                     guard let self else { return }
                     workQueue.async { self.transportEvent(event, connection: connection) }
                 }
@@ -288,11 +276,11 @@ public final class ParleyClient: @unchecked Sendable {
         }
     }
 
-    private func transportEvent(_ event: WebSocketTransport.Event, connection: Int) {
+    private func transportEvent(_ event: ParleySignalingTransportEvent, connection: Int) {
         let now = Self.now()
         switch event {
-        case .opened(let localAddress):
-            if transport?.connection == connection { transport?.localAddress = localAddress }
+        case .opened(let localHost):
+            if transport?.connection == connection { transport?.localHost = localHost }
             perform(core.connectionOpened(connection, now: now))
         case .failed(let message):
             perform(core.connectionFailed(connection, message: message, now: now))
@@ -359,8 +347,7 @@ public final class ParleyClient: @unchecked Sendable {
             guard let session = newMediaSession(callID) else { return }
             session.enqueue { [weak self] session in
                 do {
-                    let leg = try session.makeLeg()
-                    let sdp = try await leg.makeOffer()
+                    let sdp = try await session.media.makeOffer()
                     self?.input { core, now in core.legOffered(callID, sdp: sdp, now: now) }
                 } catch {
                     self?.input { core, now in core.legFailed(callID, message: "\(error)", now: now) }
@@ -370,9 +357,8 @@ public final class ParleyClient: @unchecked Sendable {
             let call = calls[callID]
             media[callID]?.enqueue { [weak self] session in
                 do {
-                    guard let leg = session.leg.current else { return }
-                    try await leg.acceptAnswer(sdp)
-                    try await session.startLeg()
+                    try await session.media.acceptAnswer(sdp)
+                    try await session.media.start(withAudio: true)
                     self?.watch(session, call: call)
                 } catch {
                     self?.input { core, now in core.legFailed(callID, message: "\(error)", now: now) }
@@ -384,7 +370,7 @@ public final class ParleyClient: @unchecked Sendable {
             answer(callID, offer: offer, ringing: true)
         case .activate(let callID):
             media[callID]?.enqueue { [weak self] session in
-                do { try await session.attachAudio() } catch {
+                do { try await session.media.attachAudio() } catch {
                     self?.input { core, now in core.legFailed(callID, message: "\(error)", now: now) }
                 }
             }
@@ -416,9 +402,8 @@ public final class ParleyClient: @unchecked Sendable {
         guard let session = newMediaSession(callID) else { return }
         session.enqueue { [weak self] session in
             do {
-                let leg = try session.makeLeg()
-                let answer = try await leg.answer(offer: offer)
-                try await session.startLeg(withAudio: !ringing)
+                let answer = try await session.media.answer(offer: offer)
+                try await session.media.start(withAudio: !ringing)
                 self?.input { core, now in
                     if ringing { core.legPrepared(callID, sdp: answer, now: now) } else { core.legAnswered(callID, sdp: answer, now: now) }
                 }
@@ -443,10 +428,9 @@ public final class ParleyClient: @unchecked Sendable {
     }
 
     private func newMediaSession(_ callID: String) -> CallMediaSession? {
-        if mediaLoop == nil { mediaLoop = try? EventLoop(name: "parley-sdk-media") }
-        let bindHost = transport?.localAddress?.withPort(0) ?? .ipv4Loopback(port: 0)
-        let session = CallMediaSession(callID: callID, loop: mediaLoop, bindingTo: bindHost,
-                                       source: audioController.source, sink: audioController.sink, mix: audioController.mix)
+        let callMedia = engines.media.makeCallMedia(callID: callID, localHost: transport?.localHost,
+                                                    source: audioController.source, sink: audioController.sink)
+        let session = CallMediaSession(callID: callID, media: callMedia)
         media[callID] = session
         return session
     }
@@ -466,10 +450,9 @@ public final class ParleyClient: @unchecked Sendable {
             // Bounded: at most the protocol's 4 h maximum call length.
             for _ in 0..<14_400 {
                 try? await Task.sleep(for: .seconds(1))
-                guard !session.isClosed, let leg = session.leg.current else { return }
-                call?.update(session.statistics(await leg.statistics))
-                if await leg.state == .failed {
-                    let failure = await leg.failure.map { "\($0)" } ?? "the media leg failed"
+                guard !session.isClosed, let (statistics, failure) = await session.media.poll() else { return }
+                call?.update(statistics)
+                if let failure {
                     self?.input { core, now in core.legFailed(callID, message: failure, now: now) }
                     return
                 }
@@ -479,7 +462,12 @@ public final class ParleyClient: @unchecked Sendable {
 
     // MARK: Helpers
 
-    static func now() -> ClientSessionCore.Time { SystemClock.now() }
+    /// The monotonic and the wall clock, read back to back.
+    static func now() -> ClientSessionCore.Time {
+        let instant = ContinuousClock.now
+        let unix = Date().timeIntervalSince1970
+        return ClockReading(instant: instant, unixNanoseconds: Int64(unix * 1e9))
+    }
 
     private static func isValid(_ text: String, maxBytes: Int, extra: String) -> Bool {
         let bytes = Array(text.utf8)

@@ -1,4 +1,3 @@
-import ParleyCrypto
 import ParleyWireCore
 
 /// Reads and checks a Parley push payload, sans-I/O: the push's data, the stored
@@ -19,6 +18,8 @@ struct PushPayloadVerifier: Sendable {
     let applicationKey: String
     let userID: String
     let deviceID: String
+    /// The platform's HMAC-SHA256 (`ParleyEngines.hmacSHA256`).
+    let hmacSHA256: @Sendable (_ key: [UInt8], _ message: [UInt8]) -> [UInt8]?
 
     /// A checked payload: the claims, whether every check passed, and the JWS to relay.
     struct Verdict: Sendable, Hashable {
@@ -65,8 +66,8 @@ struct PushPayloadVerifier: Sendable {
         guard key.count == 32 else { return invalid("the stored push key is not 32 bytes") }
         // The signature first: nothing in an unsigned payload is worth reading.
         let signingInput = Array(bytes[0..<(parts[0].count + 1 + parts[1].count)])
-        guard let expected = try? Digest.hmac(.sha256, key: key, signingInput), signature.count == 32,
-              Digest.constantTimeEqual(expected, signature) else {
+        guard let expected = hmacSHA256(key, signingInput), signature.count == 32,
+              Self.constantTimeEqual(expected, signature) else {
             return invalid("the signature does not match this device's push key")
         }
         let headerJSON: JSONValue, claims: JSONValue
@@ -112,6 +113,15 @@ struct PushPayloadVerifier: Sendable {
                            problem: "the push expired \(nowMilliseconds - expires) ms ago")
         }
         return Verdict(result: .init(isCall: true, isValid: true, callResult: call), token: token, problem: nil)
+    }
+
+    /// Whether `a` and `b` are equal, in a time that depends only on their lengths (a
+    /// signature compared byte by byte with an early exit leaks how much of it matched).
+    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        guard a.count == b.count else { return false }
+        var difference: UInt8 = 0
+        for index in a.indices { difference |= a[index] ^ b[index] }
+        return difference == 0
     }
 
     static func isCallID(_ text: String) -> Bool {

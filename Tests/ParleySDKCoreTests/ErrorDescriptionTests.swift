@@ -1,5 +1,5 @@
 import Foundation
-@testable import ParleySDK
+@_spi(ParleyEngines) @testable import ParleySDKCore
 import Testing
 
 /// What the guides print, `error.localizedDescription`, carries the SDK's message rather

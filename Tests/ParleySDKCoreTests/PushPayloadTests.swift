@@ -1,9 +1,9 @@
-@testable import ParleySDK
+@_spi(ParleyEngines) @testable import ParleySDKCore
 import Testing
 
 /// `PushPayloadVerifier` against payloads signed outside the SDK (PushFixtures).
 @Suite struct PushPayloadTests {
-    let verifier = PushPayloadVerifier(applicationKey: "app-1", userID: "alice", deviceID: "dev-1")
+    let verifier = PushPayloadVerifier(applicationKey: "app-1", userID: "alice", deviceID: "dev-1", hmacSHA256: TestEngines.make().hmacSHA256)
     let registration = ParleyPushRegistration(pushType: .apnsVoip, token: "9f1c", environment: .sandbox, appId: "com.example.chat",
                                               pushKey: PushFixtures.key, userId: "alice", deviceId: "dev-1")
     let during: Int64 = 1_764_421_210_000

@@ -1,5 +1,5 @@
 import Foundation
-@testable import ParleySDK
+@_spi(ParleyEngines) @testable import ParleySDKCore
 import ParleySignaling
 import ParleyTestSupport
 import Testing

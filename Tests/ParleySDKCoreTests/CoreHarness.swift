@@ -1,5 +1,5 @@
 import Foundation
-@testable import ParleySDK
+@_spi(ParleyEngines) @testable import ParleySDKCore
 import ParleySignaling
 
 /// Drives a `ClientSessionCore` on a virtual clock and renders its outputs as short lines

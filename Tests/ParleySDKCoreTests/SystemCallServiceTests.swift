@@ -1,6 +1,5 @@
 import Foundation
-import ParleyMediaCore
-@testable import ParleySDK
+@_spi(ParleyEngines) @testable import ParleySDKCore
 import Testing
 
 private let c1 = "6f1c2a9e-3b7d-4c55-9a41-0e8f5d2b7c13"
@@ -19,13 +18,13 @@ final class RecordingCallControl: SystemCallControl, @unchecked Sendable {
     weak var provider: HeadlessSystemCallProvider?
     let client: ParleyClient
     var now: Int64 = during
-    let verifier = PushPayloadVerifier(applicationKey: "app-1", userID: "alice", deviceID: "dev-1")
+    let verifier = PushPayloadVerifier(applicationKey: "app-1", userID: "alice", deviceID: "dev-1", hmacSHA256: TestEngines.make().hmacSHA256)
     let registration = ParleyPushRegistration(pushType: .apnsVoip, token: "9f1c", environment: .sandbox, appId: "com.example.chat",
                                               pushKey: PushFixtures.key, userId: "alice", deviceId: "dev-1")
 
     init() throws {
         client = try ParleyClient(applicationKey: "app-1", environmentHost: "http://127.0.0.1:9", userId: "alice", deviceId: "dev-1",
-                                  callbackQueue: DispatchQueue(label: "test.callbacks"), pushRegistrationStore: InMemoryPushRegistrationStore())
+                                  callbackQueue: DispatchQueue(label: "test.callbacks"), pushRegistrationStore: InMemoryPushRegistrationStore(), engines: TestEngines.make())
     }
 
     func answerCall(_ callID: String) { log.withLock { $0.append("answer \(callID)") } }
@@ -404,30 +403,5 @@ final class RecordingCallControl: SystemCallControl, @unchecked Sendable {
         registry.remove(callId: c1)
         #expect(registry.uuid(forCallId: c1) == nil && registry.callId(for: first.uuid) == nil && registry.count == 1)
         #expect(registry.removeAll().map(\.callId) == [c2] && registry.count == 0)
-    }
-
-    @Test func audioIsHeldUntilTheSessionIsActive() {
-        let state = AudioMixState()
-        let ticks = Locked<Int64>(100)
-        let timeline = CallAudioTimeline(wallClock: { ticks.withLock { $0 += 1; return $0 } })
-        var source = MutableSource(ToneSource(frequency: 440, frameCount: 3), state: state, timeline: timeline)
-        state.sessionActive.withLock { $0 = false }
-        #expect(source.nextFrame()?.samples.allSatisfy { $0 == 0 } == true)
-        state.sessionActive.withLock { $0 = true }
-        #expect(source.nextFrame()?.samples.contains { $0 != 0 } == true)
-        let recording = CallRecording(keepsSamples: true)
-        var sink = MixingSink(state: state, recording: recording, timeline: timeline)
-        state.sessionActive.withLock { $0 = false }
-        try? sink.consume(AudioFrame(samples: [Int16](repeating: 7, count: 960), sampleRate: 48_000))
-        #expect(recording.samples.current.isEmpty && recording.framesConsumed.current == 0)
-        // The capture began at the first frame taken (held or not); playout at the first
-        // frame the output took, which is the recording's first sample.
-        #expect(timeline.captureStarted.current == 101)
-        #expect(timeline.playoutStarted.current == nil)
-        state.sessionActive.withLock { $0 = true }
-        try? sink.consume(AudioFrame(samples: [Int16](repeating: 7, count: 960), sampleRate: 48_000))
-        try? sink.consume(AudioFrame(samples: [Int16](repeating: 7, count: 960), sampleRate: 48_000))
-        #expect(timeline.playoutStarted.current == 102)
-        #expect(recording.samples.current.count == 1920)
     }
 }

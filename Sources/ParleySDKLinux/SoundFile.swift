@@ -1,4 +1,5 @@
 import ParleyMediaCore
+import ParleySDKCore
 
 /// A WAV file as 48 kHz mono samples, played out in 20 ms frames.
 struct SoundFile: Sendable {

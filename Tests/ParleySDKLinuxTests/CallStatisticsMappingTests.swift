@@ -1,6 +1,7 @@
 import ParleyMediaCore
 import ParleyMediaLegCore
-@testable import ParleySDK
+@testable import ParleySDKLinux
+@_spi(ParleyEngines) import ParleySDKCore
 import Testing
 
 /// The SDK's call statistics carry every playout counter of the media leg, each from its

@@ -2,20 +2,24 @@ import Foundation
 
 /// A value behind a lock, for state read from any thread. `NSLock` rather than
 /// `Synchronization.Mutex` so the SDK also builds for Apple systems before iOS 18.
-final class Locked<Value>: @unchecked Sendable {
+/// Engines use it too (`@_spi(ParleyEngines)`); apps do not see it.
+@_spi(ParleyEngines) public final class Locked<Value>: @unchecked Sendable {
     // @unchecked: every access to `value` goes through `lock`.
     private let lock = NSLock()
     private var value: Value
 
-    init(_ value: Value) { self.value = value }
+    /// A lock around `value`.
+    public init(_ value: Value) { self.value = value }
 
-    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
+    /// Runs `body` with the value, under the lock.
+    public func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
         lock.lock()
         defer { lock.unlock() }
         return try body(&value)
     }
 
-    var current: Value { withLock { $0 } }
+    /// The value now.
+    public var current: Value { withLock { $0 } }
 }
 
 /// A weak reference for a `Locked` delegate slot.

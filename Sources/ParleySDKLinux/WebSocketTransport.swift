@@ -1,24 +1,18 @@
 import Foundation
 import ParleyWebSocketClientIO
 import ParleyNetCore
-import ParleySignaling
 import ParleyWebSocket
 import ParleyCrypto
+@_spi(ParleyEngines) import ParleySDKCore
 
 /// One WebSocket connection to the server on Linux: `WebSocketClient` (blocking, not
 /// thread-safe) behind a lock, a reader thread that waits for readability outside the
 /// lock, and sends from any thread. Events go to `handler`, from the reader thread.
-final class WebSocketTransport: @unchecked Sendable {
+final class WebSocketTransport: ParleySignalingTransport, @unchecked Sendable {
     // @unchecked: `client` is used only under `lock`; the flags are `Locked`.
-    enum Event: Sendable {
-        /// Connected; `localAddress` is this side's address (media legs bind its host).
-        case opened(localAddress: SocketAddress)
-        case failed(String)
-        case message([UInt8])
-        case closed(code: UInt16, reason: String)
-    }
+    typealias Event = ParleySignalingTransportEvent
 
-    let endpoint: ServerEndpoint
+    let endpoint: ParleyServerEndpoint
     /// Set for `wss://`: whom to trust.
     private let tls: TLSContext?
     private let handler: @Sendable (Event) -> Void
@@ -26,7 +20,7 @@ final class WebSocketTransport: @unchecked Sendable {
     private var client: WebSocketClient?
     private let closeRequest = Locked<UInt16?>(nil)
 
-    init(endpoint: ServerEndpoint, tls: TLSContext?, handler: @escaping @Sendable (Event) -> Void) {
+    init(endpoint: ParleyServerEndpoint, tls: TLSContext?, handler: @escaping @Sendable (Event) -> Void) {
         self.endpoint = endpoint
         self.tls = tls
         self.handler = handler
@@ -71,7 +65,7 @@ final class WebSocketTransport: @unchecked Sendable {
         do {
             let address = try endpoint.resolve()
             connected = try WebSocketClient(connectingTo: address, host: endpoint.hostHeader, path: endpoint.path,
-                                            subprotocols: [SignalingCodec.subprotocol], timeout: .seconds(10),
+                                            subprotocols: [ParleyServerEndpoint.subprotocol], timeout: .seconds(10),
                                             maxMessageSize: 1 << 20, tls: endpoint.isSecure ? tls : nil, serverName: endpoint.host)
         } catch let error as ParleyClientError {
             handler(.failed(error.message))
@@ -80,15 +74,15 @@ final class WebSocketTransport: @unchecked Sendable {
             handler(.failed("\(endpoint.webSocketURL): \(error)"))
             return
         }
-        guard connected.subprotocol == SignalingCodec.subprotocol else {
+        guard connected.subprotocol == ParleyServerEndpoint.subprotocol else {
             connected.close(code: .protocolError)
-            handler(.failed("\(endpoint.webSocketURL): the server did not select \(SignalingCodec.subprotocol)"))
+            handler(.failed("\(endpoint.webSocketURL): the server did not select \(ParleyServerEndpoint.subprotocol)"))
             return
         }
         lock.lock()
         client = connected
         lock.unlock()
-        handler(.opened(localAddress: connected.socket.localAddress))
+        handler(.opened(localHost: connected.socket.localAddress.hostDescription))
         // After an event, read again before waiting: one socket read can carry several
         // messages (a `result` and the `call.ended` right behind it), and the ones the
         // client buffered would otherwise wait for the socket's next bytes.

@@ -1,18 +1,18 @@
 import Foundation
+@_spi(ParleyEngines) import ParleySDKCore
 import ParleyCrypto
 import ParleyMediaCore
 import ParleyMediaLegCore
 import ParleyMediaLegIO
 import ParleyNetCore
 import ParleyNetLinux
+import Synchronization
 
-/// One call's media leg and its audio, with its work run one step after another (so a
-/// close never overtakes the offer it follows).
-final class CallMediaSession: @unchecked Sendable {
-    // @unchecked: `lastTask` is touched only on the client's work queue (in `enqueue`);
-    // the rest is immutable or `Locked`.
+/// One call's media on Linux: a full ICE (controlling) `MediaLeg`, Opus only, with the
+/// configured source and sink mixed through the engine's shared audio state.
+final class CallMediaSession: ParleyCallMedia, Sendable {
     let callID: String
-    let leg = Locked<MediaLeg?>(nil)
+    private let leg = Mutex<MediaLeg?>(nil)
     private let loop: EventLoop?
     private let bindAddress: SocketAddress
     private let source: ParleyAudioSource
@@ -20,8 +20,7 @@ final class CallMediaSession: @unchecked Sendable {
     private let mix: AudioMixState
     private let recording: CallRecording
     private let timeline = CallAudioTimeline(wallClock: { SystemClock.now().unixNanoseconds })
-    private let closed = Locked(false)
-    private var lastTask: Task<Void, Never>?
+    private let closed = Atomic<Bool>(false)
 
     init(callID: String, loop: EventLoop?, bindingTo address: SocketAddress, source: ParleyAudioSource,
          sink: ParleyAudioSink, mix: AudioMixState) {
@@ -34,19 +33,60 @@ final class CallMediaSession: @unchecked Sendable {
         if case .wavFile = sink { recording = CallRecording(keepsSamples: true) } else { recording = CallRecording(keepsSamples: false) }
     }
 
-    var isClosed: Bool { closed.current }
+    private var currentLeg: MediaLeg? { leg.withLock { $0 } }
 
-    /// Runs `work` after the work enqueued before it.
-    func enqueue(_ work: @escaping @Sendable (CallMediaSession) async -> Void) {
-        let previous = lastTask
-        lastTask = Task { [self] in
-            await previous?.value
-            await work(self)
+    func makeOffer() async throws -> String {
+        try await makeLeg().makeOffer()
+    }
+
+    func acceptAnswer(_ sdp: String) async throws {
+        guard let leg = currentLeg else { throw MediaLegError(.state, "no leg to take the answer") }
+        try await leg.acceptAnswer(sdp)
+    }
+
+    func answer(offer: String) async throws -> String {
+        try await makeLeg().answer(offer: offer)
+    }
+
+    /// Starts ICE, DTLS and the pacer, with the configured source and sink or, for a
+    /// ringing call's leg (`withAudio: false`), with none until `attachAudio()`.
+    func start(withAudio: Bool) async throws {
+        guard let leg = currentLeg else { return }
+        if withAudio {
+            let (source, sink) = try makeAudio()
+            try await leg.start(source: source, sink: sink)
+        } else {
+            try await leg.start()
         }
     }
 
+    func attachAudio() async throws {
+        guard let leg = currentLeg else { return }
+        let (source, sink) = try makeAudio()
+        await leg.attach(source: source, sink: sink)
+    }
+
+    func poll() async -> (statistics: ParleyCallStatistics, failure: String?)? {
+        guard !closed.load(ordering: .acquiring), let leg = currentLeg else { return nil }
+        let figures = statistics(await leg.statistics)
+        guard await leg.state == .failed else { return (figures, nil) }
+        return (figures, await leg.failure.map { "\($0)" } ?? "the media leg failed")
+    }
+
+    /// Closes the leg and writes the recording; returns the leg's last statistics.
+    func close() async -> ParleyCallStatistics? {
+        closed.store(true, ordering: .releasing)
+        guard let leg = currentLeg else { return nil }
+        await leg.close()
+        let statistics = self.statistics(await leg.statistics)
+        if case .wavFile(let path) = sink {
+            try? WAVFile(sampleRate: 48_000, channels: 1, samples: recording.samples.current).write(path: path)
+        }
+        return statistics
+    }
+
     /// A full ICE (controlling) leg, Opus only, bound to the address that reaches the server.
-    func makeLeg() throws -> MediaLeg {
+    private func makeLeg() throws -> MediaLeg {
         guard let loop else { throw MediaLegError(.socket, "no event loop for media") }
         if source == .device || sink == .device {
             throw MediaLegError(.state, "no audio device on Linux: set audioController.source to .tone, .wavFile or .silence and sink to .wavFile or .discard")
@@ -58,25 +98,6 @@ final class CallMediaSession: @unchecked Sendable {
         return created
     }
 
-    /// Starts ICE, DTLS and the pacer, with the configured source and sink or, for a
-    /// ringing call's leg (`withAudio: false`), with none until `attachAudio()`.
-    func startLeg(withAudio: Bool = true) async throws {
-        guard let leg = leg.current else { return }
-        if withAudio {
-            let (source, sink) = try makeAudio()
-            try await leg.start(source: source, sink: sink)
-        } else {
-            try await leg.start()
-        }
-    }
-
-    /// Gives a leg started without audio the configured source and sink.
-    func attachAudio() async throws {
-        guard let leg = leg.current else { return }
-        let (source, sink) = try makeAudio()
-        await leg.attach(source: source, sink: sink)
-    }
-
     private func makeAudio() throws -> (any AudioSource & Sendable, any AudioSink & Sendable) {
         let audio: any AudioSource & Sendable
         switch source {
@@ -85,18 +106,6 @@ final class CallMediaSession: @unchecked Sendable {
         case .silence, .device: audio = SilenceSource()
         }
         return (MutableSource(audio, state: mix, timeline: timeline), MixingSink(state: mix, recording: recording, timeline: timeline))
-    }
-
-    /// Closes the leg and writes the recording; returns the leg's last statistics.
-    func close() async -> ParleyCallStatistics? {
-        closed.withLock { $0 = true }
-        guard let leg = leg.current else { return nil }
-        await leg.close()
-        let statistics = self.statistics(await leg.statistics)
-        if case .wavFile(let path) = sink {
-            try? WAVFile(sampleRate: 48_000, channels: 1, samples: recording.samples.current).write(path: path)
-        }
-        return statistics
     }
 
     /// The SDK's figures of this call's leg statistics, with when its audio began.

@@ -1,3 +1,4 @@
+@_spi(ParleyEngines) import ParleySDKCore
 import Foundation
 
 /// Sound files already converted to 48 kHz mono, so playing the same file again (a

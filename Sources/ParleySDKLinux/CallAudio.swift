@@ -1,3 +1,4 @@
+@_spi(ParleyEngines) import ParleySDKCore
 import ParleyMediaCore
 
 /// The audio state shared by the controller and every call's source and sink: mute and

@@ -1,0 +1,35 @@
+// The SDK an app depends on: the portable core (`ParleySDKCore`: the client, calls,
+// delegates, push, the call integration) and this platform's engines.
+@_exported public import ParleySDKCore
+#if os(Linux)
+public import Foundation
+import ParleySDKLinux
+
+extension ParleyClient {
+    /// Creates a client with this platform's engines; nothing connects until `start()`.
+    /// - Parameters:
+    ///   - applicationKey: the application's key (1-64 of `A-Z a-z 0-9 - _`).
+    ///   - environmentHost: the server, `http://host:port` (signaling over `ws://`) or
+    ///     `https://host:port` (`wss://`, the server's certificate verified against the
+    ///     host name or IP address in the URL).
+    ///   - userId: the user (1-255 of `A-Z a-z 0-9 - _ =`); the tokens must be for this user.
+    ///   - deviceId: a stable id of this installation; default: random, stable per process.
+    ///   - callbackQueue: where delegates are called (a serial queue).
+    ///   - pushRegistrationStore: where the push token and key are kept; default: a file
+    ///     in Application Support named after the device id. Give a stable `deviceId`
+    ///     when using push: a push is verified against the device it was sent to.
+    ///   - caFile: for `https://`, a PEM file of the CAs to trust instead of the system's
+    ///     (a development server with a self-signed CA); nil trusts the system store.
+    /// - Throws: `ParleyClientError` `invalid_argument` for a bad key, user id, device id,
+    ///   URL or CA file.
+    public convenience init(applicationKey: String, environmentHost: String, userId: String, deviceId: String? = nil,
+                            callbackQueue: DispatchQueue = .main,
+                            pushRegistrationStore: (any ParleyPushRegistrationStore)? = nil,
+                            caFile: String? = nil) throws(ParleyClientError) {
+        let endpoint = try ParleyServerEndpoint(parsing: environmentHost)
+        let engines = try LinuxEngines.make(for: endpoint, caFile: caFile)
+        try self.init(applicationKey: applicationKey, environmentHost: environmentHost, userId: userId, deviceId: deviceId,
+                      callbackQueue: callbackQueue, pushRegistrationStore: pushRegistrationStore, engines: engines)
+    }
+}
+#endif
