@@ -97,11 +97,19 @@ let package = Package(
             dependencies: ["ParleySDKCore", "ParleyNetCore", "ParleyNetLinux", "ParleyWebSocket", "ParleyWebSocketClientIO", "ParleyCrypto", "ParleyMediaCore", "ParleyMediaLegCore", "ParleyMediaLegIO"],
             swiftSettings: upcoming
         ),
+        // The SDK's engines on Apple platforms (URLSessionWebSocketTask; CallKit, PushKit and
+        // the media engine where those modules exist). Portable: what is not Apple-only
+        // compiles (and is tested) on Linux too.
+        .target(name: "ParleySDKApple", dependencies: ["ParleySDKCore"], swiftSettings: upcoming),
         // What an app imports: the core and this platform's engines (Linux's only on Linux,
         // so an app for an Apple platform builds no server target and no C shim)
         .target(
             name: "ParleySDK",
-            dependencies: ["ParleySDKCore", .target(name: "ParleySDKLinux", condition: .when(platforms: [.linux]))],
+            dependencies: [
+                "ParleySDKCore",
+                .target(name: "ParleySDKLinux", condition: .when(platforms: [.linux])),
+                .target(name: "ParleySDKApple", condition: .when(platforms: [.iOS, .macOS])),
+            ],
             swiftSettings: upcoming
         ),
 
@@ -169,6 +177,7 @@ let package = Package(
         ),
         .testTarget(name: "ParleySDKCoreTests", dependencies: ["ParleySDKCore", "ParleySignaling", "ParleyCrypto", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleySDKLinuxTests", dependencies: ["ParleySDKLinux", "ParleySDKCore", "ParleyMediaCore", "ParleyMediaLegCore"], swiftSettings: upcoming),
+        .testTarget(name: "ParleySDKAppleTests", dependencies: ["ParleySDKApple", "ParleySDKCore"], swiftSettings: upcoming),
         .testTarget(name: "ParleySDKTests", dependencies: ["ParleySDK", "ParleySDKCore", "ParleyEdgeIO", "ParleyWebSocket", "ParleyMediaLegCore", "ParleySignaling", "ParleyMediaCore", "ParleyNetCore", "ParleyNetLinux", "ParleyCrypto", "ParleyMediaLegIO"], swiftSettings: upcoming),
         // Issue 5, SDK side: the SDK's push relay against a real server (docs/push-and-callkit.md)
         .testTarget(name: "ParleySDKPushTests", dependencies: ["ParleySDK", "ParleyServer", "ParleyCallModel", "ParleyPushTestSupport", "ParleyPush", "ParleyStore", "ParleyAuth", "ParleyNetCore", "ParleyTestSupport"], swiftSettings: upcoming),

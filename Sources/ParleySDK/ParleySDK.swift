@@ -1,6 +1,9 @@
 // The SDK an app depends on: the portable core (`ParleySDKCore`: the client, calls,
 // delegates, push, the call integration) and this platform's engines.
 @_exported public import ParleySDKCore
+#if os(iOS) || os(macOS)
+@_exported public import ParleySDKApple
+#endif
 #if os(Linux)
 public import Foundation
 import ParleySDKLinux
