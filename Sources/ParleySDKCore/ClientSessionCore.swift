@@ -689,6 +689,7 @@ struct ClientSessionCore {
             call.state = .ringing
             call.offer = incoming.sdp
             call.details.startedTime = Self.date(incoming.time)
+            call.details.isVideoOffered = incoming.video
             call.earlyMedia = .preparing
             calls[incoming.callID] = call
             // The leg connects while it rings; `legPrepared` acknowledges with its answer.
@@ -859,6 +860,7 @@ struct ClientSessionCore {
         var record = ClientCallRecord(callID: call.callId, direction: .incoming, remoteUserID: call.remoteUserId, headers: call.headers)
         record.state = .ringing
         record.details.startedTime = Self.date(now.unixMilliseconds)
+        record.details.isVideoOffered = call.isVideoOffered
         relayedCalls[call.callId] = record
         // Bounded: a flood of pushes must not grow this without limit.
         if relayedCalls.count > 64, let oldest = relayedCalls.values.min(by: { ($0.details.startedTime ?? .distantPast) < ($1.details.startedTime ?? .distantPast) }) {

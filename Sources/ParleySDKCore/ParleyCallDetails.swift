@@ -20,11 +20,15 @@ public struct ParleyCallDetails: Sendable, Hashable {
     public var endCause: ParleyCallEndCause
     /// Set when `endCause` is `.error`.
     public var error: ParleyCallError?
+    /// Whether the caller offered video (`call.incoming`'s `video`, or the push's claim).
+    /// Calls carry audio only for now, so an offered video is never sent or shown; an app
+    /// reports it to CallKit (`hasVideo`) as the integration guides do.
+    public var isVideoOffered: Bool
 
     /// Details with the given values (all absent by default).
     public init(startedTime: Date? = nil, progressedTime: Date? = nil, rungTime: Date? = nil, answeredTime: Date? = nil,
                 establishedTime: Date? = nil, endedTime: Date? = nil, endCause: ParleyCallEndCause = .none,
-                error: ParleyCallError? = nil) {
+                error: ParleyCallError? = nil, isVideoOffered: Bool = false) {
         self.startedTime = startedTime
         self.progressedTime = progressedTime
         self.rungTime = rungTime
@@ -33,6 +37,7 @@ public struct ParleyCallDetails: Sendable, Hashable {
         self.endedTime = endedTime
         self.endCause = endCause
         self.error = error
+        self.isVideoOffered = isVideoOffered
     }
 
     /// Seconds from established to ended; 0 if the call never was established or has not ended.

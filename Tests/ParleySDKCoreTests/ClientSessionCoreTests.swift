@@ -322,6 +322,18 @@ private typealias H = CoreHarness
         ]) == [])
     }
 
+    @Test(arguments: [true, false])
+    func anIncomingCallSaysWhetherVideoWasOffered(_ video: Bool) throws {
+        var h = H()
+        _ = h.run(H.opening)
+        let frame = H.incoming(c1).replacingOccurrences(of: #""video":false"#, with: #""video":\#(video)"#)
+        let outputs = h.core.frameReceived(Array(frame.utf8), connection: h.connection, now: h.now)
+        let record = try #require(outputs.lazy.compactMap { output -> ClientCallRecord? in
+            if case .call(.incoming, let record) = output { return record } else { return nil }
+        }.first)
+        #expect(record.details.isVideoOffered == video)
+    }
+
     @Test func anAnswerBeforeTheLegIsPreparedIsSentOnceItIs() {
         var h = H()
         #expect(h.run(H.opening + [
