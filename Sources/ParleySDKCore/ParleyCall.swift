@@ -3,6 +3,11 @@
 public final class ParleyCall: @unchecked Sendable {
     // @unchecked: mutable state is in `Locked` values; `client` is only a weak link back.
     private let delegateSlot = Locked(WeakReference())
+    /// The built-in system call integration's mediator, heard first: an app's own
+    /// `delegate` does not displace it.
+    private let integrationSlot = Locked(WeakReference())
+    /// More delegates an app added (`addObserver`), heard after `delegate`.
+    private let observers = Locked<[WeakReference]>([])
     private let record: Locked<ClientCallRecord>
     private let stats = Locked(ParleyCallStatistics())
     private weak var client: ParleyClient?
@@ -16,6 +21,42 @@ public final class ParleyCall: @unchecked Sendable {
     public weak var delegate: (any ParleyCallDelegate)? {
         get { delegateSlot.current.object as? any ParleyCallDelegate }
         set { delegateSlot.withLock { $0.object = newValue } }
+    }
+
+    /// Adds another delegate (held weakly; adding one twice has no effect). Observers hear
+    /// every event after `delegate`, in the order they were added, so a UI, a logger and
+    /// the app's own CallKit code can all follow one call.
+    public func addObserver(_ observer: any ParleyCallDelegate) {
+        observers.withLock { list in
+            list.removeAll { $0.object == nil }
+            if !list.contains(where: { $0.object === observer }) { list.append(WeakReference(object: observer)) }
+        }
+    }
+
+    /// Removes an observer added with `addObserver(_:)`.
+    public func removeObserver(_ observer: any ParleyCallDelegate) {
+        observers.withLock { list in list.removeAll { $0.object == nil || $0.object === observer } }
+    }
+
+    /// Sets the integration's delegate (`ParleyCallMediator`), heard before everyone else.
+    func setIntegrationDelegate(_ delegate: any ParleyCallDelegate) {
+        integrationSlot.withLock { $0.object = delegate }
+    }
+
+    /// Everyone who hears this call's events, in order: the integration, `delegate`, then
+    /// the observers; each once.
+    var allDelegates: [any ParleyCallDelegate] {
+        var seen: [ObjectIdentifier] = []
+        var result: [any ParleyCallDelegate] = []
+        let candidates = [integrationSlot.current, delegateSlot.current] + observers.current
+        for slot in candidates {
+            guard let delegate = slot.object as? any ParleyCallDelegate else { continue }
+            let id = ObjectIdentifier(delegate)
+            guard !seen.contains(id) else { continue }
+            seen.append(id)
+            result.append(delegate)
+        }
+        return result
     }
 
     /// The call's id (a UUID, lower case), the same on every party's side.

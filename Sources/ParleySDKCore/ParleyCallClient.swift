@@ -2,6 +2,8 @@
 public final class ParleyCallClient: @unchecked Sendable {
     // @unchecked: the delegate slot is `Locked`; `client` is only a weak link back.
     private let delegateSlot = Locked(WeakReference())
+    /// The built-in integration's mediator, told of incoming calls before `delegate`.
+    private let integrationSlot = Locked(WeakReference())
     weak var client: ParleyClient?
 
     init() {}
@@ -10,6 +12,20 @@ public final class ParleyCallClient: @unchecked Sendable {
     public weak var delegate: (any ParleyCallClientDelegate)? {
         get { delegateSlot.current.object as? any ParleyCallClientDelegate }
         set { delegateSlot.withLock { $0.object = newValue } }
+    }
+
+    /// The integration's delegate (`ParleyCallMediator`), which an app's `delegate` does not displace.
+    var integrationDelegate: (any ParleyCallClientDelegate)? {
+        get { integrationSlot.current.object as? any ParleyCallClientDelegate }
+        set { integrationSlot.withLock { $0.object = newValue } }
+    }
+
+    /// Everyone told of incoming calls, in order: the integration, then `delegate` (each once).
+    var allDelegates: [any ParleyCallClientDelegate] {
+        let integration = integrationDelegate
+        guard let own = delegate else { return integration.map { [$0] } ?? [] }
+        guard let integration, integration !== own else { return [own] }
+        return [integration, own]
     }
 
     /// Calls an app user. See `callUser(withId:headers:)`.

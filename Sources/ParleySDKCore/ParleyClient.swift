@@ -329,12 +329,12 @@ public final class ParleyClient: @unchecked Sendable {
         deliver(after: gates) {
             call.update(record)
             switch kind {
-            case .incoming: callClient.delegate?.client(callClient, didReceiveIncomingCall: call)
-            case .progressed: call.delegate?.callDidProgress(call)
-            case .rang: call.delegate?.callDidRing(call)
-            case .answered: call.delegate?.callDidAnswer(call)
-            case .established: call.delegate?.callDidEstablish(call)
-            case .ended: call.delegate?.callDidEnd(call)
+            case .incoming: for delegate in callClient.allDelegates { delegate.client(callClient, didReceiveIncomingCall: call) }
+            case .progressed: for delegate in call.allDelegates { delegate.callDidProgress(call) }
+            case .rang: for delegate in call.allDelegates { delegate.callDidRing(call) }
+            case .answered: for delegate in call.allDelegates { delegate.callDidAnswer(call) }
+            case .established: for delegate in call.allDelegates { delegate.callDidEstablish(call) }
+            case .ended: for delegate in call.allDelegates { delegate.callDidEnd(call) }
             }
         }
     }

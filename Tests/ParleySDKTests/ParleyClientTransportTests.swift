@@ -109,6 +109,42 @@ import Testing
         client.terminateGracefully()
     }
 
+    /// The built-in integration's mediator, the app's `call.delegate` and an added
+    /// observer all hear every event of one call, in that order: setting the delegate (as
+    /// the guides do) displaces neither the mediator nor the others.
+    @Test func theMediatorTheDelegateAndObserversAllHearEveryEvent() async throws {
+        final class MediatorLog: ParleyCallObserver, @unchecked Sendable {
+            // @unchecked: `lines` is `Locked`.
+            let lines = Locked<[String]>([])
+            func mediator(_ mediator: ParleyCallMediator, didStartOutgoingCall call: ParleyCall) { lines.withLock { $0.append("started") } }
+            func callDidEstablish(_ call: ParleyCall) { lines.withLock { $0.append("establish") } }
+            func callDidEnd(_ call: ParleyCall) { lines.withLock { $0.append("end") } }
+        }
+        let peer = try ScriptedPeer()
+        defer { peer.shutdown() }
+        let delegate = RecordingDelegate()
+        let client = try Self.makeClient(peer, delegate)
+        let mediator = ParleyCallMediator(client: client)
+        let mediatorLog = MediatorLog()
+        mediator.addObserver(mediatorLog)
+        #expect(client.callClient.delegate === delegate, "the mediator leaves the app's delegate in place")
+        client.audioController.source = .tone(frequency: 440)
+        client.start()
+        #expect(await delegate.wait(for: "started"))
+        let call = try mediator.callUser(withId: "alice").get()
+        call.delegate = delegate
+        let second = RecordingDelegate()
+        call.addObserver(second)
+        call.addObserver(second)                          // twice: still heard once
+        #expect(await delegate.wait(for: "establish"))
+        call.hangup()
+        #expect(await delegate.wait(for: "end hungUp"))
+        #expect(await second.wait(for: "end hungUp"))
+        #expect(second.lines.current == ["progress", "ring", "answer", "establish", "end hungUp"])
+        #expect(mediatorLog.lines.current == ["started", "establish", "end"])
+        client.terminateGracefully()
+    }
+
     @Test func aServerCloseWith1011ResumesAnd4003Stops() async throws {
         let peer = try ScriptedPeer()
         defer { peer.shutdown() }

@@ -1,17 +1,18 @@
 /// Fans the client's call events out to any number of observers, held weakly, so the
-/// system-call service, the app's UI and its logging can all follow every call. It makes
-/// itself the `callClient`'s delegate and the delegate of every call it sees; follow
-/// calls through observers rather than by setting `call.delegate`.
+/// system-call service, the app's UI and its logging can all follow every call. It hears
+/// the client and every call it sees through a slot of their own, before their
+/// `delegate`: an app that sets `callClient.delegate` or `call.delegate` (as the guides
+/// do) adds a listener and displaces nothing.
 public final class ParleyCallMediator: ParleyCallClientDelegate, ParleyCallDelegate, @unchecked Sendable {
     // @unchecked: `observers` is `Locked`; `client` is only read.
     private let observers = Locked<[WeakReference]>([])
     /// The client whose calls are mediated.
     public weak var client: ParleyClient?
 
-    /// Becomes `client.callClient.delegate`.
+    /// Hears `client`'s incoming calls (before `callClient.delegate`, which stays the app's).
     public init(client: ParleyClient) {
         self.client = client
-        client.callClient.delegate = self
+        client.callClient.integrationDelegate = self
     }
 
     /// Adds `observer` (held weakly; adding it twice has no effect).
@@ -37,7 +38,7 @@ public final class ParleyCallMediator: ParleyCallClientDelegate, ParleyCallDeleg
         guard let client else { return .failure(ParleyClientError(code: "not_started", message: "the client is gone")) }
         let result = client.callClient.callUser(withId: userId, headers: headers)
         if case .success(let call) = result {
-            call.delegate = self
+            call.setIntegrationDelegate(self)
             // In order with the client's own delegate calls, so it precedes the call's events.
             client.deliver { [self] in
                 for observer in currentObservers { observer.mediator(self, didStartOutgoingCall: call) }
@@ -47,7 +48,7 @@ public final class ParleyCallMediator: ParleyCallClientDelegate, ParleyCallDeleg
     }
 
     public func client(_ client: ParleyCallClient, didReceiveIncomingCall call: ParleyCall) {
-        call.delegate = self
+        call.setIntegrationDelegate(self)
         for observer in currentObservers { observer.mediator(self, didReceiveIncomingCall: call) }
     }
 
