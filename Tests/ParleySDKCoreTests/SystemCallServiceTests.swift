@@ -295,10 +295,11 @@ final class RecordingCallControl: SystemCallControl, @unchecked Sendable {
         service.incomingCallArrived(control.incomingCall(c2))
         settle()
         #expect(provider.calls.count == 2 && control.audioActive.current == true)
+        #expect(Set(service.registry.activeCalls.map(\.callId)) == [c1, c2], "the registry hands back the call objects")
         provider.reset()
         settle()
         #expect(Set(control.log.current.filter { $0.hasPrefix("hangup") }) == ["hangup \(c1)", "hangup \(c2)"])
-        #expect(service.registry.count == 0 && provider.calls.isEmpty)
+        #expect(service.registry.count == 0 && provider.calls.isEmpty && service.registry.activeCalls.isEmpty)
         #expect(control.audioActive.current == false)
     }
 
@@ -403,5 +404,21 @@ final class RecordingCallControl: SystemCallControl, @unchecked Sendable {
         registry.remove(callId: c1)
         #expect(registry.uuid(forCallId: c1) == nil && registry.callId(for: first.uuid) == nil && registry.count == 1)
         #expect(registry.removeAll().map(\.callId) == [c2] && registry.count == 0)
+    }
+
+    @Test func theRegistryKeepsCallObjectsUntilTheyEnd() throws {
+        let control = try RecordingCallControl()
+        let registry = ParleyCallRegistry()
+        let ringing = control.incomingCall(c1)
+        #expect(!registry.attach(ringing), "a call id that was never claimed keeps nothing")
+        _ = registry.claim(callId: c1)
+        #expect(registry.attach(ringing))
+        #expect(registry.call(forCallId: c1) === ringing && registry.activeCalls.map(\.callId) == [c1])
+        var over = ClientCallRecord(callID: c1, direction: .incoming, remoteUserID: "bob", headers: [:])
+        over.state = .ended
+        ringing.update(over)
+        #expect(registry.activeCalls.isEmpty, "an ended call is not active")
+        registry.remove(callId: c1)
+        #expect(registry.call(forCallId: c1) == nil)
     }
 }

@@ -1,11 +1,14 @@
 public import Foundation
 
-/// The system call UUID of each Parley call and back, thread-safe. A call is claimed
-/// once: a second push for the same call id finds it and is not reported again.
+/// The system call UUID of each Parley call and back, and the call objects once they
+/// exist, thread-safe. A call is claimed once: a second push for the same call id finds it
+/// and is not reported again. `activeCalls` hands the calls back (the guides' registry
+/// does the same: on a provider reset every one of them is hung up).
 public final class ParleyCallRegistry: Sendable {
     private struct Maps {
         var uuidByCallID: [String: UUID] = [:]
         var callIDByUUID: [UUID: String] = [:]
+        var callByCallID: [String: ParleyCall] = [:]
     }
 
     private let maps = Locked(Maps())
@@ -39,6 +42,23 @@ public final class ParleyCallRegistry: Sendable {
         }
     }
 
+    /// Keeps `call` with its registered call id, so `call(forCallId:)` and `activeCalls`
+    /// find it. Returns false, keeping nothing, if its call id is not registered.
+    @discardableResult
+    public func attach(_ call: ParleyCall) -> Bool {
+        maps.withLock { maps in
+            guard maps.uuidByCallID[call.callId] != nil else { return false }
+            maps.callByCallID[call.callId] = call
+            return true
+        }
+    }
+
+    /// The call object of `callId`, once attached.
+    public func call(forCallId callId: String) -> ParleyCall? { maps.current.callByCallID[callId] }
+
+    /// The attached calls that have not ended (in no particular order).
+    public var activeCalls: [ParleyCall] { maps.current.callByCallID.values.filter { $0.state != .ended } }
+
     /// The UUID of `callId`, if registered.
     public func uuid(forCallId callId: String) -> UUID? { maps.current.uuidByCallID[callId] }
     /// The call id of `uuid`, if registered.
@@ -50,6 +70,7 @@ public final class ParleyCallRegistry: Sendable {
     public func remove(callId: String) {
         maps.withLock { maps in
             if let uuid = maps.uuidByCallID.removeValue(forKey: callId) { maps.callIDByUUID[uuid] = nil }
+            maps.callByCallID[callId] = nil
         }
     }
 

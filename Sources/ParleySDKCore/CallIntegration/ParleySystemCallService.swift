@@ -209,6 +209,7 @@ public final class ParleySystemCallService: SystemCallProviderDelegate, ParleyCa
         switch control.placeCall(to: start.userID, headers: start.headers) {
         case .success(let call):
             registry.link(uuid: action.callUUID, callId: call.callId)
+            registry.attach(call)
             state.withLock { state in
                 var entry = state.entries[action.callUUID] ?? Entry()
                 entry.callID = call.callId
@@ -259,6 +260,7 @@ public final class ParleySystemCallService: SystemCallProviderDelegate, ParleyCa
             }
             if let uuid = registry.uuid(forCallId: callID), var entry = state.entries[uuid] {
                 entry.call = call
+                registry.attach(call)
                 let pending = entry.pendingAnswer
                 entry.pendingAnswer = nil
                 state.entries[uuid] = entry
@@ -267,6 +269,7 @@ public final class ParleySystemCallService: SystemCallProviderDelegate, ParleyCa
             let (uuid, isNew) = registry.claim(callId: callID)
             guard isNew else { return .nothing }
             state.entries[uuid] = Entry(callID: callID, call: call)
+            registry.attach(call)
             return .report(uuid)
         }
         switch next {
@@ -283,7 +286,8 @@ public final class ParleySystemCallService: SystemCallProviderDelegate, ParleyCa
                 dropEntry(uuid: uuid, callID: callID)
                 return
             }
-            provider.reportNewIncomingCall(with: uuid, update: SystemCallUpdate(remoteHandle: call.remoteUserId)) { [self] error in
+            let update = SystemCallUpdate(remoteHandle: call.remoteUserId, hasVideo: call.details.isVideoOffered)
+            provider.reportNewIncomingCall(with: uuid, update: update) { [self] error in
                 if error != nil { incomingReportFailed(uuid: uuid, callID: callID) }
             }
         }
