@@ -120,7 +120,12 @@ public final class ParleyClient: @unchecked Sendable {
                                            hmacSHA256: engines.hmacSHA256)
         self.callbackQueue = callbackQueue
         callClient = ParleyCallClient()
-        audioController = ParleyAudioController(engine: engines.media.audio)
+        // The controller's delegate calls go through `deliver` once the client exists
+        // (weakly: the client owns the controller).
+        let client = Locked(WeakReference())
+        audioController = ParleyAudioController(engine: engines.media.audio) { body in
+            (client.current.object as? ParleyClient)?.deliver(body)
+        }
         // The system's cryptographic generator on every platform (getrandom on Linux).
         var generator = SystemRandomNumberGenerator()
         let seed = generator.next()
@@ -130,6 +135,7 @@ public final class ParleyClient: @unchecked Sendable {
         }
         timer = DispatchSource.makeTimerSource(queue: workQueue)
         callClient.client = self
+        client.withLock { $0.object = self }
         timer.setEventHandler { [weak self] in self?.input { core, now in core.tick(now: now) } }
         timer.schedule(deadline: .distantFuture)
         timer.resume()

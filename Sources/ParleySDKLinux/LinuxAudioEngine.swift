@@ -12,6 +12,14 @@ final class LinuxAudioEngine: ParleyAudioEngine, Sendable {
     /// does not start playing.
     private let soundFileRequest = Locked(0)
 
+    /// The speaker preference. Linux has one output per call (the sink), so it is kept
+    /// and reported but routes nothing, and the system never changes it.
+    private let speaker = Locked(false)
+
+    var isSpeakerEnabled: Bool { speaker.current }
+    func setSpeakerEnabled(_ enabled: Bool) { speaker.withLock { $0 = enabled } }
+    func observeRouteChanges(_ observer: @escaping @Sendable (Bool) -> Void) {}
+
     var isMuted: Bool { state.muted.current }
     func setMuted(_ muted: Bool) { state.muted.withLock { $0 = muted } }
     var isSessionActive: Bool { state.sessionActive.current }

@@ -83,4 +83,14 @@ final class RecordingAudioEngine: ParleyAudioEngine, Sendable {
         soundFile.withLock { $0 = path }
     }
     func stopPlayingSoundFile() { soundFile.withLock { $0 = nil } }
+    private let speaker = Locked(false)
+    private let routeObserver = Locked<(@Sendable (Bool) -> Void)?>(nil)
+    var isSpeakerEnabled: Bool { speaker.current }
+    func setSpeakerEnabled(_ enabled: Bool) { speaker.withLock { $0 = enabled } }
+    func observeRouteChanges(_ observer: @escaping @Sendable (Bool) -> Void) { routeObserver.withLock { $0 = observer } }
+    /// What the system does when headphones come or go: the route changes under the app.
+    func systemChangedRoute(speakerEnabled: Bool) {
+        speaker.withLock { $0 = speakerEnabled }
+        routeObserver.current?(speakerEnabled)
+    }
 }

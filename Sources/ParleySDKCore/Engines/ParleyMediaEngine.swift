@@ -52,4 +52,11 @@ public protocol ParleyAudioEngine: AnyObject, Sendable {
     func startPlayingSoundFile(withPath path: String, looping: Bool) throws(ParleyClientError)
     /// Stops the sound file.
     func stopPlayingSoundFile()
+    /// Whether call audio plays through the loudspeaker rather than the receiver.
+    var isSpeakerEnabled: Bool { get }
+    /// Routes call audio to the loudspeaker (true) or back to the default route.
+    func setSpeakerEnabled(_ enabled: Bool)
+    /// Tells `observer` when the system changes the route on its own (headphones plugged
+    /// in, a Bluetooth device, another app), with whether the loudspeaker is in use.
+    func observeRouteChanges(_ observer: @escaping @Sendable (_ speakerEnabled: Bool) -> Void)
 }
