@@ -13,7 +13,15 @@ let package = Package(
     name: "Parley",
     products: [
         .executable(name: "parley", targets: ["ParleyCLI"]),
-        .library(name: "ParleySDK", targets: ["ParleySDK"]),
+        // The SDK with its Apple adapters (CallKit, LiveCommunicationKit, PushKit), which
+        // compile to nothing where those frameworks are absent.
+        .library(name: "ParleySDK", targets: ["ParleySDK", "ParleySDKApple"]),
+        // The SDK without the adapters, for AppleCheck/ (docs/development.md): it compiles
+        // its own copy of ParleySDKApple against mirror modules. Through `ParleySDK` it
+        // would also build this package's ParleySDKApple, which would then see the mirrors
+        // in the shared module directory (`canImport(CallKit)` true) with no dependency on
+        // them: a build whose outcome depends on the order targets happen to build in.
+        .library(name: "ParleySDKWithoutAppleAdapters", targets: ["ParleySDK"]),
         .executable(name: "parleyd", targets: ["ParleyDaemon"]),
         .library(name: "ParleyWire", targets: [
             "ParleySTUN", "ParleyRTP", "ParleySDP", "ParleyWebSocket", "ParleySignaling",
@@ -93,6 +101,10 @@ let package = Package(
             dependencies: ["ParleyWireCore", "ParleyNetCore", "ParleyNetLinux", "ParleyWebSocket", "ParleyWebSocketClientIO", "ParleySignaling", "ParleyCrypto", "ParleyMediaCore", "ParleyMediaLegCore", "ParleyMediaLegIO"],
             swiftSettings: upcoming
         ),
+        // The SDK's Apple adapters, each file inside `#if canImport(<framework>)`: an empty
+        // module here, type-checked against mirror frameworks by AppleCheck/ (`make apple-check`).
+        // They use only ParleySDK's public API.
+        .target(name: "ParleySDKApple", dependencies: ["ParleySDK"], swiftSettings: upcoming),
 
         // MARK: Layer 8: executables: parleyd (docs/operations.md) and the parley softphone
         .executableTarget(

@@ -1,6 +1,7 @@
 #if canImport(CallKit)
 public import CallKit
 public import Foundation
+public import ParleySDK
 import AVFoundation
 
 /// `SystemCallProvider` over CallKit: a `CXProvider` for reports and a `CXCallController`
@@ -11,7 +12,7 @@ public final class CallKitSystemCallProvider: NSObject, SystemCallProvider, CXPr
     // @unchecked: CXProvider and CXCallController are thread-safe; `delegate` is `Locked`.
     private let provider: CXProvider
     private let controller = CXCallController()
-    private let delegateSlot = Locked(WeakReference())
+    private let delegateSlot = AdapterLocked(WeakDelegate())
 
     /// A provider showing `localizedName` in the system call UI; delegate calls on `queue`.
     public init(localizedName: String, supportsVideo: Bool = false, iconTemplateImageData: Data? = nil,

@@ -1,5 +1,6 @@
 #if canImport(PushKit)
 public import Foundation
+public import ParleySDK
 public import PushKit
 
 /// PushKit for a `ParleyClient`: registers for VoIP pushes, hands the token to the
