@@ -46,11 +46,11 @@ public final class ParleyManagedPush: NSObject, PKPushRegistryDelegate, @uncheck
     }
 
     public func pushRegistry(_ registry: PKPushRegistry, didReceiveIncomingPushWith payload: PKPushPayload,
-                             for type: PKPushType, completion: @escaping () -> Void) {
+                             for type: PKPushType, completion: @escaping @Sendable () -> Void) {
+        // The completion is `@Sendable` as Apple's page declares it, so it goes to the app's
+        // closure as it is.
         guard type == .voIP else { return completion() }
-        // PushKit's completion is not marked Sendable; it is only called once, here or there.
-        nonisolated(unsafe) let finish = completion
-        onIncomingPush(payload.dictionaryPayload) { finish() }
+        onIncomingPush(payload.dictionaryPayload, completion)
     }
 }
 #endif
