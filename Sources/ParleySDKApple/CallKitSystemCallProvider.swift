@@ -7,8 +7,8 @@ public import AVFoundation
 
 /// `SystemCallProvider` over CallKit: a `CXProvider` for reports and a `CXCallController`
 /// for requests; the provider's delegate callbacks become `SystemCallProviderDelegate`
-/// calls. Not compiled on Linux (no CallKit there); see docs/push-and-callkit.md for how
-/// it was checked.
+/// calls. Empty on Linux (no CallKit); type-checked and run over a CallKit mirror by
+/// AppleCheck/ (docs/push-and-callkit.md).
 public final class CallKitSystemCallProvider: NSObject, SystemCallProvider, CXProviderDelegate, @unchecked Sendable {
     // @unchecked: CXProvider and CXCallController are thread-safe; `delegate` is `Locked`.
     private let provider: CXProvider

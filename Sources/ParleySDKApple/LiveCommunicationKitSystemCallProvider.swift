@@ -1,7 +1,8 @@
 #if canImport(LiveCommunicationKit) && !os(macOS)
-// `SystemCallProvider` over LiveCommunicationKit (iOS 17.4+). Not compiled on Linux (no
-// LiveCommunicationKit there) and never compiled against an Apple SDK: every API used below
-// was checked by reading Apple's documentation, these pages (developer.apple.com,
+// `SystemCallProvider` over LiveCommunicationKit (iOS 17.4+). Empty on Linux (no
+// LiveCommunicationKit there); AppleCheck/ type-checks it against a mirror written from
+// Apple's documentation. Never compiled against an Apple SDK: every API used below was
+// checked by reading these pages (developer.apple.com,
 // /documentation/livecommunicationkit/...):
 //
 // - conversationmanager: `final class ConversationManager`
@@ -60,7 +61,7 @@ public import AVFoundation
 /// alternative to `CallKitSystemCallProvider`: reports go to the manager, requests become
 /// `ConversationAction`s it performs, and its delegate callbacks become
 /// `SystemCallProviderDelegate` calls on a serial queue of this adapter. Not compiled on
-/// Linux; see docs/push-and-callkit.md for how it was checked.
+/// Linux; type-checked against a mirror by AppleCheck/ (docs/push-and-callkit.md).
 @available(iOS 17.4, macCatalyst 17.4, visionOS 1.1, watchOS 10.4, *)
 public final class LiveCommunicationKitSystemCallProvider: SystemCallProvider, ConversationManagerDelegate, @unchecked Sendable {
     // @unchecked: `delegateSlot` is `Locked`; `manager` is only used through its documented

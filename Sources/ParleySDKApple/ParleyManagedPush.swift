@@ -6,8 +6,8 @@ public import PushKit
 /// PushKit for a `ParleyClient`: registers for VoIP pushes, hands the token to the
 /// client, and passes each incoming VoIP push to `onIncomingPush` (give it to
 /// `ParleySystemCallService.reportIncomingPush(_:completion:)`, which reports the call to
-/// CallKit before anything else, as iOS requires). Not compiled on Linux (no PushKit
-/// there); see docs/push-and-callkit.md.
+/// CallKit before anything else, as iOS requires). Empty on Linux (no PushKit);
+/// type-checked against a PushKit mirror by AppleCheck/ (docs/push-and-callkit.md).
 public final class ParleyManagedPush: NSObject, PKPushRegistryDelegate, @unchecked Sendable {
     // @unchecked: set up once in init; PushKit calls back on `queue`.
     private let registry: PKPushRegistry
