@@ -6,7 +6,7 @@ FUZZ_TARGETS := stun rtp rtcp sdp ws signaling srtp ice wav jwt http red
 FUZZ_SECONDS ?= 60
 FUZZ_SMOKE_SECONDS ?= 5
 
-.PHONY: all deps build build-release run run-build check-run-build test layer-check unit-test bench fuzz fuzz-build fuzz-smoke clean
+.PHONY: all deps build build-release run run-build check-run-build test layer-check apple-check unit-test bench fuzz fuzz-build fuzz-smoke clean
 
 all: build
 
@@ -42,13 +42,22 @@ check-run-build: build-release
 # The layer check first (seconds), then debug and release both build with no warnings
 # (release catches data-race errors the debug build accepts), every test runs, then every
 # fuzz target runs for a few seconds.
-test: layer-check build build-release check-run-build unit-test fuzz-smoke
+test: layer-check build apple-check build-release check-run-build unit-test fuzz-smoke
 
 # The package graph and every import against the layer table in docs/architecture.md,
 # after the check's own self-test (made-up packages that must pass or fail).
 layer-check: deps
 	python3 scripts/layer-check/test_layer_check.py
 	python3 scripts/layer-check/layer_check.py
+
+# The SDK's Apple adapters (Sources/ParleySDKApple, empty on Linux) type-checked against
+# mirror frameworks, and the CallKit adapter's flows run over the CallKit mirror: a package of
+# its own (AppleCheck/, docs/development.md) with its own scratch path, so the main build's
+# cache stays valid. Build and test take the same flags: other flags rebuild everything.
+APPLE_CHECK_FLAGS := --package-path AppleCheck --scratch-path .build/apple-check $(STRICT)
+apple-check: deps
+	$(SWIFT) build $(APPLE_CHECK_FLAGS)
+	$(SWIFT) test $(APPLE_CHECK_FLAGS)
 
 # Suites that run audio in real time or drive child processes with second-long timeouts
 # (RealTimeMediaTests: loopback legs, aiortc, Chromium, parleyd calls, Python clients, push)

@@ -13,7 +13,12 @@ let package = Package(
     name: "Parley",
     products: [
         .executable(name: "parley", targets: ["ParleyCLI"]),
+        // What an app adds: the SDK (its portable core, and this platform's engines).
         .library(name: "ParleySDK", targets: ["ParleySDK"]),
+        // The portable core alone, for AppleCheck/ (docs/development.md), which compiles
+        // its own copy of ParleySDKApple against mirror modules over it, and for engines
+        // written outside this package.
+        .library(name: "ParleySDKCore", targets: ["ParleySDKCore"]),
         .executable(name: "parleyd", targets: ["ParleyDaemon"]),
         .library(name: "ParleyWire", targets: [
             "ParleySTUN", "ParleyRTP", "ParleySDP", "ParleyWebSocket", "ParleySignaling",
@@ -97,9 +102,11 @@ let package = Package(
             dependencies: ["ParleySDKCore", "ParleyNetCore", "ParleyNetLinux", "ParleyWebSocket", "ParleyWebSocketClientIO", "ParleyCrypto", "ParleyMediaCore", "ParleyMediaLegCore", "ParleyMediaLegIO"],
             swiftSettings: upcoming
         ),
-        // The SDK's engines on Apple platforms (URLSessionWebSocketTask; CallKit, PushKit and
-        // the media engine where those modules exist). Portable: what is not Apple-only
-        // compiles (and is tested) on Linux too.
+        // The SDK's engines and adapters on Apple platforms: the URLSessionWebSocketTask
+        // transport (compiled and tested here too), and the CallKit, LiveCommunicationKit
+        // and PushKit adapters, each inside `#if canImport(<framework>)` (nothing here; type-
+        // checked against mirror frameworks by AppleCheck/, `make apple-check`). Only the
+        // core's public API.
         .target(name: "ParleySDKApple", dependencies: ["ParleySDKCore"], swiftSettings: upcoming),
         // What an app imports: the core and this platform's engines (Linux's only on Linux,
         // so an app for an Apple platform builds no server target and no C shim)

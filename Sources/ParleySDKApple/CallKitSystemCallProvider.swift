@@ -1,23 +1,32 @@
 #if canImport(CallKit)
 public import CallKit
 public import Foundation
-import AVFoundation
+public import ParleySDKCore
+// Public: `AVAudioSession` is in the signatures of the public `CXProviderDelegate` methods below.
+public import AVFoundation
 
 /// `SystemCallProvider` over CallKit: a `CXProvider` for reports and a `CXCallController`
 /// for requests; the provider's delegate callbacks become `SystemCallProviderDelegate`
-/// calls. Not compiled on Linux (no CallKit there); see docs/push-and-callkit.md for how
-/// it was checked.
+/// calls. Empty on Linux (no CallKit); type-checked and run over a CallKit mirror by
+/// AppleCheck/ (docs/push-and-callkit.md).
 public final class CallKitSystemCallProvider: NSObject, SystemCallProvider, CXProviderDelegate, @unchecked Sendable {
     // @unchecked: CXProvider and CXCallController are thread-safe; `delegate` is `Locked`.
     private let provider: CXProvider
     private let controller = CXCallController()
-    private let delegateSlot = Locked(WeakReference())
+    private let delegateSlot = AdapterLocked(WeakDelegate())
 
-    /// A provider showing `localizedName` in the system call UI; delegate calls on `queue`.
+    /// A provider for one call at a time with `.generic` handles; delegate calls on `queue`.
+    /// - Parameter localizedName: the name the call screen shows before iOS 14; from iOS 14
+    ///   the system shows the app's own name and ignores it.
     public init(localizedName: String, supportsVideo: Bool = false, iconTemplateImageData: Data? = nil,
                 queue: DispatchQueue = DispatchQueue(label: "parley.callkit")) {
-        let configuration = CXProviderConfiguration()
-        configuration.localizedName = localizedName
+        let configuration: CXProviderConfiguration
+        if #available(iOS 14.0, macCatalyst 14.0, *) {
+            // `localizedName` is read-only (and deprecated) from iOS 14, and `init()` new there.
+            configuration = CXProviderConfiguration()
+        } else {
+            configuration = CXProviderConfiguration(localizedName: localizedName)
+        }
         configuration.supportsVideo = supportsVideo
         configuration.maximumCallGroups = 1
         configuration.maximumCallsPerCallGroup = 1
@@ -82,6 +91,12 @@ public final class CallKitSystemCallProvider: NSObject, SystemCallProvider, CXPr
 
     public func provider(_ provider: CXProvider, perform action: CXAnswerCallAction) { hand(action, .answer) }
     public func provider(_ provider: CXProvider, perform action: CXEndCallAction) { hand(action, .end) }
+
+    // Mute and hold: the integration has no such actions yet (docs/push-and-callkit.md). Said
+    // here rather than left to CallKit, whose handling of an unimplemented optional `perform`
+    // is not documented.
+    public func provider(_ provider: CXProvider, perform action: CXSetMutedCallAction) { action.fail() }
+    public func provider(_ provider: CXProvider, perform action: CXSetHeldCallAction) { action.fail() }
 
     public func provider(_ provider: CXProvider, didActivate audioSession: AVAudioSession) { delegate?.didActivateAudioSession() }
     public func provider(_ provider: CXProvider, didDeactivate audioSession: AVAudioSession) { delegate?.didDeactivateAudioSession() }

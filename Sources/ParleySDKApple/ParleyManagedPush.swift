@@ -1,12 +1,13 @@
 #if canImport(PushKit)
 public import Foundation
+public import ParleySDKCore
 public import PushKit
 
 /// PushKit for a `ParleyClient`: registers for VoIP pushes, hands the token to the
 /// client, and passes each incoming VoIP push to `onIncomingPush` (give it to
 /// `ParleySystemCallService.reportIncomingPush(_:completion:)`, which reports the call to
-/// CallKit before anything else, as iOS requires). Not compiled on Linux (no PushKit
-/// there); see docs/push-and-callkit.md.
+/// CallKit before anything else, as iOS requires). Empty on Linux (no PushKit);
+/// type-checked against a PushKit mirror by AppleCheck/ (docs/push-and-callkit.md).
 public final class ParleyManagedPush: NSObject, PKPushRegistryDelegate, @unchecked Sendable {
     // @unchecked: set up once in init; PushKit calls back on `queue`.
     private let registry: PKPushRegistry
@@ -45,11 +46,11 @@ public final class ParleyManagedPush: NSObject, PKPushRegistryDelegate, @uncheck
     }
 
     public func pushRegistry(_ registry: PKPushRegistry, didReceiveIncomingPushWith payload: PKPushPayload,
-                             for type: PKPushType, completion: @escaping () -> Void) {
+                             for type: PKPushType, completion: @escaping @Sendable () -> Void) {
+        // The completion is `@Sendable` as Apple's page declares it, so it goes to the app's
+        // closure as it is.
         guard type == .voIP else { return completion() }
-        // PushKit's completion is not marked Sendable; it is only called once, here or there.
-        nonisolated(unsafe) let finish = completion
-        onIncomingPush(payload.dictionaryPayload) { finish() }
+        onIncomingPush(payload.dictionaryPayload, completion)
     }
 }
 #endif

@@ -1,7 +1,8 @@
 #if canImport(LiveCommunicationKit) && !os(macOS)
-// `SystemCallProvider` over LiveCommunicationKit (iOS 17.4+). Not compiled on Linux (no
-// LiveCommunicationKit there) and never compiled against an Apple SDK: every API used below
-// was checked by reading Apple's documentation, these pages (developer.apple.com,
+// `SystemCallProvider` over LiveCommunicationKit (iOS 17.4+). Empty on Linux (no
+// LiveCommunicationKit there); AppleCheck/ type-checks it against a mirror written from
+// Apple's documentation. Never compiled against an Apple SDK: every API used below was
+// checked by reading these pages (developer.apple.com,
 // /documentation/livecommunicationkit/...):
 //
 // - conversationmanager: `final class ConversationManager`
@@ -52,6 +53,7 @@
 // - whether `ConversationManager`, `Conversation` and the actions are `Sendable` or bound to
 //   an actor: not documented, hence `@unchecked Sendable` and `nonisolated(unsafe)` below.
 public import Foundation
+public import ParleySDKCore
 public import LiveCommunicationKit
 public import AVFoundation
 
@@ -59,14 +61,14 @@ public import AVFoundation
 /// alternative to `CallKitSystemCallProvider`: reports go to the manager, requests become
 /// `ConversationAction`s it performs, and its delegate callbacks become
 /// `SystemCallProviderDelegate` calls on a serial queue of this adapter. Not compiled on
-/// Linux; see docs/push-and-callkit.md for how it was checked.
+/// Linux; type-checked against a mirror by AppleCheck/ (docs/push-and-callkit.md).
 @available(iOS 17.4, macCatalyst 17.4, visionOS 1.1, watchOS 10.4, *)
 public final class LiveCommunicationKitSystemCallProvider: SystemCallProvider, ConversationManagerDelegate, @unchecked Sendable {
     // @unchecked: `delegateSlot` is `Locked`; `manager` is only used through its documented
     // methods, whose thread-safety Apple does not state (see the header).
     private let manager: ConversationManager
     private let queue: DispatchQueue
-    private let delegateSlot = Locked(WeakReference())
+    private let delegateSlot = AdapterLocked(WeakDelegate())
 
     /// A provider for one call at a time with `.generic` handles, as the CallKit adapter
     /// configures CallKit; delegate calls arrive on `queue`.

@@ -1,0 +1,51 @@
+// swift-tools-version: 6.0
+// AppleCheck: type-checks the SDK's Apple adapters (../Sources/ParleySDKApple) on Linux,
+// against mirror modules named as Apple's frameworks, and runs the CallKit adapter's flows
+// over the CallKit mirror. Not part of the main package's build: `make apple-check` runs
+// it with its own scratch path. Offline: its one dependency is the root package, by path.
+// How it works and how to mirror another API: README.md here, docs/development.md.
+import PackageDescription
+
+let upcoming: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "AppleCheck",
+    dependencies: [
+        .package(name: "Parley", path: ".."),
+    ],
+    targets: [
+        // Mirrors: only the API ParleySDKApple uses, written from Apple's documentation.
+        .target(name: "AVFAudio", swiftSettings: upcoming),
+        .target(name: "AVFoundation", dependencies: ["AVFAudio"], swiftSettings: upcoming),
+        .target(name: "CallKit", dependencies: ["AVFAudio"], swiftSettings: upcoming),
+        .target(name: "PushKit", swiftSettings: upcoming),
+        .target(name: "LiveCommunicationKit", dependencies: ["AVFAudio"], swiftSettings: upcoming),
+
+        // The adapters' own sources (Sources/ParleySDKApple is a symlink to the root's): with
+        // the mirrors as dependencies, `#if canImport(CallKit)` and the others are true here.
+        // Another name than the root's target: SwiftPM wants target names unique across the
+        // package graph, and the root package (whose ParleySDKApple is empty here) is in it.
+        .target(
+            name: "ParleySDKAppleChecked",
+            dependencies: [
+                .product(name: "ParleySDKCore", package: "Parley"),
+                "CallKit", "PushKit", "AVFoundation", "LiveCommunicationKit",
+            ],
+            path: "Sources/ParleySDKApple",
+            swiftSettings: upcoming
+        ),
+
+        .testTarget(
+            name: "ParleySDKAppleCheckedTests",
+            dependencies: [
+                "ParleySDKAppleChecked", "CallKit", "AVFAudio",
+                .product(name: "ParleySDKCore", package: "Parley"),
+            ],
+            swiftSettings: upcoming
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
