@@ -9,8 +9,28 @@ let upcoming: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
+// Apple-only dependencies, declared only when the manifest is evaluated on Darwin (an app
+// built for iOS evaluates it on its Mac): on Linux `swift build` resolves no remote package
+// at all. Google's libwebrtc for Apple platforms, from the stasel/WebRTC binary distribution
+// (unmodified upstream builds, module `WebRTC`, iOS 12+ / macOS 10.11+), pinned to a release
+// whose manifest was read; the Apple media engine (ParleySDKApple) is written against it.
+#if os(macOS)
+let appleDependencies: [Package.Dependency] = [
+    .package(url: "https://github.com/stasel/WebRTC.git", exact: "130.0.0"),
+]
+let appleEngineDependencies: [Target.Dependency] = [
+    .product(name: "WebRTC", package: "WebRTC", condition: .when(platforms: [.iOS, .macOS])),
+]
+#else
+let appleDependencies: [Package.Dependency] = []
+let appleEngineDependencies: [Target.Dependency] = []
+#endif
+
 let package = Package(
     name: "Parley",
+    // What the SDK needs on Apple platforms: `Duration` and `ContinuousClock` (iOS 16,
+    // macOS 13). The server and the tools build on Linux only.
+    platforms: [.iOS(.v16), .macOS(.v13)],
     products: [
         .executable(name: "parley", targets: ["ParleyCLI"]),
         // What an app adds: the SDK (its portable core, and this platform's engines).
@@ -24,6 +44,7 @@ let package = Package(
             "ParleySTUN", "ParleyRTP", "ParleySDP", "ParleyWebSocket", "ParleySignaling",
         ]),
     ],
+    dependencies: appleDependencies,
     targets: [
         // MARK: Layer 0: base (bytes, text, JSON; sans-I/O)
         .target(name: "ParleyWireCore", swiftSettings: upcoming),
@@ -107,7 +128,7 @@ let package = Package(
         // and PushKit adapters, each inside `#if canImport(<framework>)` (nothing here; type-
         // checked against mirror frameworks by AppleCheck/, `make apple-check`). Only the
         // core's public API.
-        .target(name: "ParleySDKApple", dependencies: ["ParleySDKCore"], swiftSettings: upcoming),
+        .target(name: "ParleySDKApple", dependencies: ["ParleySDKCore"] + appleEngineDependencies, swiftSettings: upcoming),
         // What an app imports: the core and this platform's engines (Linux's only on Linux,
         // so an app for an Apple platform builds no server target and no C shim)
         .target(
