@@ -1,7 +1,7 @@
 #if canImport(CallKit)
 public import CallKit
 public import Foundation
-public import ParleySDKCore
+@_spi(ParleyEngines) public import ParleySDKCore
 // Public: `AVAudioSession` is in the signatures of the public `CXProviderDelegate` methods below.
 public import AVFoundation
 
@@ -13,7 +13,7 @@ public final class CallKitSystemCallProvider: NSObject, SystemCallProvider, CXPr
     // @unchecked: CXProvider and CXCallController are thread-safe; `delegate` is `Locked`.
     private let provider: CXProvider
     private let controller = CXCallController()
-    private let delegateSlot = AdapterLocked(WeakDelegate())
+    private let delegateSlot = Locked(WeakReference())
 
     /// A provider for one call at a time with `.generic` handles; delegate calls on `queue`.
     /// - Parameter localizedName: the name the call screen shows before iOS 14; from iOS 14

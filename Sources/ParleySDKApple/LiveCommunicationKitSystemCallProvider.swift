@@ -53,7 +53,7 @@
 // - whether `ConversationManager`, `Conversation` and the actions are `Sendable` or bound to
 //   an actor: not documented, hence `@unchecked Sendable` and `nonisolated(unsafe)` below.
 public import Foundation
-public import ParleySDKCore
+@_spi(ParleyEngines) public import ParleySDKCore
 public import LiveCommunicationKit
 public import AVFoundation
 
@@ -68,7 +68,7 @@ public final class LiveCommunicationKitSystemCallProvider: SystemCallProvider, C
     // methods, whose thread-safety Apple does not state (see the header).
     private let manager: ConversationManager
     private let queue: DispatchQueue
-    private let delegateSlot = AdapterLocked(WeakDelegate())
+    private let delegateSlot = Locked(WeakReference())
 
     /// A provider for one call at a time with `.generic` handles, as the CallKit adapter
     /// configures CallKit; delegate calls arrive on `queue`.

@@ -22,7 +22,10 @@ import Foundation
     public var current: Value { withLock { $0 } }
 }
 
-/// A weak reference for a `Locked` delegate slot.
-struct WeakReference {
-    weak var object: AnyObject?
+/// A weak reference for a `Locked` delegate slot (engines and adapters use it too).
+@_spi(ParleyEngines) public struct WeakReference {
+    /// The object, while something else keeps it alive.
+    public weak var object: AnyObject?
+    /// A reference to `object` (none by default).
+    public init(object: AnyObject? = nil) { self.object = object }
 }
