@@ -32,6 +32,8 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CLinux"),
+        // alsa-lib for device audio on Linux
+        .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
 
         // MARK: Layer 2: thin Swift wrappers over the shims
         .target(name: "ParleyCrypto", dependencies: ["COpenSSL", "ParleyWireCore"], swiftSettings: upcoming),
@@ -123,7 +125,7 @@ let package = Package(
         .target(name: "ParleyPushTestSupport", dependencies: ["ParleyPush", "ParleyCrypto"], path: "Tests/ParleyPushTestSupport", swiftSettings: upcoming),
 
         // MARK: Layer 11: tests, one suite per target
-        .testTarget(name: "ShimTests", dependencies: ["COpus", "CSRTP", "COpenSSL", "CSQLite", "CLinux"], swiftSettings: upcoming),
+        .testTarget(name: "ShimTests", dependencies: ["COpus", "CSRTP", "COpenSSL", "CSQLite", "CLinux", "CALSA"], swiftSettings: upcoming),
         .testTarget(name: "ParleyWireCoreTests", dependencies: ["ParleyWireCore", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleyCryptoTests", dependencies: ["ParleyCrypto", "ParleyWireCore", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleySRTPTests", dependencies: ["ParleySRTP", "ParleyTestSupport"], exclude: ["vectors"], swiftSettings: upcoming),
