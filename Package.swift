@@ -58,6 +58,8 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CLinux"),
+        // alsa-lib for device audio on Linux (ParleyAudioDeviceLinux)
+        .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
 
         // MARK: Layer 2: thin Swift wrappers over the shims
         .target(name: "ParleyCrypto", dependencies: ["COpenSSL", "ParleyWireCore"], swiftSettings: upcoming),
@@ -107,6 +109,8 @@ let package = Package(
         .target(name: "ParleyStore", dependencies: ["ParleyWireCore", "ParleySQLite", "ParleyCallModel"], swiftSettings: upcoming),
         // Issue 5, server side: VoIP push (docs/push.md)
         .target(name: "ParleyPush", dependencies: ["CCurl", "ParleyWireCore", "ParleyCrypto", "ParleySignaling"], swiftSettings: upcoming),
+        // Microphone and speaker on Linux through ALSA, each on its own thread (docs/media-device-audio.md)
+        .target(name: "ParleyAudioDeviceLinux", dependencies: ["CALSA", "CLinux", "ParleyWireCore", "ParleyMediaCore"], swiftSettings: upcoming),
 
         // MARK: Layer 7: products: parleyd's core and the client SDK (docs/sdk.md)
         .target(
@@ -170,7 +174,7 @@ let package = Package(
         .target(name: "ParleyPushTestSupport", dependencies: ["ParleyPush", "ParleyCrypto"], path: "Tests/ParleyPushTestSupport", swiftSettings: upcoming),
 
         // MARK: Layer 11: tests, one suite per target
-        .testTarget(name: "ShimTests", dependencies: ["COpus", "CSRTP", "COpenSSL", "CSQLite", "CLinux"], swiftSettings: upcoming),
+        .testTarget(name: "ShimTests", dependencies: ["COpus", "CSRTP", "COpenSSL", "CSQLite", "CLinux", "CALSA"], swiftSettings: upcoming),
         .testTarget(name: "ParleyWireCoreTests", dependencies: ["ParleyWireCore", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleyCryptoTests", dependencies: ["ParleyCrypto", "ParleyWireCore", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleySRTPTests", dependencies: ["ParleySRTP", "ParleyTestSupport"], exclude: ["vectors"], swiftSettings: upcoming),
@@ -197,6 +201,7 @@ let package = Package(
             swiftSettings: upcoming
         ),
         .testTarget(name: "ParleyStoreTests", dependencies: ["ParleyStore", "ParleyCallModel", "ParleySQLite", "ParleyTestSupport"], swiftSettings: upcoming),
+        .testTarget(name: "ParleyAudioDeviceLinuxTests", dependencies: ["ParleyAudioDeviceLinux", "ParleyMediaCore"], swiftSettings: upcoming),
         .testTarget(name: "ParleyPushTests", dependencies: ["ParleyPush", "ParleyPushTestSupport", "ParleyCrypto", "ParleyWireCore", "ParleySignaling", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(
             name: "ParleyServerTests",

@@ -5,6 +5,19 @@ public protocol AudioSink {
     mutating func consume(_ frame: AudioFrame) throws(CodecError)
 }
 
+extension AudioFrame {
+    /// Checks that the frame has the format a sink takes; sinks outside this module use it
+    /// to refuse a frame with the same error as the sinks here.
+    /// - Parameter context: names the sink in the error, such as `WAV sink`.
+    /// - Throws: `CodecError` `.invalidArgument` naming both formats if they differ.
+    public func requireFormat(sampleRate: Int, channels: Int, for context: String) throws(CodecError) {
+        guard self.sampleRate == sampleRate, self.channels == channels else {
+            throw CodecError(.invalidArgument, context,
+                             "frame is \(self.sampleRate) Hz x \(self.channels), sink is \(sampleRate) Hz x \(channels)")
+        }
+    }
+}
+
 /// A sink that collects frames into a WAV file, to save or to analyse afterwards.
 public struct WAVFileSink: AudioSink, Sendable {
     /// Everything consumed so far.
@@ -16,10 +29,7 @@ public struct WAVFileSink: AudioSink, Sendable {
     }
 
     public mutating func consume(_ frame: AudioFrame) throws(CodecError) {
-        guard frame.sampleRate == file.sampleRate, frame.channels == file.channels else {
-            throw CodecError(.invalidArgument, "WAV sink",
-                             "frame is \(frame.sampleRate) Hz x \(frame.channels), sink is \(file.sampleRate) Hz x \(file.channels)")
-        }
+        try frame.requireFormat(sampleRate: file.sampleRate, channels: file.channels, for: "WAV sink")
         file.samples += frame.samples
     }
 

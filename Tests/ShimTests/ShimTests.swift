@@ -5,6 +5,7 @@ import CSRTP
 import COpenSSL
 import CSQLite
 import CLinux
+import CALSA
 
 // Each shim is linked and its wrappers for variadic calls and macros work.
 @Suite struct ShimTests {
@@ -108,5 +109,18 @@ import CLinux
         #expect(receiveHeaders[0].msg_len == 3 && receiveHeaders[1].msg_len == 2)
         #expect(Array(buffer0.prefix(3)) == [1, 2, 3])
         #expect(Array(buffer1.prefix(2)) == [4, 5])
+    }
+
+    // alsa-lib links, opens its null PCM, and the per-thread log catcher gets alsa-lib's
+    // own explanation of a failed open instead of stderr.
+    @Test func alsaOpensNullAndCatchesItsLog() {
+        let previous = parley_alsa_catch_log()
+        defer { parley_alsa_restore_log(previous) }
+        var pcm: OpaquePointer?
+        #expect(snd_pcm_open(&pcm, "null", SND_PCM_STREAM_PLAYBACK, 0) == 0)
+        if let pcm { snd_pcm_close(pcm) }
+        var missing: OpaquePointer?
+        #expect(snd_pcm_open(&missing, "parley_shim_no_such_pcm", SND_PCM_STREAM_PLAYBACK, 0) == -ENOENT)
+        #expect(String(cString: parley_alsa_last_log()).contains("Unknown PCM parley_shim_no_such_pcm"))
     }
 }
