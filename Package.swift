@@ -124,7 +124,7 @@ let package = Package(
         // The SDK's engines on Linux: our WebSocket client, our media leg, OpenSSL's HMAC
         .target(
             name: "ParleySDKLinux",
-            dependencies: ["ParleySDKCore", "ParleyNetCore", "ParleyNetLinux", "ParleyWebSocket", "ParleyWebSocketClientIO", "ParleyCrypto", "ParleyMediaCore", "ParleyMediaLegCore", "ParleyMediaLegIO"],
+            dependencies: ["ParleySDKCore", "ParleyNetCore", "ParleyNetLinux", "ParleyWebSocket", "ParleyWebSocketClientIO", "ParleyCrypto", "ParleyMediaCore", "ParleyMediaLegCore", "ParleyMediaLegIO", "ParleyAudioDeviceLinux"],
             swiftSettings: upcoming
         ),
         // The SDK's engines and adapters on Apple platforms: the URLSessionWebSocketTask
@@ -153,7 +153,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "ParleyCLI",
-            dependencies: ["ParleyWireCore", "ParleySTUN", "ParleyRTP", "ParleySDP", "ParleyWebSocket", "ParleySignaling", "ParleyAuth", "ParleyMediaCore", "ParleySDK"],
+            dependencies: ["ParleyWireCore", "ParleySTUN", "ParleyRTP", "ParleySDP", "ParleyWebSocket", "ParleySignaling", "ParleyAuth", "ParleyMediaCore", "ParleySDK", "ParleySDKLinux"],
             swiftSettings: upcoming
         ),
 
@@ -211,7 +211,7 @@ let package = Package(
         .testTarget(name: "ParleySDKCoreTests", dependencies: ["ParleySDKCore", "ParleySignaling", "ParleyCrypto", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleySDKLinuxTests", dependencies: ["ParleySDKLinux", "ParleySDKCore", "ParleyMediaCore", "ParleyMediaLegCore"], swiftSettings: upcoming),
         .testTarget(name: "ParleySDKAppleTests", dependencies: ["ParleySDKApple", "ParleySDKCore"], swiftSettings: upcoming),
-        .testTarget(name: "ParleySDKTests", dependencies: ["ParleySDK", "ParleySDKCore", "ParleyEdgeIO", "ParleyWebSocket", "ParleyMediaLegCore", "ParleySignaling", "ParleyMediaCore", "ParleyNetCore", "ParleyNetLinux", "ParleyCrypto", "ParleyMediaLegIO"], swiftSettings: upcoming),
+        .testTarget(name: "ParleySDKTests", dependencies: ["ParleySDK", "ParleySDKCore", "ParleySDKLinux", "ParleyEdgeIO", "ParleyWebSocket", "ParleyMediaLegCore", "ParleySignaling", "ParleyMediaCore", "ParleyNetCore", "ParleyNetLinux", "ParleyCrypto", "ParleyMediaLegIO"], swiftSettings: upcoming),
         // Issue 5, SDK side: the SDK's push relay against a real server (docs/push-and-callkit.md)
         .testTarget(name: "ParleySDKPushTests", dependencies: ["ParleySDK", "ParleyServer", "ParleyCallModel", "ParleyPushTestSupport", "ParleyPush", "ParleyStore", "ParleyAuth", "ParleyNetCore", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleyDaemonTests", dependencies: ["ParleyDaemon", "ParleyServer", "ParleyStore", "ParleyNetCore", "ParleyNetLinux", "ParleyCrypto", "ParleyPush"], swiftSettings: upcoming),

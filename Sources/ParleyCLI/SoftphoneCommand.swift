@@ -17,6 +17,8 @@ enum SoftphoneCommand {
               --play FILE.wav       send this WAV file (looped) instead of a tone
               --tone HZ             send a tone (default \(command == "call" ? "440" : "1000") Hz)
               --record FILE.wav     write the received audio to FILE.wav
+              --device[=NAME]       talk through an ALSA device (capture and playback; default:
+                                    the system's default device) instead of --play/--tone/--record
               --duration SECONDS    hang up this long after the call is established
               --json                one JSON object per line instead of text
               --stats-interval S    seconds between statistics lines (default 1 on a terminal, else 5)

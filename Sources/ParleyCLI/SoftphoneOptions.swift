@@ -24,6 +24,8 @@ struct SoftphoneOptions: Equatable {
     enum Source: Equatable {
         case tone(frequency: Double)
         case wavFile(path: String)
+        /// An ALSA device for capture and playback both (`--device[=NAME]`).
+        case device(name: String)
     }
 
     /// What an incoming call gets without a person at the keyboard.
@@ -105,7 +107,7 @@ extension SoftphoneOptions {
         var answer = false, decline = false, answerDelay: Double?, count: Int?
         var json = false, interval: Double?, connectTimeout: Double?, caFile: String?
         var pushToken: String?, pushType: PushToken.Service?, pushEnvironment: PushToken.Environment?, pushAppID: String?
-        var pushStore: String?, relayPush: String?
+        var pushStore: String?, relayPush: String?, audioDevice: String?
 
         while let argument = reader.next() {
             guard argument.hasPrefix("-"), argument != "-" else {
@@ -128,6 +130,8 @@ extension SoftphoneOptions {
             case "--play": play = try setOnce(play, flag, nonEmpty(value(), flag))
             case "--tone": tone = try setOnce(tone, flag, parseTone(value()))
             case "--record": record = try setOnce(record, flag, nonEmpty(value(), flag))
+            // An optional value, inline only: `--device` alone is the default device.
+            case "--device": audioDevice = try setOnce(audioDevice, flag, nonEmpty(inline ?? "default", flag))
             case "--duration": duration = try setOnce(duration, flag, parseSeconds(value(), flag))
             case "--stats-interval": interval = try setOnce(interval, flag, parseSeconds(value(), flag))
             case "--connect-timeout": connectTimeout = try setOnce(connectTimeout, flag, parseSeconds(value(), flag))
@@ -201,10 +205,15 @@ extension SoftphoneOptions {
         }
 
         let source: Source
-        switch (play, tone) {
-        case (.some, .some): throw SoftphoneUsageError("--play and --tone exclude each other")
-        case (let path?, nil): source = .wavFile(path: path)
-        case (nil, let frequency): source = .tone(frequency: frequency ?? (isCall ? defaultCallTone : defaultListenTone))
+        switch (play, tone, audioDevice) {
+        case (.some, .some, _): throw SoftphoneUsageError("--play and --tone exclude each other")
+        case (.some, _, .some), (_, .some, .some):
+            throw SoftphoneUsageError("--device sends the microphone: it excludes --play and --tone")
+        case (nil, nil, let name?):
+            guard record == nil else { throw SoftphoneUsageError("--device plays what it receives: it excludes --record") }
+            source = .device(name: name)
+        case (let path?, nil, nil): source = .wavFile(path: path)
+        case (nil, let frequency, nil): source = .tone(frequency: frequency ?? (isCall ? defaultCallTone : defaultListenTone))
         }
 
         try validateHeaders(headers)

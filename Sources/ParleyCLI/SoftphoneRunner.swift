@@ -1,5 +1,6 @@
 import Foundation
 import ParleySDK
+import ParleySDKLinux
 
 /// Carries out `SoftphoneController`'s actions with the real SDK: one `ParleyClient`,
 /// its calls through the system-call integration with the headless provider (as an iOS
@@ -127,9 +128,13 @@ final class SoftphoneShell: ParleyClientDelegate, ParleyPushDelegate, ParleyCall
             let store: any ParleyPushRegistrationStore = options.pushStorePath.map {
                 FilePushRegistrationStore(url: URL(fileURLWithPath: $0))
             } ?? InMemoryPushRegistrationStore()
+            var audioDevice = LinuxAudioDevice.systemDefault
+            if case .device(let name) = options.source { audioDevice = LinuxAudioDevice(name: name) }
+            let engines = try LinuxEngines.make(for: ParleyServerEndpoint(parsing: options.serverURL), caFile: options.caFile,
+                                                audioDevice: audioDevice)
             let client = try ParleyClient(
                 applicationKey: options.applicationKey, environmentHost: options.serverURL, userId: options.userID,
-                deviceId: options.deviceID, callbackQueue: .main, pushRegistrationStore: store, caFile: options.caFile)
+                deviceId: options.deviceID, callbackQueue: .main, pushRegistrationStore: store, engines: engines)
             client.delegate = self
             client.pushDelegate = self
             let mediator = ParleyCallMediator(client: client)
@@ -141,8 +146,13 @@ final class SoftphoneShell: ParleyClientDelegate, ParleyPushDelegate, ParleyCall
             switch options.source {
             case .tone(let frequency): client.audioController.source = .tone(frequency: frequency)
             case .wavFile(let path): client.audioController.source = .wavFile(path: path, looping: true)
+            case .device: client.audioController.source = .device
             }
-            client.audioController.sink = options.recordPath.map { .wavFile(path: $0) } ?? .discard
+            if case .device = options.source {
+                client.audioController.sink = .device
+            } else {
+                client.audioController.sink = options.recordPath.map { .wavFile(path: $0) } ?? .discard
+            }
             self.client = client
         } catch {
             output.error(error.message)

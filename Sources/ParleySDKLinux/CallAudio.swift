@@ -82,11 +82,13 @@ final class CallRecording: Sendable {
     init(keepsSamples: Bool) { self.keepsSamples = keepsSamples }
 }
 
-/// A call's sink: the received audio with the sound file mixed over it (saturating).
+/// A call's sink: the received audio with the sound file mixed over it (saturating),
+/// recorded or counted, and played on `output` (the audio device) when there is one.
 struct MixingSink: AudioSink, Sendable {
     let state: AudioMixState
     let recording: CallRecording
     let timeline: CallAudioTimeline
+    var output: (any AudioSink & Sendable)? = nil
 
     mutating func consume(_ frame: AudioFrame) throws(CodecError) {
         guard state.sessionActive.current else { return }
@@ -101,5 +103,6 @@ struct MixingSink: AudioSink, Sendable {
         if recording.keepsSamples {
             recording.samples.withLock { $0 += samples }
         }
+        try output?.consume(AudioFrame(samples: samples, sampleRate: frame.sampleRate, channels: frame.channels))
     }
 }

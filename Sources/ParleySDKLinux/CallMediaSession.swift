@@ -3,6 +3,7 @@ import Foundation
 import ParleyCrypto
 import ParleyMediaCore
 import ParleyMediaLegCore
+import ParleyAudioDeviceLinux
 import ParleyMediaLegIO
 import ParleyNetCore
 import ParleyNetLinux
@@ -18,18 +19,23 @@ final class CallMediaSession: ParleyCallMedia, Sendable {
     private let source: ParleyAudioSource
     private let sink: ParleyAudioSink
     private let mix: AudioMixState
+    private let device: LinuxAudioDevice
+    /// The ALSA capture and playback of a `.device` call, started with its audio and
+    /// stopped at its close.
+    private let deviceIO = Mutex<(capture: ALSACaptureSource?, playback: ALSAPlaybackSink?)>((nil, nil))
     private let recording: CallRecording
     private let timeline = CallAudioTimeline(wallClock: { SystemClock.now().unixNanoseconds })
     private let closed = Atomic<Bool>(false)
 
     init(callID: String, loop: EventLoop?, bindingTo address: SocketAddress, source: ParleyAudioSource,
-         sink: ParleyAudioSink, mix: AudioMixState) {
+         sink: ParleyAudioSink, mix: AudioMixState, device: LinuxAudioDevice) {
         self.callID = callID
         self.loop = loop
         bindAddress = address
         self.source = source
         self.sink = sink
         self.mix = mix
+        self.device = device
         if case .wavFile = sink { recording = CallRecording(keepsSamples: true) } else { recording = CallRecording(keepsSamples: false) }
     }
 
@@ -76,6 +82,7 @@ final class CallMediaSession: ParleyCallMedia, Sendable {
     /// Closes the leg and writes the recording; returns the leg's last statistics.
     func close() async -> ParleyCallStatistics? {
         closed.store(true, ordering: .releasing)
+        defer { stopDevice() }
         guard let leg = currentLeg else { return nil }
         await leg.close()
         let statistics = self.statistics(await leg.statistics)
@@ -88,9 +95,6 @@ final class CallMediaSession: ParleyCallMedia, Sendable {
     /// A full ICE (controlling) leg, Opus only, bound to the address that reaches the server.
     private func makeLeg() throws -> MediaLeg {
         guard let loop else { throw MediaLegError(.socket, "no event loop for media") }
-        if source == .device || sink == .device {
-            throw MediaLegError(.state, "no audio device on Linux: set audioController.source to .tone, .wavFile or .silence and sink to .wavFile or .discard")
-        }
         var configuration = MediaLegConfiguration(iceMode: .full, certificate: try DTLSCertificate.generate())
         configuration.codecs = [.opus]
         let created = try MediaLeg(configuration: configuration, bindingTo: [bindAddress], on: loop)
@@ -98,14 +102,42 @@ final class CallMediaSession: ParleyCallMedia, Sendable {
         return created
     }
 
+    /// The call's source and sink; `.device` opens and starts the ALSA device (throwing
+    /// `ALSAError` at once when it cannot be opened: no such device, busy, no 48 kHz mono).
     private func makeAudio() throws -> (any AudioSource & Sendable, any AudioSink & Sendable) {
         let audio: any AudioSource & Sendable
         switch source {
         case .tone(let frequency): audio = ToneSource(frequency: frequency, amplitude: 0.3)
         case .wavFile(let path, let looping): audio = SoundFileSource(try SoundFile(path: path, looping: looping))
-        case .silence, .device: audio = SilenceSource()
+        case .silence: audio = SilenceSource()
+        case .device:
+            let capture = ALSACaptureSource(device: device.name, definitions: device.definitions)
+            try capture.start()
+            deviceIO.withLock { $0.capture = capture }
+            audio = capture
         }
-        return (MutableSource(audio, state: mix, timeline: timeline), MixingSink(state: mix, recording: recording, timeline: timeline))
+        var output: (any AudioSink & Sendable)?
+        if sink == .device {
+            let playback = ALSAPlaybackSink(device: device.name, definitions: device.definitions)
+            do { try playback.start() } catch {
+                stopDevice()
+                throw error
+            }
+            deviceIO.withLock { $0.playback = playback }
+            output = playback
+        }
+        return (MutableSource(audio, state: mix, timeline: timeline),
+                MixingSink(state: mix, recording: recording, timeline: timeline, output: output))
+    }
+
+    /// Stops the device threads and closes the ALSA devices (nothing if none were opened).
+    private func stopDevice() {
+        let (capture, playback) = deviceIO.withLock { io in
+            defer { io = (nil, nil) }
+            return io
+        }
+        capture?.stop()
+        playback?.stop()
     }
 
     /// The SDK's figures of this call's leg statistics, with when its audio began.

@@ -4,10 +4,12 @@ import ParleyCrypto
 /// The SDK's engines on Linux: our WebSocket client (with OpenSSL for `wss://`), our
 /// media leg, and OpenSSL's HMAC.
 public enum LinuxEngines {
-    /// Engines for `endpoint`; `caFile` (PEM) replaces the system's CAs for `https://`.
+    /// Engines for `endpoint`; `caFile` (PEM) replaces the system's CAs for `https://`;
+    /// `.device` calls capture and play on `audioDevice`.
     /// - Throws: `ParleyClientError` `invalid_argument` for a CA file with `http://` or
     ///   TLS that cannot be set up.
-    public static func make(for endpoint: ParleyServerEndpoint, caFile: String?) throws(ParleyClientError) -> ParleyEngines {
+    public static func make(for endpoint: ParleyServerEndpoint, caFile: String?,
+                            audioDevice: LinuxAudioDevice = .systemDefault) throws(ParleyClientError) -> ParleyEngines {
         let tls: TLSContext?
         if endpoint.isSecure {
             do {
@@ -21,7 +23,7 @@ public enum LinuxEngines {
             }
             tls = nil
         }
-        return ParleyEngines(transport: LinuxSignalingTransportFactory(tls: tls), media: LinuxMediaEngine(),
+        return ParleyEngines(transport: LinuxSignalingTransportFactory(tls: tls), media: LinuxMediaEngine(device: audioDevice),
                              hmacSHA256: { key, message in try? Digest.hmac(.sha256, key: key, message) })
     }
 }

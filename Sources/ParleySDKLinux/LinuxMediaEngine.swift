@@ -9,9 +9,14 @@ public final class LinuxMediaEngine: ParleyMediaEngine, @unchecked Sendable {
     // @unchecked: `loop` is behind its lock; the rest is immutable.
     private let loop = Locked<EventLoop?>(nil)
     private let mix = LinuxAudioEngine()
+    /// The ALSA device of `.device` calls.
+    private let device: LinuxAudioDevice
 
-    /// An engine with no loop yet (made with its first call).
-    public init() {}
+    /// An engine with no loop yet (made with its first call) whose `.device` calls use
+    /// `device` for both capture and playback.
+    public init(device: LinuxAudioDevice = .systemDefault) {
+        self.device = device
+    }
 
     deinit { loop.current?.shutdown() }
 
@@ -26,6 +31,6 @@ public final class LinuxMediaEngine: ParleyMediaEngine, @unchecked Sendable {
             return loop
         }
         let bindHost = localHost.flatMap { SocketAddress(host: $0, port: 0) } ?? .ipv4Loopback(port: 0)
-        return CallMediaSession(callID: callID, loop: loop, bindingTo: bindHost, source: source, sink: sink, mix: mix.state)
+        return CallMediaSession(callID: callID, loop: loop, bindingTo: bindHost, source: source, sink: sink, mix: mix.state, device: device)
     }
 }

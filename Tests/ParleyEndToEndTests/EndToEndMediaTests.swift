@@ -1,4 +1,5 @@
 import Foundation
+import ParleyMediaCore
 import Testing
 
 extension EndToEndRealTimeMediaTests {
@@ -40,6 +41,49 @@ extension EndToEndRealTimeMediaTests {
                 #expect(Double(received) >= 0.95 * Double(received + lost), "\(summary)")
                 #expect(Double(received) >= 0.95 * 50 * (duration - 0.5), "received \(received) packets in \(duration) s: \(summary)")
             }
+        }
+
+        /// `parley listen --device=NAME` talks through an ALSA device: what its capture reads
+        /// reaches the caller, and what the caller sends is what the device plays. The
+        /// device is ALSA's file plugin over the null device (no sound card here): an
+        /// `asym` PCM whose capture reads a raw 440 Hz tone and whose playback writes a raw
+        /// file, defined in an `.asoundrc` under a HOME made for the listener alone.
+        @Test func aDeviceListenerCapturesAndPlaysThroughALSA() throws {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("parley-e2e-device-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let microphone = directory.appendingPathComponent("microphone.raw").path
+            let played = directory.appendingPathComponent("played.raw").path
+            let callerRecording = directory.appendingPathComponent("caller-hears.wav").path
+            // 20 s of 440 Hz, 48 kHz mono S16_LE: longer than the call, so capture never runs dry.
+            var tone = ToneGenerator(frequency: 440, amplitude: 0.3, sampleRate: 48_000)
+            let samples = tone.next(count: 48_000 * 20)
+            try Data(samples.flatMap { withUnsafeBytes(of: $0.littleEndian) { Array($0) } }).write(to: URL(fileURLWithPath: microphone))
+            let asoundrc = """
+                pcm.parley_e2e_play { type file slave.pcm null file "\(played)" format raw }
+                pcm.parley_e2e_capture { type file slave.pcm null file "\(directory.path)/capture-copy.raw" infile "\(microphone)" format raw }
+                pcm.parley_e2e { type asym playback.pcm "parley_e2e_play" capture.pcm "parley_e2e_capture" }
+                """
+            try asoundrc.write(to: directory.appendingPathComponent(".asoundrc"), atomically: true, encoding: .utf8)
+
+            let server = try ParleydInstance()
+            let bob = try SoftphoneProcess.listen("listen bob --device", on: server, as: "bob", ["--answer", "--device=parley_e2e"],
+                                                  environment: ["HOME": directory.path])
+            let alice = try SoftphoneProcess.call("bob", on: server, as: "alice", ["--duration", "5", "--tone", "1000", "--record", callerRecording])
+            #expect(try alice.waitForExit(timeout: 45) == 0, "\(alice.report)")
+            #expect(try bob.waitForExit(timeout: 15) == 0, "\(bob.report)")
+
+            let heard = try RecordingAnalysis(path: callerRecording, expectedFrequency: 440)
+            #expect(heard.dominantFrequency.map { abs($0 - 440) < 15 } == true, "the caller heard \(String(describing: heard.dominantFrequency)) Hz")
+            #expect(heard.audibleSeconds >= 4 && heard.arrivalRatio >= 0.95, "caller: \(heard.audibleSeconds) s, \(heard.arrivalRatio)")
+
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: played))
+            let output = bytes.withUnsafeBytes { raw in (0..<bytes.count / 2).map { Int16(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 2, as: Int16.self)) } }
+            let wavPath = directory.appendingPathComponent("played.wav").path
+            try WAVFile(sampleRate: 48_000, channels: 1, samples: output).write(path: wavPath)
+            let device = try RecordingAnalysis(path: wavPath, expectedFrequency: 1000)
+            #expect(device.dominantFrequency.map { abs($0 - 1000) < 15 } == true, "the device played \(String(describing: device.dominantFrequency)) Hz")
+            #expect(device.audibleSeconds >= 4, "the device played \(device.audibleSeconds) s of the caller's tone")
         }
 
         /// The recording is complete the moment `parley` exits, however it exits: the SDK

@@ -21,8 +21,9 @@ final class ManagedProcess: @unchecked Sendable {
     private var readersDone = 0
     private let readers = DispatchGroup()
 
-    /// Starts `executable` with `arguments`.
-    init(name: String, executable: URL, arguments: [String]) throws {
+    /// Starts `executable` with `arguments`, and this process's environment with
+    /// `environment` laid over it.
+    init(name: String, executable: URL, arguments: [String], environment: [String: String] = [:]) throws {
         self.name = name
         self.arguments = arguments
         guard FileManager.default.isExecutableFile(atPath: executable.path) else {
@@ -30,6 +31,9 @@ final class ManagedProcess: @unchecked Sendable {
         }
         process.executableURL = executable
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         let output = Pipe(), error = Pipe()
         process.standardInput = input
         process.standardOutput = output

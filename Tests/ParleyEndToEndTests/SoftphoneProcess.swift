@@ -6,13 +6,14 @@ final class SoftphoneProcess: @unchecked Sendable {
     // Used from one test's thread; ManagedProcess synchronises the output itself.
     let process: ManagedProcess
 
-    init(_ name: String, _ arguments: [String]) throws {
-        process = try ManagedProcess(name: name, executable: BuiltProducts.parley, arguments: arguments + ["--json"])
+    init(_ name: String, _ arguments: [String], environment: [String: String] = [:]) throws {
+        process = try ManagedProcess(name: name, executable: BuiltProducts.parley, arguments: arguments + ["--json"], environment: environment)
     }
 
-    /// `parley listen` signed in as `user`, with the given extra flags.
-    static func listen(_ name: String, on server: ParleydInstance, as user: String, _ flags: [String] = []) throws -> SoftphoneProcess {
-        let listener = try SoftphoneProcess(name, ["listen"] + server.clientFlags(as: user) + flags)
+    /// `parley listen` signed in as `user`, with the given extra flags (and environment).
+    static func listen(_ name: String, on server: ParleydInstance, as user: String, _ flags: [String] = [],
+                       environment: [String: String] = [:]) throws -> SoftphoneProcess {
+        let listener = try SoftphoneProcess(name, ["listen"] + server.clientFlags(as: user) + flags, environment: environment)
         try listener.waitForEvent("listening", timeout: 20)
         return listener
     }

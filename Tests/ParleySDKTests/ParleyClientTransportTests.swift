@@ -2,6 +2,7 @@ import Foundation
 import ParleyMediaCore
 import ParleyMediaLegCore
 import ParleySDK
+import ParleySDKLinux
 @_spi(ParleyEngines) @testable import ParleySDKCore
 import ParleySignaling
 import Testing
@@ -163,11 +164,16 @@ import Testing
         #expect(!client.isStarted)
     }
 
-    @Test func aDeviceSourceFailsTheCallsMediaOnLinux() async throws {
+    @Test func aDeviceThatCannotBeOpenedFailsTheCallsMedia() async throws {
         let peer = try ScriptedPeer()
         defer { peer.shutdown() }
         let delegate = RecordingDelegate()
-        let client = try Self.makeClient(peer, delegate)
+        let endpoint = try ParleyServerEndpoint(parsing: peer.url)
+        let engines = try LinuxEngines.make(for: endpoint, caFile: nil, audioDevice: LinuxAudioDevice(name: "parley_no_such_device"))
+        let client = try ParleyClient(applicationKey: "app-1", environmentHost: peer.url, userId: "bob", deviceId: "test-device",
+                                      callbackQueue: DispatchQueue(label: "sdk-test-callbacks"), engines: engines)
+        client.delegate = delegate
+        client.callClient.delegate = delegate
         client.audioController.source = .device
         client.start()
         #expect(await delegate.wait(for: "started"))
@@ -178,7 +184,7 @@ import Testing
         for _ in 0..<750 where call.state != .ended { try await Task.sleep(for: .milliseconds(20)) }
         #expect(call.state == .ended && call.details.endCause == .error)
         #expect(call.details.error?.code == "media_failed")
-        #expect(call.details.error?.message.contains("no audio device") == true)
+        #expect(call.details.error?.message.contains("parley_no_such_device") == true, "\(call.details.error?.message ?? "")")
         if case .failure(let error) = client.callClient.callUser(withId: "not valid") {
             #expect((error as? ParleyClientError)?.code == "invalid_argument")
         } else {
