@@ -1,6 +1,6 @@
 // The SDK an app depends on: the portable core (`ParleySDKCore`: the client, calls,
 // delegates, push, the call integration) and this platform's engines.
-@_exported public import ParleySDKCore
+@_exported @_spi(ParleyEngines) public import ParleySDKCore
 #if os(iOS) || os(macOS)
 @_exported public import ParleySDKApple
 #endif
@@ -33,6 +33,14 @@ extension ParleyClient {
         let engines = try LinuxEngines.make(for: endpoint, caFile: caFile)
         try self.init(applicationKey: applicationKey, environmentHost: environmentHost, userId: userId, deviceId: deviceId,
                       callbackQueue: callbackQueue, pushRegistrationStore: pushRegistrationStore, engines: engines)
+    }
+
+    /// Reads and verifies a push's data before any client exists: the device it names
+    /// is looked up in the default file store a client with that device id keeps, and
+    /// the push verified with that registration's key (OpenSSL's HMAC). See the instance
+    /// method for what the result holds.
+    public static func queryPushNotificationPayload(_ payload: [AnyHashable: Any]) -> ParleyNotificationResult {
+        queryPushNotificationPayload(payload, hmacSHA256: LinuxEngines.hmacSHA256)
     }
 }
 #endif

@@ -50,6 +50,9 @@ public final class ParleyClient: @unchecked Sendable {
     private let delegateSlot = Locked(WeakReference())
     private let pushDelegateSlot = Locked(WeakReference())
     let pushVerifier: PushPayloadVerifier
+    /// The managed push hub this client follows (`enableManagedPushNotifications`), and
+    /// its observation there.
+    let managedPushObservation = Locked<(hub: ManagedPushTokens, id: Int)?>(nil)
     private let started = Locked(false)
     private let workQueue = DispatchQueue(label: "parley.sdk.client")
     private var core: ClientSessionCore
@@ -142,6 +145,7 @@ public final class ParleyClient: @unchecked Sendable {
     }
 
     deinit {
+        if let (hub, id) = managedPushObservation.current { hub.stopObserving(id) }
         timer.cancel()
         transport?.transport.close(code: 1000)
     }

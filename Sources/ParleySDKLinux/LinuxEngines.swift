@@ -24,7 +24,12 @@ public enum LinuxEngines {
             tls = nil
         }
         return ParleyEngines(transport: LinuxSignalingTransportFactory(tls: tls), media: LinuxMediaEngine(device: audioDevice),
-                             hmacSHA256: { key, message in try? Digest.hmac(.sha256, key: key, message) })
+                             hmacSHA256: hmacSHA256)
+    }
+
+    /// HMAC-SHA256 over OpenSSL (nil only if OpenSSL fails).
+    public static let hmacSHA256: @Sendable ([UInt8], [UInt8]) -> [UInt8]? = { key, message in
+        try? Digest.hmac(.sha256, key: key, message)
     }
 }
 

@@ -72,4 +72,29 @@ import Testing
         let wrongType = verifier.verify(["parley": 42], registration: registration, nowMilliseconds: during)
         #expect(!wrongType.result.isCall)
     }
+
+    /// Before any client exists: the device the push names is looked up and the push
+    /// verified with its registration; without one, nothing unverified comes back.
+    @Test func aPushIsQueriedBeforeAnyClientExists() {
+        let hmac = TestEngines.make().hmacSHA256
+        let stored = InMemoryPushRegistrationStore()
+        stored.save(registration)
+        var asked: [String] = []
+        let found = ParleyClient.queryPushNotificationPayload(["parley": PushFixtures.valid], hmacSHA256: hmac,
+                                                              store: { asked.append($0); return stored }, nowMilliseconds: during)
+        #expect(asked == ["dev-1"], "the store of the device the push names")
+        #expect(found.isCall && found.isValid && found.callResult?.remoteUserId == "bob")
+        let forged = ParleyClient.queryPushNotificationPayload(["parley": PushFixtures.forged], hmacSHA256: hmac,
+                                                               store: { _ in stored }, nowMilliseconds: during)
+        #expect(forged.isCall && !forged.isValid && forged.callResult == nil)
+        let unknown = ParleyClient.queryPushNotificationPayload(["parley": PushFixtures.valid], hmacSHA256: hmac,
+                                                                store: { _ in InMemoryPushRegistrationStore() }, nowMilliseconds: during)
+        #expect(unknown.isCall && !unknown.isValid && unknown.callResult == nil)
+        let other = ParleyClient.queryPushNotificationPayload(["aps": ["alert": "hi"]], hmacSHA256: hmac,
+                                                              store: { _ in stored }, nowMilliseconds: during)
+        #expect(!other.isCall)
+        let garbage = ParleyClient.queryPushNotificationPayload(["parley": "a.%%%.c"], hmacSHA256: hmac,
+                                                                store: { _ in stored }, nowMilliseconds: during)
+        #expect(garbage.isCall && !garbage.isValid)
+    }
 }

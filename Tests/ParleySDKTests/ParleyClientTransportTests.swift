@@ -146,6 +146,31 @@ import Testing
         client.terminateGracefully()
     }
 
+    /// Managed push: a token the system gave before the client existed is registered once
+    /// the client is enabled and started; a new token is registered again; nothing is
+    /// registered for a client that did not enable managed push.
+    @Test func managedPushRegistersTheSystemsTokenAndItsChanges() async throws {
+        let peer = try ScriptedPeer()
+        defer { peer.shutdown() }
+        let hub = ManagedPushTokens()
+        hub.update(.init(type: .apnsVoip, token: "aa01", environment: .sandbox, appId: "com.example.chat"))
+        let delegate = RecordingDelegate()
+        let client = try Self.makeClient(peer, delegate)
+        client.enableManagedPushNotifications(from: hub)
+        client.enableManagedPushNotifications(from: hub)      // twice: no second observer
+        client.start()
+        #expect(await delegate.wait(for: "started"))
+        func registered() -> [String] {
+            peer.messages(ofType: .pushRegister).compactMap { if case .pushRegister(let r) = $0 { r.token } else { nil } }
+        }
+        for _ in 0..<250 where registered().isEmpty { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(registered() == ["aa01"])
+        hub.update(.init(type: .apnsVoip, token: "bb02", environment: .sandbox, appId: "com.example.chat"))
+        for _ in 0..<250 where registered().count < 2 { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(registered() == ["aa01", "bb02"])
+        client.terminateGracefully()
+    }
+
     @Test func aServerCloseWith1011ResumesAnd4003Stops() async throws {
         let peer = try ScriptedPeer()
         defer { peer.shutdown() }

@@ -38,6 +38,35 @@ extension ParleyClient {
         input { core, now in core.registerPush(device, now: now) }
     }
 
+    /// Lets the SDK manage this client's push registration: the VoIP token the app's
+    /// `ParleyManagedPush` gets from PushKit (before or after this client exists) is
+    /// registered with the server as `registerPushNotificationDeviceToken` would, again
+    /// whenever the system changes it, and an invalidated token is unregistered. Calling
+    /// it twice has no further effect. Without a managed push (Linux, tools) nothing
+    /// arrives to register; `registerPushNotificationDeviceToken` still works by hand.
+    public func enableManagedPushNotifications() {
+        enableManagedPushNotifications(from: .shared)
+    }
+
+    /// `enableManagedPushNotifications()` over another hub (tests).
+    func enableManagedPushNotifications(from hub: ManagedPushTokens) {
+        let first = managedPushObservation.withLock { observation -> Bool in
+            guard observation == nil else { return false }
+            observation = (hub, -1)
+            return true
+        }
+        guard first else { return }
+        let id = hub.observe { [weak self] token in
+            guard let self else { return }
+            if let token {
+                try? registerPushNotificationDeviceToken(token.token, type: token.type, environment: token.environment, appId: token.appId)
+            } else {
+                unregisterPushNotificationDeviceToken()
+            }
+        }
+        managedPushObservation.withLock { $0 = (hub, id) }
+    }
+
     /// Stops the server waking this device (on logout): forgets the token and push key
     /// here at once and sends `push.unregister` once a session is open (within 30 s).
     /// `pushDelegate` hears the outcome. The client needs to be started (or starting):
@@ -60,6 +89,39 @@ extension ParleyClient {
     /// connection; safe on any thread.
     public func queryPushNotificationPayload(_ payload: [AnyHashable: Any]) -> ParleyNotificationResult {
         pushVerifier.verify(payload, registration: pushRegistrationStore.load(), nowMilliseconds: Self.now().unixMilliseconds).result
+    }
+
+    /// `queryPushNotificationPayload(_:)` before any client exists (a PushKit delegate in
+    /// an app launched by the push): the device the push names is looked up in
+    /// `store(deviceId)` (default: the file store a client with that device id uses) and
+    /// the push verified with that registration's key, with the platform's HMAC. Without
+    /// a registration for that device the push is a call but not valid, and nothing from
+    /// its unverified claims is returned. Platforms wrap this with their HMAC
+    /// (`ParleyManagedPush.queryPushNotificationPayload(_:)` on Apple platforms,
+    /// `ParleyClient.queryPushNotificationPayload(_:)` on Linux).
+    @_spi(ParleyEngines)
+    public static func queryPushNotificationPayload(
+        _ payload: [AnyHashable: Any],
+        hmacSHA256: @escaping @Sendable (_ key: [UInt8], _ message: [UInt8]) -> [UInt8]?,
+        store: (String) -> any ParleyPushRegistrationStore = { FilePushRegistrationStore.defaultStore(deviceId: $0) }
+    ) -> ParleyNotificationResult {
+        queryPushNotificationPayload(payload, hmacSHA256: hmacSHA256, store: store, nowMilliseconds: now().unixMilliseconds)
+    }
+
+    /// The same at a given time (tests).
+    static func queryPushNotificationPayload(
+        _ payload: [AnyHashable: Any], hmacSHA256: @escaping @Sendable ([UInt8], [UInt8]) -> [UInt8]?,
+        store: (String) -> any ParleyPushRegistrationStore, nowMilliseconds: Int64
+    ) -> ParleyNotificationResult {
+        let notACall = ParleyNotificationResult(isCall: false, isValid: false, callResult: nil)
+        guard let token = PushPayloadVerifier.token(in: payload) else { return notACall }
+        guard let addressed = PushPayloadVerifier.addressee(of: token) else {
+            return ParleyNotificationResult(isCall: true, isValid: false, callResult: nil)
+        }
+        let registration = store(addressed.deviceID).load()
+        let verifier = PushPayloadVerifier(applicationKey: addressed.applicationKey, userID: registration?.userId ?? "",
+                                           deviceID: addressed.deviceID, hmacSHA256: hmacSHA256)
+        return verifier.verify(token: token, registration: registration, nowMilliseconds: nowMilliseconds).result
     }
 
     /// Verifies a call push and hands it to the server (`push.relay`, sent once the

@@ -124,6 +124,19 @@ struct PushPayloadVerifier: Sendable {
         return difference == 0
     }
 
+    /// Whom a JWS says it is for (its `appKey` and `deviceId` claims), read WITHOUT
+    /// verifying it: only to find the registration to verify it with. Nil if the claims
+    /// cannot be read.
+    static func addressee(of token: String) -> (applicationKey: String, deviceID: String)? {
+        let parts = Array(token.utf8).split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        guard parts.count == 3, token.utf8.count <= maxLength,
+              let claimsBytes = try? Base64.decode(parts[1], url: true),
+              let claims = try? StrictJSONParser.parse(claimsBytes, maxDepth: maxJSONDepth),
+              let applicationKey = claims["appKey"]?.stringValue, let deviceID = claims["deviceId"]?.stringValue,
+              !deviceID.isEmpty, deviceID.utf8.count <= 128, !deviceID.contains("/") else { return nil }
+        return (applicationKey, deviceID)
+    }
+
     static func isCallID(_ text: String) -> Bool {
         let bytes = Array(text.utf8)
         guard bytes.count == 36 else { return false }
