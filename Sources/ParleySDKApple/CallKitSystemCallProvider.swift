@@ -16,10 +16,13 @@ public final class CallKitSystemCallProvider: NSObject, SystemCallProvider, CXPr
     private let delegateSlot = Locked(WeakReference())
 
     /// A provider for one call at a time with `.generic` handles; delegate calls on `queue`.
-    /// - Parameter localizedName: the name the call screen shows before iOS 14; from iOS 14
-    ///   the system shows the app's own name and ignores it.
+    /// - Parameters:
+    ///   - localizedName: the name the call screen shows before iOS 14; from iOS 14 the
+    ///     system shows the app's own name and ignores it.
+    ///   - ringtoneSound: a sound file in the app's main bundle rung for incoming calls
+    ///     (`CXProviderConfiguration.ringtoneSound`); nil rings the system's ringtone.
     public init(localizedName: String, supportsVideo: Bool = false, iconTemplateImageData: Data? = nil,
-                queue: DispatchQueue = DispatchQueue(label: "parley.callkit")) {
+                ringtoneSound: String? = nil, queue: DispatchQueue = DispatchQueue(label: "parley.callkit")) {
         let configuration: CXProviderConfiguration
         if #available(iOS 14.0, macCatalyst 14.0, *) {
             // `localizedName` is read-only (and deprecated) from iOS 14, and `init()` new there.
@@ -32,6 +35,7 @@ public final class CallKitSystemCallProvider: NSObject, SystemCallProvider, CXPr
         configuration.maximumCallsPerCallGroup = 1
         configuration.supportedHandleTypes = [.generic]
         configuration.iconTemplateImageData = iconTemplateImageData
+        configuration.ringtoneSound = ringtoneSound
         provider = CXProvider(configuration: configuration)
         super.init()
         provider.setDelegate(self, queue: queue)

@@ -93,6 +93,16 @@ struct CallKitAdapterFlowTests {
         return try await done.wait()
     }
 
+    @Test func theProviderIsConfiguredForOneCallWithTheAppsRingtone() throws {
+        let ringing = CallKitSystemCallProvider(localizedName: "Chat", supportsVideo: true, ringtoneSound: "ring.caf")
+        let configuration = try #require(CXProvider.mirrorCurrent).configuration
+        #expect(configuration.ringtoneSound == "ring.caf")
+        #expect(configuration.supportsVideo && configuration.maximumCallGroups == 1 && configuration.maximumCallsPerCallGroup == 1)
+        #expect(configuration.supportedHandleTypes == [.generic])
+        withExtendedLifetime(ringing) {}
+        #expect(system.configuration.ringtoneSound == nil, "the default rings the system's ringtone")
+    }
+
     @Test func anIncomingCallIsReportedBeforeAnythingElse() async throws {
         let uuid = UUID()
         #expect(try await reportIncoming(uuid) == nil)
