@@ -16,3 +16,49 @@ open class AVAudioSession: NSObject {
     /// The shared session.
     open class func sharedInstance() -> AVAudioSession { shared }
 }
+
+// Follows https://developer.apple.com/documentation/avfaudio/avaudiosession/category,
+// .../mode, .../categoryoptions and .../portoverride: `Category` and `Mode` are
+// string-backed structs (`RawRepresentable`, `Hashable`, `Sendable`), `CategoryOptions`
+// an `OptionSet` of UInt, `PortOverride` an enum of UInt (`none`, `speaker`). Raw values
+// are the mirror's; only the names are Apple's. Used by libwebrtc's audio session
+// configuration (the WebRTC mirror) and the Apple media engine.
+extension AVAudioSession {
+    /// An audio session category.
+    public struct Category: RawRepresentable, Hashable, Sendable {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        /// Recording and playback at once, as a call needs.
+        public static let playAndRecord = Category(rawValue: "AVAudioSessionCategoryPlayAndRecord")
+        /// Playback only.
+        public static let playback = Category(rawValue: "AVAudioSessionCategoryPlayback")
+    }
+
+    /// An audio session mode.
+    public struct Mode: RawRepresentable, Hashable, Sendable {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        /// Two-way voice, with the system's echo cancellation tuned for it.
+        public static let voiceChat = Mode(rawValue: "AVAudioSessionModeVoiceChat")
+        /// The default mode.
+        public static let `default` = Mode(rawValue: "AVAudioSessionModeDefault")
+    }
+
+    /// Options of a category.
+    public struct CategoryOptions: OptionSet, Sendable {
+        public let rawValue: UInt
+        public init(rawValue: UInt) { self.rawValue = rawValue }
+        /// Bluetooth hands-free devices as inputs and outputs.
+        public static let allowBluetooth = CategoryOptions(rawValue: 0x4)
+        /// The loudspeaker rather than the receiver when no other route is chosen.
+        public static let defaultToSpeaker = CategoryOptions(rawValue: 0x8)
+    }
+
+    /// An override of the output route.
+    public enum PortOverride: UInt, Sendable {
+        /// The category's route.
+        case none = 0
+        /// The built-in loudspeaker.
+        case speaker = 0x73706B72
+    }
+}
