@@ -1,4 +1,4 @@
-#if canImport(CallKit) || (canImport(LiveCommunicationKit) && !os(macOS))
+#if canImport(CallKit) || (canImport(LiveCommunicationKit) && !os(macOS)) || canImport(WebRTC)
 import Foundation
 
 // The adapters' own small helpers: ParleySDK keeps its `Locked` internal, and this target
