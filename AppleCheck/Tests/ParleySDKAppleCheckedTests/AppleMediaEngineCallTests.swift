@@ -51,7 +51,7 @@ import WebRTC
         let callMedia = try #require(media.made.current.last)
         #expect(await callMedia.sendDTMF("1#") == true)
         #expect(await callMedia.sendDTMF("1x") == false, "not DTMF")
-        let dtmfLines = try Self.waitForLines(in: server, containing: "media.dtmf.received", count: 4)
+        let dtmfLines = try await Self.waitForLines(in: server, containing: "media.dtmf.received", count: 4)
 
         // Mute: the track is disabled, libwebrtc (the mirror) sends silence.
         client.audioController.mute()
@@ -155,13 +155,13 @@ import WebRTC
     }
 
     /// parleyd's output lines containing `text`, once there are `count` (bounded: 5 s).
-    static func waitForLines(in server: ParleydInstance, containing text: String, count: Int) throws -> [String] {
+    static func waitForLines(in server: ParleydInstance, containing text: String, count: Int) async throws -> [String] {
         let deadline = Date().addingTimeInterval(5)
         var lines: [String] = []
         repeat {
             lines = (server.process?.report ?? "").split(separator: "\n").map(String.init).filter { $0.contains(text) }
             if lines.count >= count { return lines }
-            Thread.sleep(forTimeInterval: 0.05)
+            try await Task.sleep(for: .milliseconds(50))
         } while Date() < deadline
         return lines
     }
