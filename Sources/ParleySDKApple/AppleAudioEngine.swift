@@ -40,11 +40,23 @@ final class AppleAudioEngine: ParleyAudioEngine, @unchecked Sendable {
         self.usesCallKitAudioSession = usesCallKitAudioSession
         state = AdapterLocked(State(sessionActive: !usesCallKitAudioSession))
         #if !os(macOS)
+        // What libwebrtc applies when it starts its audio unit: a call's category and mode.
+        RTCAudioSessionConfiguration.setWebRTC(Self.callConfiguration())
         let session = RTCAudioSession.sharedInstance()
         session.useManualAudio = usesCallKitAudioSession
         session.isAudioEnabled = false
         #endif
     }
+
+    #if !os(macOS)
+    /// libwebrtc's configuration with a call's category and mode: play and record, voice chat.
+    private static func callConfiguration() -> RTCAudioSessionConfiguration {
+        let configuration = RTCAudioSessionConfiguration.webRTC()
+        configuration.category = AVAudioSession.Category.playAndRecord.rawValue
+        configuration.mode = AVAudioSession.Mode.voiceChat.rawValue
+        return configuration
+    }
+    #endif
 
     /// Sets libwebrtc's audio session up as a call wants it: play and record, voice chat.
     /// Apps with their own CallKit provider call it (through
@@ -52,13 +64,10 @@ final class AppleAudioEngine: ParleyAudioEngine, @unchecked Sendable {
     /// start or answer action, as CallKit then activates the session with that category.
     static func configureAudioSession() {
         #if !os(macOS)
-        let configuration = RTCAudioSessionConfiguration.webRTC()
-        configuration.category = AVAudioSession.Category.playAndRecord.rawValue
-        configuration.mode = AVAudioSession.Mode.voiceChat.rawValue
         let session = RTCAudioSession.sharedInstance()
         session.lockForConfiguration()
         defer { session.unlockForConfiguration() }
-        try? session.setConfiguration(configuration)
+        try? session.setConfiguration(callConfiguration())
         #endif
     }
 

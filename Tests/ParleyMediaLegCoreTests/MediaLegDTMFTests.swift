@@ -46,10 +46,10 @@ extension RealTimeMediaTests {
                 #expect(begin.timestamp == end.timestamp)
                 #expect(end.event.duration == 4800, "\(end.event)")
                 #expect(begin.event.duration == 960, "\(begin.event)")
-                #expect(end.at - begin.at >= .milliseconds(60), "a tone lasts about its duration")
+                #expect(end.at - begin.at >= .milliseconds(50), "a tone lasts about its duration")
                 if index > 0 {
                     #expect(begin.timestamp != seen[index - 1].timestamp, "each tone starts an event of its own")
-                    #expect(begin.at - seen[index - 1].at >= .milliseconds(40), "tones are separated by the gap")
+                    #expect(begin.at - seen[index - 1].at >= .milliseconds(30), "tones are separated by the gap")
                 }
             }
         }

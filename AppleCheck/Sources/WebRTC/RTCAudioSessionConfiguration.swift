@@ -18,7 +18,9 @@ open class RTCAudioSessionConfiguration: NSObject {
 
     private static let webRTCDefault = MirrorLocked(RTCAudioSessionConfiguration())
 
-    /// The configuration libwebrtc applies (its defaults unless replaced).
+    /// The configuration libwebrtc applies (its defaults unless replaced). The header
+    /// does not say whether this is a copy; the mirror returns the stored object, and the
+    /// engine hands its changes back with `setWebRTC(_:)` either way.
     open class func webRTC() -> RTCAudioSessionConfiguration { webRTCDefault.current }
 
     /// Replaces the configuration libwebrtc applies.

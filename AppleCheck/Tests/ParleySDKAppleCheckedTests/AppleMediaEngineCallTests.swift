@@ -32,6 +32,9 @@ import WebRTC
         client.start()
         try await events.wait(for: "started")
 
+        // The Sinch guide's call before fulfilling CallKit's start action.
+        client.audioController.configureAudioSessionForCallKitCall()
+        #expect(session.category == AVAudioSession.Category.playAndRecord.rawValue && session.mode == AVAudioSession.Mode.voiceChat.rawValue)
         let call = try client.callClient.callUser(withId: "bob").get()
         call.delegate = events
         try await events.wait(for: "established")
@@ -46,6 +49,10 @@ import WebRTC
         #expect(session.isAudioEnabled && client.audioController.isAudioSessionActive)
         try await Task.sleep(for: .seconds(3))
         #expect(session.mirrorDevice.framesCaptured > 100 && session.mirrorDevice.framesPlayed > 100)
+        client.audioController.enableSpeaker()
+        #expect(session.mirrorPortOverride == .speaker)
+        client.audioController.disableSpeaker()
+        #expect(session.mirrorPortOverride == AVAudioSession.PortOverride.none)
 
         // DTMF through the call's media (RTCDtmfSender), which parleyd logs as it receives it.
         let callMedia = try #require(media.made.current.last)
