@@ -90,6 +90,9 @@ open class RTCPeerConnection: NSObject {
         peer.notify.withLock { $0 = { event in me.object?.deliver(event) } }
     }
 
+    // libwebrtc closes a peer connection that is released without `close()`.
+    deinit { peer.close() }
+
     /// Hears the connection's events (held weakly).
     public weak var delegate: (any RTCPeerConnectionDelegate)? {
         get { delegateLock.withLock { weakDelegate } }
