@@ -41,7 +41,7 @@ public final class AppleMediaEngine: ParleyMediaEngine, @unchecked Sendable {
     private var factory: RTCPeerConnectionFactory {
         factoryLock.withLock { factory in
             if let factory { return factory }
-            RTCInitializeSSL()
+            _ = RTCInitializeSSL()  // false only if OpenSSL cannot start; the factory then fails its calls
             let made = RTCPeerConnectionFactory()
             factory = made
             return made
