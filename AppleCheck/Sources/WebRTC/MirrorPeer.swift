@@ -83,6 +83,9 @@ final class MirrorPeer: @unchecked Sendable {
         if let leg = state.current.leg { return leg }
         var configuration = MediaLegConfiguration(iceMode: .full, certificate: try DTLSCertificate.generate())
         configuration.codecs = [.opus]
+        let consent = RTCPeerConnectionFactory.mirrorConsentTimeout
+        configuration.consentTimeout = consent
+        configuration.consentDisconnectedAfter = min(configuration.consentDisconnectedAfter, consent / 2)
         let leg = try MediaLeg(configuration: configuration, bindingTo: bindAddresses, on: loop)
         state.withLock { $0.leg = leg }
         return leg

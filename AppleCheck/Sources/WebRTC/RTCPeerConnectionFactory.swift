@@ -30,6 +30,16 @@ open class RTCPeerConnectionFactory: NSObject {
     /// listens. libwebrtc gathers on the device's interfaces instead.
     static let bindAddresses: [SocketAddress] = [.ipv4Loopback(port: 0)]
 
+    private static let consentTimeout = MirrorLocked<Duration>(.seconds(30))
+
+    /// MIRROR-ONLY: how long a connection's ICE consent (RFC 7675) may go unanswered
+    /// before it fails, for connections made from now on. 30 s by default, about
+    /// libwebrtc's; tests shorten it to see a failure quickly.
+    public static var mirrorConsentTimeout: Duration {
+        get { consentTimeout.current }
+        set { consentTimeout.withLock { $0 = newValue } }
+    }
+
     /// A factory with libwebrtc's default components.
     public override init() {
         core = (try? EventLoop(name: "mirror-webrtc-network")).map { MirrorFactoryCore(loop: $0, bindAddresses: Self.bindAddresses) }

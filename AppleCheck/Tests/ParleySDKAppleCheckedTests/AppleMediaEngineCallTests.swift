@@ -125,6 +125,32 @@ import WebRTC
         client.terminateGracefully()
     }
 
+    /// The server vanishes mid-call: the connection's ICE consent runs out, libwebrtc (the
+    /// mirror) reports the connection `.failed` to the engine's delegate, and the client
+    /// ends the call with `media_failed`, before its signaling gives up resuming.
+    @Test func aFailedConnectionEndsTheCallWithMediaFailed() async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltProducts.parleyd.path), "build the root package first (make build)")
+        let session = RTCAudioSession.sharedInstance()
+        session.mirrorReset()
+        RTCPeerConnectionFactory.mirrorConsentTimeout = .seconds(2)
+        defer { RTCPeerConnectionFactory.mirrorConsentTimeout = .seconds(30) }
+
+        let server = try ParleydInstance()
+        let bob = try SoftphoneProcess.listen("listen bob", on: server, as: "bob", ["--answer"])
+        let (client, events) = try Self.client(as: "alice", on: server, media: AppleMediaEngine(usesCallKitAudioSession: false))
+        client.start()
+        try await events.wait(for: "started")
+        let call = try client.callClient.callUser(withId: "bob").get()
+        call.delegate = events
+        try await events.wait(for: "established")
+        server.killHard()
+        try await events.wait(for: "ended")
+        #expect(call.details.error?.code == "media_failed", "\(String(describing: call.details.error))")
+        #expect(call.details.error?.message.contains("ICE or DTLS") == true, "\(String(describing: call.details.error))")
+        bob.process.killHard()
+        client.terminateGracefully()
+    }
+
     // MARK: Helpers
 
     /// A client with the Linux signaling transport, `media`, and CryptoKit's HMAC (as
