@@ -31,6 +31,7 @@ public enum RTCContinualGatheringPolicy: Int, Sendable {
     case gatherContinually
 }
 
+// sdk/objc/api/peerconnection/RTCIceServer.h
 /// A STUN or TURN server (the mirror gathers host candidates only and uses none).
 open class RTCIceServer: NSObject {
     /// The server's URLs.
@@ -39,6 +40,7 @@ open class RTCIceServer: NSObject {
     public init(urlStrings: [String]) { self.urlStrings = urlStrings }
 }
 
+// sdk/objc/api/peerconnection/RTCConfiguration.h
 /// A peer connection's configuration.
 open class RTCConfiguration: NSObject {
     /// STUN and TURN servers.

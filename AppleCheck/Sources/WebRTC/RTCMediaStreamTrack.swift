@@ -11,6 +11,7 @@ final class MirrorTrackSwitch: Sendable {
     let enabled = MirrorLocked(true)
 }
 
+// sdk/objc/api/peerconnection/RTCMediaStreamTrack.h
 /// A media track.
 open class RTCMediaStreamTrack: NSObject {
     /// "audio" or "video".
@@ -31,15 +32,18 @@ open class RTCMediaStreamTrack: NSObject {
     }
 }
 
+// sdk/objc/api/peerconnection/RTCMediaSource.h
 /// A source of media.
 open class RTCMediaSource: NSObject {}
 
+// sdk/objc/api/peerconnection/RTCAudioSource.h
 /// The device's microphone as libwebrtc captures it.
 open class RTCAudioSource: RTCMediaSource {
     /// Gain on the source (0 to 10); recorded, not applied by the mirror.
     open var volume: Double = 1
 }
 
+// sdk/objc/api/peerconnection/RTCAudioTrack.h
 /// An audio track.
 open class RTCAudioTrack: RTCMediaStreamTrack {
     /// Its source (the microphone for a local track).
@@ -51,6 +55,7 @@ open class RTCAudioTrack: RTCMediaStreamTrack {
     }
 }
 
+// sdk/objc/api/peerconnection/RTCMediaStream.h (`streamId`)
 /// A stream (declared for the delegate's signature; unified plan never reports one).
 open class RTCMediaStream: NSObject {
     /// The stream's id.
@@ -58,6 +63,7 @@ open class RTCMediaStream: NSObject {
     init(streamId: String) { self.streamId = streamId }
 }
 
+// sdk/objc/api/peerconnection/RTCIceCandidate.h (`initWithSdp:sdpMLineIndex:sdpMid:`)
 /// An ICE candidate (declared for the delegate's signature; the mirror does not trickle).
 open class RTCIceCandidate: NSObject {
     /// The candidate's `a=candidate` line, without the `a=`.
@@ -74,5 +80,6 @@ open class RTCIceCandidate: NSObject {
     }
 }
 
+// sdk/objc/api/peerconnection/RTCDataChannel.h
 /// A data channel (declared for the delegate's signature; the mirror has none).
 open class RTCDataChannel: NSObject {}

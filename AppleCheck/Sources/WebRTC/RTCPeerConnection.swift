@@ -50,6 +50,7 @@ public typealias RTCSetSessionDescriptionCompletionHandler = ((any Error)?) -> V
 /// `RTCStatisticsCompletionHandler`.
 public typealias RTCStatisticsCompletionHandler = (RTCStatisticsReport) -> Void
 
+// RTCPeerConnection.h, `@protocol RTCPeerConnectionDelegate`
 /// Hears a peer connection's events, on libwebrtc's signaling thread.
 public protocol RTCPeerConnectionDelegate: NSObjectProtocol {
     func peerConnection(_ peerConnection: RTCPeerConnection, didChange stateChanged: RTCSignalingState)
@@ -69,6 +70,7 @@ extension RTCPeerConnectionDelegate {
     public func peerConnection(_ peerConnection: RTCPeerConnection, didChange newState: RTCPeerConnectionState) {}
 }
 
+// RTCPeerConnection.h, `@interface RTCPeerConnection` and its Stats category
 /// A connection to the remote peer (here: Parley's server).
 open class RTCPeerConnection: NSObject {
     private weak var weakDelegate: (any RTCPeerConnectionDelegate)?

@@ -4,6 +4,7 @@
 // names, which Swift imports as `RTCRtpSenderProtocol`/`RTCRtpReceiverProtocol`; the
 // mirror declares the classes only.
 
+// sdk/objc/api/peerconnection/RTCRtpSender.h
 /// Sends one track.
 open class RTCRtpSender: NSObject {
     /// The sender's id.
@@ -25,6 +26,7 @@ open class RTCRtpSender: NSObject {
     open var dtmfSender: (any RTCDtmfSender)? { track?.kind == kRTCMediaStreamTrackKindAudio ? mirrorDtmf : nil }
 }
 
+// sdk/objc/api/peerconnection/RTCRtpReceiver.h
 /// Receives one track.
 open class RTCRtpReceiver: NSObject {
     /// The receiver's id.

@@ -16,6 +16,7 @@ open class RTCStatisticsReport: NSObject {
     }
 }
 
+// RTCStatisticsReport.h, the second interface
 /// One object of a report.
 open class RTCStatistics: NSObject {
     /// Its id in the report.
