@@ -26,6 +26,11 @@ final class AppleAudioEngine: ParleyAudioEngine, @unchecked Sendable {
         var sessionActive: Bool
         var speaker = false
         var calls: [ObjectIdentifier: WeakCall] = [:]
+        var routeObservers: [@Sendable (Bool) -> Void] = []
+        #if !os(macOS)
+        /// Hears libwebrtc's route changes (libwebrtc holds its delegates weakly).
+        var routeListener: RouteListener?
+        #endif
     }
 
     /// A call media the engine tells of mute changes, without keeping it alive.
@@ -129,8 +134,51 @@ final class AppleAudioEngine: ParleyAudioEngine, @unchecked Sendable {
         #endif
     }
 
-    /// Route changes the system makes are not reported yet: that needs
-    /// `RTCAudioSessionDelegate.audioSessionDidChangeRoute`, which nothing here observes.
-    func observeRouteChanges(_ observer: @escaping @Sendable (_ speakerEnabled: Bool) -> Void) {}
+    /// The system's route changes, as libwebrtc relays AVAudioSession's: whether the
+    /// loudspeaker is among the outputs afterwards. Changes the engine made itself (the
+    /// speaker override, a category change) are not reported: the controller already did.
+    func observeRouteChanges(_ observer: @escaping @Sendable (_ speakerEnabled: Bool) -> Void) {
+        #if !os(macOS)
+        let listener: RouteListener? = state.withLock { state in
+            state.routeObservers.append(observer)
+            guard state.routeListener == nil else { return nil }
+            let listener = RouteListener(engine: self)
+            state.routeListener = listener
+            return listener
+        }
+        if let listener { RTCAudioSession.sharedInstance().add(listener) }
+        #else
+        state.withLock { $0.routeObservers.append(observer) }
+        #endif
+    }
+
+    #if !os(macOS)
+    fileprivate func routeChanged(reason: AVAudioSession.RouteChangeReason) {
+        guard reason != .override, reason != .categoryChange else { return }
+        let speaker = RTCAudioSession.sharedInstance().currentRoute.outputs.contains { $0.portType == .builtInSpeaker }
+        let observers: [@Sendable (Bool) -> Void] = state.withLock { state in
+            guard state.speaker != speaker else { return [] }
+            state.speaker = speaker
+            return state.routeObservers
+        }
+        for observer in observers { observer(speaker) }
+    }
+    #endif
 }
+
+#if !os(macOS)
+/// libwebrtc's audio session delegate for `AppleAudioEngine`, called on a system
+/// notification thread.
+private final class RouteListener: NSObject, RTCAudioSessionDelegate, @unchecked Sendable {
+    // @unchecked: `engine` is a weak reference, set once.
+    private weak var engine: AppleAudioEngine?
+
+    init(engine: AppleAudioEngine) { self.engine = engine }
+
+    func audioSessionDidChangeRoute(_ session: RTCAudioSession, reason: AVAudioSession.RouteChangeReason,
+                                    previousRoute: AVAudioSessionRouteDescription) {
+        engine?.routeChanged(reason: reason)
+    }
+}
+#endif
 #endif

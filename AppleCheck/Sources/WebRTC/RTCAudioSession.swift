@@ -12,8 +12,10 @@ public import ParleyMediaCore
 // What the mirror models of the audio unit (the header's comments): with `useManualAudio`
 // on, the VoIP audio unit runs only while `isAudioEnabled` is true, so nothing is
 // captured or played before; with it off, the unit runs whenever a call has audio.
-// Not modelled: the AVAudioSession's real activation and interruptions, routes (the
-// override is recorded, nothing is routed), Bluetooth, sample rates and buffer sizes.
+// Routes are a list of output ports the override and tests set (`addDelegate:` →
+// `add(_:)`, `currentRoute`, the delegate's `audioSessionDidChangeRoute:reason:previousRoute:`).
+// Not modelled: the AVAudioSession's real activation and interruptions, the routes a
+// device takes (no audio is routed), Bluetooth, sample rates and buffer sizes.
 // Unlike libwebrtc, a stopped unit leaves the mirror's legs sending silence rather than
 // no packets at all.
 
@@ -24,6 +26,20 @@ public protocol RTCAudioSessionActivationDelegate: NSObjectProtocol {
     func audioSessionDidActivate(_ session: AVAudioSession)
     /// The system deactivated the audio session.
     func audioSessionDidDeactivate(_ session: AVAudioSession)
+}
+
+/// `RTCAudioSessionDelegate` (RTCAudioSession.h): every method optional (so declared
+/// with empty defaults, README's rule); the mirror calls only the route change, on a
+/// queue of its own (the header: "a system notification thread").
+public protocol RTCAudioSessionDelegate: NSObjectProtocol {
+    /// The AVAudioSession changed its route.
+    func audioSessionDidChangeRoute(_ session: RTCAudioSession, reason: AVAudioSession.RouteChangeReason,
+                                    previousRoute: AVAudioSessionRouteDescription)
+}
+
+extension RTCAudioSessionDelegate {
+    public func audioSessionDidChangeRoute(_ session: RTCAudioSession, reason: AVAudioSession.RouteChangeReason,
+                                           previousRoute: AVAudioSessionRouteDescription) {}
 }
 
 /// The app's audio session as libwebrtc drives it.
@@ -39,7 +55,16 @@ public final class RTCAudioSession: NSObject, RTCAudioSessionActivationDelegate 
         var category = AVAudioSession.Category.playAndRecord.rawValue
         var mode = AVAudioSession.Mode.default.rawValue
         var portOverride = AVAudioSession.PortOverride.none
+        var route: [AVAudioSession.Port] = [.builtInReceiver]
     }
+
+    /// Delegates, held weakly as the header says.
+    private final class WeakDelegate {
+        weak var delegate: (any RTCAudioSessionDelegate)?
+        init(_ delegate: any RTCAudioSessionDelegate) { self.delegate = delegate }
+    }
+    private static let delegates = MirrorLocked<[WeakDelegate]>([])
+    private static let notificationQueue = DispatchQueue(label: "mirror.avaudiosession.notifications")
 
     /// The process's session state; the mirror's peer connections read it off any thread.
     static let sharedState = MirrorLocked(State())
@@ -94,6 +119,39 @@ public final class RTCAudioSession: NSObject, RTCAudioSessionActivationDelegate 
             guard state.configurationLocks > 0 else { throw Self.lockRequired() }
             state.portOverride = portOverride
         }
+        // As on a device: the override is a route change of its own (reason `override`).
+        routeChanged(to: [portOverride == .speaker ? .builtInSpeaker : .builtInReceiver], reason: .override)
+    }
+
+    /// Adds a delegate (held weakly).
+    public func add(_ delegate: any RTCAudioSessionDelegate) {
+        Self.delegates.withLock { $0 = $0.filter { $0.delegate != nil } + [WeakDelegate(delegate)] }
+    }
+
+    /// Removes a delegate.
+    public func remove(_ delegate: any RTCAudioSessionDelegate) {
+        Self.delegates.withLock { $0 = $0.filter { $0.delegate != nil && $0.delegate !== delegate } }
+    }
+
+    /// The route in use now.
+    public var currentRoute: AVAudioSessionRouteDescription {
+        AVAudioSessionRouteDescription(mirrorOutputs: state.current.route)
+    }
+
+    /// The route changed: tell the delegates, on the notification queue.
+    private func routeChanged(to outputs: [AVAudioSession.Port], reason: AVAudioSession.RouteChangeReason) {
+        let previous = state.withLock { state in
+            defer { state.route = outputs }
+            return state.route
+        }
+        let delegates = MirrorUnchecked(Self.delegates.current.compactMap(\.delegate))
+        let session = MirrorUnchecked(self)
+        Self.notificationQueue.async {
+            let previousRoute = AVAudioSessionRouteDescription(mirrorOutputs: previous)
+            for delegate in delegates.value {
+                delegate.audioSessionDidChangeRoute(session.value, reason: reason, previousRoute: previousRoute)
+            }
+        }
     }
 
     public func audioSessionDidActivate(_ session: AVAudioSession) { state.withLock { $0.activations += 1 } }
@@ -120,6 +178,12 @@ public final class RTCAudioSession: NSObject, RTCAudioSessionActivationDelegate 
 
     /// MIRROR-ONLY: the output override last set.
     public var mirrorPortOverride: AVAudioSession.PortOverride { state.current.portOverride }
+
+    /// MIRROR-ONLY: the system moves the output (headphones plugged in, a Bluetooth
+    /// device, another app), as AVAudioSession's route change notification does.
+    public func mirrorSystemChangesRoute(to outputs: [AVAudioSession.Port], reason: AVAudioSession.RouteChangeReason) {
+        routeChanged(to: outputs, reason: reason)
+    }
 
     /// MIRROR-ONLY: back to a fresh process's session (between tests).
     public func mirrorReset() {

@@ -49,8 +49,20 @@ import WebRTC
         #expect(session.isAudioEnabled && client.audioController.isAudioSessionActive)
         try await Task.sleep(for: .seconds(3))
         #expect(session.mirrorDevice.framesCaptured > 100 && session.mirrorDevice.framesPlayed > 100)
+        client.audioController.delegate = events
         client.audioController.enableSpeaker()
         #expect(session.mirrorPortOverride == .speaker)
+        // The system moves the output to headphones: the controller's delegate hears the
+        // loudspeaker went off, once (the engine's own override was not reported again).
+        session.mirrorSystemChangesRoute(to: [.headphones], reason: .newDeviceAvailable)
+        try await events.wait(for: "speaker off")
+        #expect(!client.audioController.isSpeakerEnabled)
+        #expect(events.seen.filter { $0.hasPrefix("speaker") } == ["speaker on", "speaker off"], "\(events.seen)")
+        // A change with the reason `override` is an app's own doing: not reported as the system's.
+        session.mirrorSystemChangesRoute(to: [.builtInSpeaker], reason: .override)
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(events.seen.filter { $0.hasPrefix("speaker") } == ["speaker on", "speaker off"], "\(events.seen)")
+        client.audioController.enableSpeaker()
         client.audioController.disableSpeaker()
         #expect(session.mirrorPortOverride == AVAudioSession.PortOverride.none)
 
@@ -201,10 +213,11 @@ import WebRTC
 }
 
 /// The client's and the call's events as words the test waits for, and tokens on demand.
-final class ClientEvents: ParleyClientDelegate, ParleyCallClientDelegate, ParleyCallDelegate, @unchecked Sendable {
-    // @unchecked: `seen` and `answersIncomingCalls` are behind `lock`; `server` is immutable.
+final class ClientEvents: ParleyClientDelegate, ParleyCallClientDelegate, ParleyCallDelegate, ParleyAudioControllerDelegate,
+                          @unchecked Sendable {
+    // @unchecked: `events` and `answers` are behind `lock`; `server` is immutable.
     private let lock = NSLock()
-    private var seen: [String] = []
+    private var events: [String] = []
     private var answers = false
     private let server: ParleydInstance
 
@@ -215,15 +228,18 @@ final class ClientEvents: ParleyClientDelegate, ParleyCallClientDelegate, Parley
         set { lock.withLock { answers = newValue } }
     }
 
-    private func note(_ event: String) { lock.withLock { seen.append(event) } }
+    private func note(_ event: String) { lock.withLock { events.append(event) } }
+
+    /// Everything noted so far, in order.
+    var seen: [String] { lock.withLock { events } }
 
     /// Waits (at most 20 s) until `event` has happened.
     func wait(for event: String) async throws {
         for _ in 0..<2000 {
-            if lock.withLock({ seen.contains(event) }) { return }
+            if seen.contains(event) { return }
             try await Task.sleep(for: .milliseconds(10))
         }
-        Issue.record("no '\(event)' within 20 s; seen: \(lock.withLock { seen })")
+        Issue.record("no '\(event)' within 20 s; seen: \(seen)")
         throw CancellationError()
     }
 
@@ -239,6 +255,9 @@ final class ClientEvents: ParleyClientDelegate, ParleyCallClientDelegate, Parley
         note("incoming")
         if answersIncomingCalls { call.answer() }
     }
+
+    func audioControllerSpeakerEnabled(_ audioController: ParleyAudioController) { note("speaker on") }
+    func audioControllerSpeakerDisabled(_ audioController: ParleyAudioController) { note("speaker off") }
 
     func callDidEstablish(_ call: ParleyCall) { note("established") }
     func callDidEnd(_ call: ParleyCall) { note("ended") }
