@@ -40,6 +40,11 @@ let package = Package(
         // written outside this package.
         .library(name: "ParleySDKCore", targets: ["ParleySDKCore"]),
         .executable(name: "parleyd", targets: ["ParleyDaemon"]),
+        // Exists for AppleCheck/ only (docs/development.md): its functional `WebRTC` and
+        // `CryptoKit` mirrors run calls over our media leg and HMAC on Linux. Not for apps.
+        .library(name: "ParleyMediaLegForMirrors", targets: [
+            "ParleyMediaLegIO", "ParleyMediaLegCore", "ParleyMediaCore", "ParleyNetLinux", "ParleyNetCore", "ParleyCrypto",
+        ]),
         .library(name: "ParleyWire", targets: [
             "ParleySTUN", "ParleyRTP", "ParleySDP", "ParleyWebSocket", "ParleySignaling",
         ]),

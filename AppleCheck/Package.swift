@@ -23,6 +23,14 @@ let package = Package(
         .target(name: "CallKit", dependencies: ["AVFAudio"], swiftSettings: upcoming),
         .target(name: "PushKit", swiftSettings: upcoming),
         .target(name: "LiveCommunicationKit", dependencies: ["AVFAudio"], swiftSettings: upcoming),
+        // Functional mirrors: libwebrtc's Objective-C API over the root's media leg (calls
+        // really connect, to a real parleyd), CryptoKit's HMAC over the root's OpenSSL.
+        .target(
+            name: "WebRTC",
+            dependencies: ["AVFAudio", .product(name: "ParleyMediaLegForMirrors", package: "Parley")],
+            swiftSettings: upcoming
+        ),
+        .target(name: "CryptoKit", dependencies: [.product(name: "ParleyMediaLegForMirrors", package: "Parley")], swiftSettings: upcoming),
 
         // The adapters' own sources (Sources/ParleySDKApple is a symlink to the root's): with
         // the mirrors as dependencies, `#if canImport(CallKit)` and the others are true here.
@@ -32,7 +40,7 @@ let package = Package(
             name: "ParleySDKAppleChecked",
             dependencies: [
                 .product(name: "ParleySDKCore", package: "Parley"),
-                "CallKit", "PushKit", "AVFoundation", "LiveCommunicationKit",
+                "CallKit", "PushKit", "AVFoundation", "LiveCommunicationKit", "WebRTC", "CryptoKit",
             ],
             path: "Sources/ParleySDKApple",
             swiftSettings: upcoming
@@ -41,8 +49,13 @@ let package = Package(
         .testTarget(
             name: "ParleySDKAppleCheckedTests",
             dependencies: [
-                "ParleySDKAppleChecked", "CallKit", "AVFAudio",
+                "ParleySDKAppleChecked", "CallKit", "AVFAudio", "WebRTC", "CryptoKit",
                 .product(name: "ParleySDKCore", package: "Parley"),
+                // The Linux signaling transport (LinuxEngines) for the Apple engine's calls,
+                // and the tones, recordings and analysis of the media tests. On Linux the
+                // ParleySDK product holds no ParleySDKApple (its dependency is iOS/macOS only).
+                .product(name: "ParleySDK", package: "Parley"),
+                .product(name: "ParleyMediaLegForMirrors", package: "Parley"),
             ],
             swiftSettings: upcoming
         ),

@@ -415,6 +415,14 @@ public struct MediaLegCore: ~Copyable {
     /// begins now starts).
     public var nextRTPTimestamp: UInt32 { rtpTimestamp }
 
+    /// The clock rate of the negotiated `telephone-event` (the unit of an event's
+    /// duration), nil when the peer did not agree to telephone events or before the leg
+    /// is configured: a sender checks it before a run of `sendTelephoneEvent`.
+    public var telephoneEventClockRate: UInt32? {
+        guard telephoneEventPayloadType != nil, let codec else { return nil }
+        return UInt32(codec.clockRate)
+    }
+
     /// Forward mode: sends a packet received on another leg of the call, unchanged but for
     /// what must be ours: payload type, SSRC, and sequence numbers and timestamps moved by
     /// a fixed offset (so the receiver still sees the sender's gaps and timing). The same

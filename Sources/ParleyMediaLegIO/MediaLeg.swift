@@ -3,7 +3,7 @@ public import ParleyMediaCore
 public import ParleyMediaLegCore
 public import ParleyNetCore
 public import ParleyNetLinux
-import ParleyRTP
+public import ParleyRTP
 import ParleySTUN
 #if canImport(Glibc)
 import Glibc
@@ -51,6 +51,7 @@ public actor MediaLeg {
     private var loggedDrops: [MediaLegDropReason: UInt64] = [:]
     private var sendErrors: UInt64 = 0
     private var registered = false
+    private var telephoneEventObserver: (@Sendable (TelephoneEvent, _ timestamp: UInt32) -> Void)?
 
     /// Opens one UDP socket per address (port 0 picks a free port).
     /// - Parameters:
@@ -124,6 +125,59 @@ public actor MediaLeg {
     public func close() {
         perform(core.close(now: .now))
         stopIO()
+    }
+
+    // MARK: DTMF
+
+    /// Sends `tones` as RFC 4733 telephone events, one after another, and returns once the
+    /// last has ended. Each tone is a run of packets every 20 ms for `duration`, all with
+    /// the RTP timestamp at which it began, the first with the marker, the duration field
+    /// growing; then its end packet (E bit) three times, as §2.5.1.4 recommends so a lost
+    /// one does not leave the tone sounding. `gap` separates two tones.
+    ///
+    /// The audio pacer keeps running meanwhile: the events carry their own payload type,
+    /// and a receiver that understands them plays the tone instead of the audio.
+    /// - Returns: false, sending nothing, when the leg is not connected, the peer did not
+    ///   negotiate `telephone-event`, or a tone is not one of `0-9 * # A-D`; false too
+    ///   when the leg stops being connected part-way (the rest is not sent).
+    public func sendDTMF(_ tones: String, duration: Duration = .milliseconds(100), gap: Duration = .milliseconds(70)) async -> Bool {
+        let codes = tones.map { $0.isLowercase ? nil : TelephoneEvent.eventCode(for: $0) }  // A-D only, as documented
+        guard !codes.isEmpty, codes.allSatisfy({ $0 != nil }), core.state == .connected,
+              let clockRate = core.telephoneEventClockRate else { return false }
+        let packetInterval = Duration.milliseconds(20)
+        let unitsPerPacket = Int(clockRate) / 50
+        // At least one packet per tone; the duration field is 16 bits (§2.5.2.3 says a
+        // longer event is split, which DTMF's tenths of a second never need).
+        let packets = max(1, Int((duration / packetInterval).rounded(.up)))
+        for (index, code) in codes.enumerated() {
+            guard let code else { return false }
+            if index > 0 { try? await Task.sleep(for: gap) }
+            // Sampled once: the timestamp the audio would carry now, which every packet
+            // of this tone repeats (§2.5.1.2).
+            let began = core.nextRTPTimestamp
+            let start = ContinuousClock.now
+            for step in 0..<packets {
+                guard core.state == .connected else { return false }
+                let units = UInt16(clamping: (step + 1) * unitsPerPacket)
+                perform(core.sendTelephoneEvent(TelephoneEvent(event: code, duration: units), eventTimestamp: began,
+                                                marker: step == 0, now: .now))
+                // Paced from the tone's start, so a late wake-up does not stretch the tone.
+                try? await Task.sleep(until: start + packetInterval * (step + 1), clock: .continuous)
+            }
+            guard core.state == .connected else { return false }
+            let end = TelephoneEvent(event: code, isEnd: true, duration: UInt16(clamping: packets * unitsPerPacket))
+            for _ in 0..<3 {
+                perform(core.sendTelephoneEvent(end, eventTimestamp: began, marker: false, now: .now))
+            }
+        }
+        return true
+    }
+
+    /// Calls `observer` on the leg's loop with each telephone event the peer sends, as the
+    /// core reports them: once when an event begins and once when it ends. Replaces an
+    /// earlier observer.
+    public func observeTelephoneEvents(_ observer: @escaping @Sendable (_ event: TelephoneEvent, _ timestamp: UInt32) -> Void) {
+        telephoneEventObserver = observer
     }
 
     /// The leg's state now.
@@ -256,6 +310,7 @@ public actor MediaLeg {
             case .receivedTelephoneEvent(let event, let timestamp):
                 log("media leg: telephone event \(TelephoneEvent.key(for: event.event).map(String.init) ?? String(event.event))"
                     + " at \(timestamp)\(event.isEnd ? " ended" : "")")
+                telephoneEventObserver?(event, timestamp)
             case .dropped(let reason, let from, let detail):
                 let count = loggedDrops[reason, default: 0] &+ 1
                 loggedDrops[reason] = count

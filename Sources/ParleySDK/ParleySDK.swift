@@ -3,10 +3,43 @@
 @_exported @_spi(ParleyEngines) public import ParleySDKCore
 #if os(iOS) || os(macOS)
 @_exported public import ParleySDKApple
+#if canImport(WebRTC) && canImport(CryptoKit)
+public import Foundation
+
+extension ParleyClient {
+    /// Creates a client with this platform's engines (`AppleEngines`: URLSession
+    /// signaling, libwebrtc media, CryptoKit's HMAC); nothing connects until `start()`.
+    /// The Linux initialiser's `caFile` has no counterpart: `https://` is verified against
+    /// the system's trust store (a development CA is installed as a profile instead).
+    /// - Parameters:
+    ///   - applicationKey: the application's key (1-64 of `A-Z a-z 0-9 - _`).
+    ///   - environmentHost: the server, `http://host:port` (signaling over `ws://`) or
+    ///     `https://host:port` (`wss://`).
+    ///   - userId: the user (1-255 of `A-Z a-z 0-9 - _ =`); the tokens must be for this user.
+    ///   - deviceId: a stable id of this installation; default: random, stable per process.
+    ///   - callbackQueue: where delegates are called (a serial queue).
+    ///   - pushRegistrationStore: where the push token and key are kept; default: a file
+    ///     in Application Support named after the device id.
+    ///   - usesCallKitAudioSession: whether calls are reported to CallKit, which then
+    ///     activates the audio session (`AppleMediaEngine.init(usesCallKitAudioSession:)`).
+    /// - Throws: `ParleyClientError` `invalid_argument` for a bad key, user id, device id or URL.
+    public convenience init(applicationKey: String, environmentHost: String, userId: String, deviceId: String? = nil,
+                            callbackQueue: DispatchQueue = .main,
+                            pushRegistrationStore: (any ParleyPushRegistrationStore)? = nil,
+                            usesCallKitAudioSession: Bool = true) throws(ParleyClientError) {
+        let endpoint = try ParleyServerEndpoint(parsing: environmentHost)
+        let engines = AppleEngines.make(for: endpoint, usesCallKitAudioSession: usesCallKitAudioSession)
+        try self.init(applicationKey: applicationKey, environmentHost: environmentHost, userId: userId, deviceId: deviceId,
+                      callbackQueue: callbackQueue, pushRegistrationStore: pushRegistrationStore, engines: engines)
+    }
+}
+#endif
 #endif
 #if os(Linux)
 public import Foundation
-import ParleySDKLinux
+// The Linux engines too (`LinuxEngines`, `LinuxMediaEngine`), for a program that mixes
+// them with engines of its own, as AppleCheck/'s tests do with the Apple media engine.
+@_exported public import ParleySDKLinux
 
 extension ParleyClient {
     /// Creates a client with this platform's engines; nothing connects until `start()`.

@@ -28,6 +28,16 @@ public final class ParleyCallClient: @unchecked Sendable {
         return [integration, own]
     }
 
+    /// The system activated (true) or deactivated (false) the app's audio session for a
+    /// call: call audio runs only in between when the system manages it. For an app that
+    /// runs its own CallKit provider and calls this from `provider(_:didActivate:)` and
+    /// `provider(_:didDeactivate:)` (on Apple platforms `didActivate(audioSession:)` and
+    /// `didDeactivate(audioSession:)` say it); the SDK's own CallKit integration does it
+    /// itself. Without the client (gone) it does nothing.
+    public func setSystemAudioSessionActive(_ active: Bool) {
+        client?.audioController.setSystemAudioSessionActive(active)
+    }
+
     /// Calls an app user. See `callUser(withId:headers:)`.
     public func callUser(withId userId: String) -> Result<ParleyCall, any Error> {
         callUser(withId: userId, headers: [:])

@@ -92,6 +92,12 @@ final class CallMediaSession: ParleyCallMedia, Sendable {
         return statistics
     }
 
+    /// Paced RFC 4733 events on the leg (`MediaLeg.sendDTMF`'s 100 ms tones, 70 ms gaps).
+    func sendDTMF(_ tones: String) async -> Bool {
+        guard !closed.load(ordering: .acquiring), let leg = currentLeg else { return false }
+        return await leg.sendDTMF(tones)
+    }
+
     /// A full ICE (controlling) leg, Opus only, bound to the address that reaches the server.
     private func makeLeg() throws -> MediaLeg {
         guard let loop else { throw MediaLegError(.socket, "no event loop for media") }

@@ -63,6 +63,7 @@ final class NoCallMedia: ParleyCallMedia, Sendable {
     func attachAudio() async throws { throw NoMediaError() }
     func poll() async -> (statistics: ParleyCallStatistics, failure: String?)? { nil }
     func close() async -> ParleyCallStatistics? { nil }
+    func sendDTMF(_ tones: String) async -> Bool { false }
 }
 
 /// Keeps mute and session state as the platform's engine would; sound files are checked

@@ -34,6 +34,10 @@ public protocol ParleyCallMedia: AnyObject, Sendable {
     /// Closes the leg (and writes a `.wavFile` recording); returns its last figures, nil
     /// if no leg was ever made.
     func close() async -> ParleyCallStatistics?
+    /// Sends `tones` (`0-9 * # A-D`) to the server as RFC 4733 telephone events, one after
+    /// another; returns once they are sent, false if nothing could be (no connected leg,
+    /// no telephone events negotiated, a tone that is not DTMF).
+    func sendDTMF(_ tones: String) async -> Bool
 }
 
 /// The platform's audio shared by every call.
