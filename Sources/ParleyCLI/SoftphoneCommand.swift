@@ -20,6 +20,7 @@ enum SoftphoneCommand {
               --device[=NAME]       talk through an ALSA device (capture and playback; default:
                                     the system's default device) instead of --play/--tone/--record
               --duration SECONDS    hang up this long after the call is established
+              --dtmf TONES          send DTMF tones (0-9 * # A-D) once the call is established
               --json                one JSON object per line instead of text
               --stats-interval S    seconds between statistics lines (default 1 on a terminal, else 5)
               --connect-timeout S   give up signing in after S seconds (default 10)

@@ -46,6 +46,8 @@ struct SoftphoneController {
         case placeCall(callee: String, headers: [String: String])
         case answer(callID: String)
         case hangUp(callID: String)
+        /// Send DTMF tones in the call (`--dtmf`, once it is established).
+        case sendDTMF(callID: String, tones: String)
         /// Sign out (hang up what is left, close the WebSocket).
         case terminateClient
         case exit(SoftphoneExitCode)
@@ -171,7 +173,8 @@ struct SoftphoneController {
                 let hangUpAt = nowMs + Self.milliseconds(duration)
                 active?.hangUpAtMs = hangUpAt
             }
-            return [emit(.established, nowMs, callID: callID)]
+            let dtmf = options.dtmf.map { [Action.sendDTMF(callID: callID, tones: $0)] } ?? []
+            return [emit(.established, nowMs, callID: callID)] + dtmf
 
         case .ended(let callID, let cause, let errorCode, let errorMessage, let statistics):
             if refusedCallIDs.remove(callID) != nil { return [] }

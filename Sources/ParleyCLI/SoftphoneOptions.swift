@@ -45,6 +45,8 @@ struct SoftphoneOptions: Equatable {
     var deviceID: String?
     var source: Source
     var recordPath: String?
+    /// DTMF tones sent once a call is established (`--dtmf`).
+    var dtmf: String?
     /// Hang up this many seconds after the call is established; nil waits for the peer.
     var duration: Double?
     var headers: [String: String] = [:]
@@ -107,7 +109,7 @@ extension SoftphoneOptions {
         var answer = false, decline = false, answerDelay: Double?, count: Int?
         var json = false, interval: Double?, connectTimeout: Double?, caFile: String?
         var pushToken: String?, pushType: PushToken.Service?, pushEnvironment: PushToken.Environment?, pushAppID: String?
-        var pushStore: String?, relayPush: String?, audioDevice: String?
+        var pushStore: String?, relayPush: String?, audioDevice: String?, dtmf: String?
 
         while let argument = reader.next() {
             guard argument.hasPrefix("-"), argument != "-" else {
@@ -130,6 +132,12 @@ extension SoftphoneOptions {
             case "--play": play = try setOnce(play, flag, nonEmpty(value(), flag))
             case "--tone": tone = try setOnce(tone, flag, parseTone(value()))
             case "--record": record = try setOnce(record, flag, nonEmpty(value(), flag))
+            case "--dtmf":
+                let tones = try value()
+                guard !tones.isEmpty, tones.count <= 64, tones.allSatisfy({ "0123456789*#ABCD".contains($0) }) else {
+                    throw SoftphoneUsageError("--dtmf '\(tones)' must be 1-64 of 0-9 * # A-D")
+                }
+                dtmf = try setOnce(dtmf, flag, tones)
             // An optional value, inline only: `--device` alone is the default device.
             case "--device": audioDevice = try setOnce(audioDevice, flag, nonEmpty(inline ?? "default", flag))
             case "--duration": duration = try setOnce(duration, flag, parseSeconds(value(), flag))
@@ -226,6 +234,7 @@ extension SoftphoneOptions {
             deviceID: device, source: source, recordPath: record, duration: duration)
         options.headers = headers
         options.answerPolicy = policy
+        options.dtmf = dtmf
         // Unattended listeners take one call by default, so scripts end; a listener with a
         // person at the keyboard runs until interrupted.
         options.callCount = count ?? (policy == .interactive ? 0 : 1)

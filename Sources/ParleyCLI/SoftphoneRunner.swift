@@ -203,6 +203,10 @@ final class SoftphoneShell: ParleyClientDelegate, ParleyPushDelegate, ParleyCall
                     // The system refused the call (the service hangs it up): nothing to answer.
                     output.error("call \(callID) is not on the system's screen; cannot answer it")
                 }
+            case .sendDTMF(let callID, let tones):
+                if calls[callID]?.sendDTMF(tones) != true {
+                    output.error("call \(callID): could not send DTMF \(tones)")
+                }
             case .hangUp(let callID):
                 if let uuid = callService?.systemCallUUID(forCallId: callID) {
                     provider.endFromSystemUI(uuid)

@@ -7,6 +7,9 @@ final class CallMediaSession: @unchecked Sendable {
     let media: any ParleyCallMedia
     private let closed = Locked(false)
     private var lastTask: Task<Void, Never>?
+    /// DTMF runs in a chain of its own: tones go out in the order asked, and a long run
+    /// never holds up the leg's close behind it (workQueue only, like `lastTask`).
+    private var lastDTMF: Task<Void, Never>?
 
     init(callID: String, media: any ParleyCallMedia) {
         self.callID = callID
@@ -21,6 +24,15 @@ final class CallMediaSession: @unchecked Sendable {
         lastTask = Task { [self] in
             await previous?.value
             await work(self)
+        }
+    }
+
+    /// Sends `tones` after the tones asked for before.
+    func sendDTMF(_ tones: String) {
+        let previous = lastDTMF
+        lastDTMF = Task { [media] in
+            await previous?.value
+            _ = await media.sendDTMF(tones)
         }
     }
 

@@ -86,6 +86,26 @@ public final class ParleyCall: @unchecked Sendable {
         client?.hangup(callId)
     }
 
+    /// Sends DTMF tones in the call's audio as RFC 4733 telephone events (100 ms each,
+    /// 70 ms apart, one after another: an IVR's menu digits, a conference PIN).
+    ///
+    /// Returns false, sending nothing, where it does not apply: the call is not
+    /// established (media not flowing yet, or over), `tones` is empty, longer than 64, or
+    /// holds anything but `0-9`, `*`, `#` and `A-D`. True means the tones were handed to
+    /// the call's media, which sends them in order after tones sent before; a leg whose
+    /// far side did not negotiate `telephone-event` sends none.
+    @discardableResult
+    public func sendDTMF(_ tones: String) -> Bool {
+        guard state == .established, Self.isValidDTMF(tones), let client else { return false }
+        return client.sendDTMF(callId, tones: tones)
+    }
+
+    /// 1-64 of the sixteen DTMF tones (RFC 4733 events 0-15), upper-case letters.
+    static func isValidDTMF(_ tones: String) -> Bool {
+        let allowed = Set("0123456789*#ABCD")
+        return !tones.isEmpty && tones.count <= 64 && tones.allSatisfy { allowed.contains($0) }
+    }
+
     /// Whether this device ended the call (its hangup or `terminateGracefully()`), not
     /// the other party, another device or the server.
     var endedByThisDevice: Bool { record.current.endedByThisDevice }

@@ -202,6 +202,16 @@ public final class ParleyClient: @unchecked Sendable {
     func answer(_ callID: String) { input { core, now in core.answer(callID, now: now) } }
     func hangup(_ callID: String) { input { core, now in core.hangup(callID, now: now) } }
 
+    /// Hands `tones` to the call's media; false if the call has no media session
+    /// (ended, or never had one).
+    func sendDTMF(_ callID: String, tones: String) -> Bool {
+        workQueue.sync {
+            guard let session = media[callID], !session.isClosed else { return false }
+            session.sendDTMF(tones)
+            return true
+        }
+    }
+
     // MARK: Driving the core
 
     func input(_ step: @escaping @Sendable (inout ClientSessionCore, ClientSessionCore.Time) -> [ClientSessionOutput]) {
