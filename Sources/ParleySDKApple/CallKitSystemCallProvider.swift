@@ -90,10 +90,23 @@ public final class CallKitSystemCallProvider: NSObject, SystemCallProvider, CXPr
     public func providerDidReset(_ provider: CXProvider) { delegate?.providerDidReset() }
 
     public func provider(_ provider: CXProvider, perform action: CXStartCallAction) {
+        Self.configureCallAudio()
         hand(action, .start(handle: action.handle.value, video: action.isVideo))
     }
 
-    public func provider(_ provider: CXProvider, perform action: CXAnswerCallAction) { hand(action, .answer) }
+    public func provider(_ provider: CXProvider, perform action: CXAnswerCallAction) {
+        Self.configureCallAudio()
+        hand(action, .answer)
+    }
+
+    /// CallKit activates the audio session once a start or answer action is fulfilled,
+    /// with the category set at that moment: the media engine's (play and record, voice
+    /// chat) must be set before, as the guides' `configureAudioSessionForCallKitCall()` is.
+    private static func configureCallAudio() {
+        #if canImport(WebRTC)
+        AppleMediaEngine.configureAudioSessionForCall()
+        #endif
+    }
     public func provider(_ provider: CXProvider, perform action: CXEndCallAction) { hand(action, .end) }
 
     // Mute and hold: the integration has no such actions yet (docs/push-and-callkit.md). Said
