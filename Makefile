@@ -62,10 +62,13 @@ apple-check: deps
 # Suites that run audio in real time or drive child processes with second-long timeouts
 # (RealTimeMediaTests: loopback legs, aiortc, Chromium, parleyd calls, Python clients, push)
 # run after the others, on their own, so CPU-heavy tests do not starve their 20 ms pacing;
-# so do SoloTests, which count what the whole process holds (descriptors) or lower its descriptor limit.
+# so do SoloTests, which count what the whole process holds (descriptors) or lower its descriptor limit,
+# in a process of their own: threads left over from earlier suites (child-process readers, closing
+# legs) open and close descriptors at any moment, which moved the edge's reserve under their feet.
 unit-test: deps
 	$(SWIFT) test $(STRICT) --skip RealTimeMediaTests --skip SoloTests
-	$(SWIFT) test $(STRICT) --skip-build --no-parallel --filter RealTimeMediaTests --filter SoloTests
+	$(SWIFT) test $(STRICT) --skip-build --no-parallel --filter RealTimeMediaTests
+	$(SWIFT) test $(STRICT) --skip-build --no-parallel --filter SoloTests
 
 # `install-deps.sh bench` also installs rtpengine, which the relay rows run beside ours, and
 # espeak-ng, sox, pesq and pystoi for the speech rows. The server rows run the release
