@@ -17,17 +17,19 @@ let package = Package(
         .package(name: "Parley", path: ".."),
     ],
     targets: [
+        // What the mirrors share: a lock and a box (no Apple API).
+        .target(name: "MirrorSupport", swiftSettings: upcoming),
         // Mirrors: only the API ParleySDKApple uses, written from Apple's documentation.
         .target(name: "AVFAudio", swiftSettings: upcoming),
         .target(name: "AVFoundation", dependencies: ["AVFAudio"], swiftSettings: upcoming),
-        .target(name: "CallKit", dependencies: ["AVFAudio"], swiftSettings: upcoming),
+        .target(name: "CallKit", dependencies: ["AVFAudio", "MirrorSupport"], swiftSettings: upcoming),
         .target(name: "PushKit", swiftSettings: upcoming),
         .target(name: "LiveCommunicationKit", dependencies: ["AVFAudio"], swiftSettings: upcoming),
         // Functional mirrors: libwebrtc's Objective-C API over the root's media leg (calls
         // really connect, to a real parleyd), CryptoKit's HMAC over the root's OpenSSL.
         .target(
             name: "WebRTC",
-            dependencies: ["AVFAudio", .product(name: "ParleyMediaLegForMirrors", package: "Parley")],
+            dependencies: ["AVFAudio", "MirrorSupport", .product(name: "ParleyMediaLegForMirrors", package: "Parley")],
             swiftSettings: upcoming
         ),
         .target(name: "CryptoKit", dependencies: [.product(name: "ParleyMediaLegForMirrors", package: "Parley")], swiftSettings: upcoming),

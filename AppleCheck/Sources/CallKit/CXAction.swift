@@ -1,5 +1,6 @@
 // MIRROR of CallKit's actions (see CXValues.swift for what the mirror is).
 public import Foundation
+import MirrorSupport
 
 // Follows cxaction (`class CXAction : NSObject`; `var uuid: UUID { get }`,
 // `var isComplete: Bool { get }`, `var timeoutDate: Date { get }`, `func fulfill()`,
@@ -127,27 +128,4 @@ open class CXTransaction: NSObject {
 
     /// Whether every action is complete.
     open var isComplete: Bool { actions.allSatisfy(\.isComplete) }
-}
-
-/// A value behind a lock: the mirror's CallKit is used from any thread, as the real one is.
-final class MirrorLocked<Value>: @unchecked Sendable {
-    // @unchecked: every access to `value` goes through `lock`.
-    private let lock = NSLock()
-    private var value: Value
-
-    init(_ value: Value) { self.value = value }
-
-    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
-    }
-
-    var current: Value { withLock { $0 } }
-}
-
-/// CallKit's own objects carried to the delegate's queue, as CallKit does with objects it
-/// does not declare `Sendable`; only the mirror's internals use it.
-struct MirrorUnchecked<Value>: @unchecked Sendable {
-    let value: Value
 }

@@ -3,6 +3,7 @@
 // flows can run over it; what the pages leave open is marked "Mirror's choice".
 public import Foundation
 public import AVFAudio
+import MirrorSupport
 
 // Follows cxproviderdelegate (`protocol CXProviderDelegate : NSObjectProtocol`):
 // `providerDidReset(_:)` is required; `providerDidBegin(_:)`, `provider(_:execute:) -> Bool`,
@@ -258,7 +259,7 @@ open class CXProvider: NSObject {
                 $0 = { fulfilled in system.provider?.finished(kind, uuid, fulfilled) }
             }
         }
-        let boxed = MirrorUnchecked(value: (actions, transaction))
+        let boxed = MirrorUnchecked((actions, transaction))
         deliver { provider, delegate in
             let (actions, transaction) = boxed.value
             if let transaction, delegate.provider(provider, execute: transaction) { return }
@@ -313,7 +314,7 @@ open class CXProvider: NSObject {
 
     /// Calls the delegate on its queue, in the order the system decided things.
     private func deliver(_ body: @escaping @Sendable (CXProvider, any CXProviderDelegate) -> Void) {
-        let boxed = MirrorUnchecked(value: self)
+        let boxed = MirrorUnchecked(self)
         onCallbackQueue {
             let provider = boxed.value
             guard let delegate = provider.state.current.delegate?.object else { return }

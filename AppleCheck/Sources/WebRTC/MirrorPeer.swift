@@ -4,6 +4,7 @@ import ParleyMediaLegCore
 import ParleyMediaLegIO
 import ParleyNetCore
 import ParleyNetLinux
+import MirrorSupport
 
 /// What stands behind a mirror `RTCPeerConnection`: one `MediaLeg` (full ICE, controlling,
 /// Opus; as Parley's Linux engine makes), its negotiation state, and the audio unit that

@@ -1,5 +1,6 @@
 public import AVFAudio
 public import ParleyMediaCore
+import MirrorSupport
 
 // Follows sdk/objc/components/audio/RTCAudioSession.h: a singleton (`+sharedInstance`)
 // proxying AVAudioSession; `useManualAudio` and `isAudioEnabled` (nonatomic, assign

@@ -1,4 +1,5 @@
 public import AVFAudio
+import MirrorSupport
 
 // Follows sdk/objc/components/audio/RTCAudioSessionConfiguration.h: read-write
 // `category` and `mode` (NSString), `categoryOptions` (AVAudioSessionCategoryOptions),

@@ -5,6 +5,7 @@
 // duration 70 ms to 6 s, gap at least 50 ms; a new call cancels the queued tones),
 // `remainingTones`, `duration` and `interToneGap`. The mirror sends through our leg's
 // `MediaLeg.sendDTMF` (RFC 4733, paced in real time).
+import MirrorSupport
 
 /// Sends DTMF as RFC 4733 telephone events.
 public protocol RTCDtmfSender: NSObjectProtocol {

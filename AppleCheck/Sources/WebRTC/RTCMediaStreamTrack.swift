@@ -2,6 +2,7 @@
 // `isEnabled`), RTCAudioTrack.h (`source`), RTCMediaSource.h and RTCAudioSource.h
 // (`volume`). The header: a disabled track's frames are replaced, so a disabled local
 // audio track sends silence and a disabled remote one plays nothing; the mirror does that.
+import MirrorSupport
 
 /// `kRTCMediaStreamTrackKindAudio` (RTCMediaStreamTrack.h).
 public let kRTCMediaStreamTrackKindAudio = "audio"

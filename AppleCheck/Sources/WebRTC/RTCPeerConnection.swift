@@ -1,5 +1,6 @@
 import ParleyMediaLegCore
 import ParleyMediaLegIO
+import MirrorSupport
 
 // Follows sdk/objc/api/peerconnection/RTCPeerConnection.h: the NS_ENUM(NSInteger) state
 // types; RTCPeerConnectionDelegate (nine required methods, `didChangeConnectionState` among

@@ -1,5 +1,6 @@
 import ParleyNetCore
 import ParleyNetLinux
+import MirrorSupport
 
 // Follows sdk/objc/api/peerconnection/RTCPeerConnectionFactory.h: `init`,
 // `audioSourceWithConstraints:` (nullable constraints; Swift `audioSource(with:)`),
