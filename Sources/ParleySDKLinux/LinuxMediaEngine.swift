@@ -31,6 +31,6 @@ public final class LinuxMediaEngine: ParleyMediaEngine, @unchecked Sendable {
             return loop
         }
         let bindHost = localHost.flatMap { SocketAddress(host: $0, port: 0) } ?? .ipv4Loopback(port: 0)
-        return CallMediaSession(callID: callID, loop: loop, bindingTo: bindHost, source: source, sink: sink, mix: mix.state, device: device)
+        return LinuxCallMedia(callID: callID, loop: loop, bindingTo: bindHost, source: source, sink: sink, mix: mix.state, device: device)
     }
 }

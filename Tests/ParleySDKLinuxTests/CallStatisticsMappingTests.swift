@@ -22,7 +22,7 @@ import Testing
         leg.jitterBuffer.targetDelayNanoseconds = 40_000_000
         leg.jitterBuffer.currentDelayNanoseconds = 38_500_000
 
-        let statistics = CallMediaSession.statistics(leg)
+        let statistics = LinuxCallMedia.statistics(leg)
         #expect(statistics.packetsSent == 1500)
         #expect(statistics.framesPlayed == 1401)
         #expect(statistics.framesConcealed == 37)

@@ -11,7 +11,7 @@ import Synchronization
 
 /// One call's media on Linux: a full ICE (controlling) `MediaLeg`, Opus only, with the
 /// configured source and sink mixed through the engine's shared audio state.
-final class CallMediaSession: ParleyCallMedia, Sendable {
+final class LinuxCallMedia: ParleyCallMedia, Sendable {
     let callID: String
     private let leg = Mutex<MediaLeg?>(nil)
     private let loop: EventLoop?
