@@ -20,7 +20,12 @@ let package = Package(
         // What the mirrors share: a lock and a box (no Apple API).
         .target(name: "MirrorSupport", swiftSettings: upcoming),
         // Mirrors: only the API ParleySDKApple uses, written from Apple's documentation.
-        .target(name: "AVFAudio", swiftSettings: upcoming),
+        // AVAudioPlayer reads WAV files with the root's WAV reader (ParleyMediaLegForMirrors).
+        .target(
+            name: "AVFAudio",
+            dependencies: ["MirrorSupport", .product(name: "ParleyMediaLegForMirrors", package: "Parley")],
+            swiftSettings: upcoming
+        ),
         .target(name: "AVFoundation", dependencies: ["AVFAudio"], swiftSettings: upcoming),
         .target(name: "CallKit", dependencies: ["AVFAudio", "MirrorSupport"], swiftSettings: upcoming),
         .target(name: "PushKit", swiftSettings: upcoming),

@@ -1,14 +1,14 @@
 #if canImport(WebRTC)
+import AVFAudio
 import Foundation
 @_spi(ParleyEngines) import ParleySDKCore
 import WebRTC
-#if !os(macOS)
-import AVFAudio
-#endif
 
 /// The audio every call shares on Apple platforms, carried out by libwebrtc: mute as the
 /// calls' local tracks disabled (libwebrtc sends silence), the loudspeaker through
 /// `RTCAudioSession.overrideOutputAudioPort`, and CallKit's gating of the audio session.
+/// Sound files (a ringback or busy tone) play through `AVAudioPlayer` into the same
+/// audio session, beside libwebrtc's audio unit: the system mixes both into the output.
 ///
 /// With CallKit (`usesCallKitAudioSession`), libwebrtc runs in manual audio: its VoIP
 /// audio unit starts only once `isAudioEnabled` is set, which happens only when the system
@@ -27,6 +27,8 @@ final class AppleAudioEngine: ParleyAudioEngine, @unchecked Sendable {
         var speaker = false
         var calls: [ObjectIdentifier: WeakCall] = [:]
         var routeObservers: [@Sendable (Bool) -> Void] = []
+        /// The sound file playing (`startPlayingSoundFile`), kept alive until stopped or replaced.
+        var soundFile: AVAudioPlayer?
         #if !os(macOS)
         /// Hears libwebrtc's route changes (libwebrtc holds its delegates weakly).
         var routeListener: RouteListener?
@@ -114,13 +116,41 @@ final class AppleAudioEngine: ParleyAudioEngine, @unchecked Sendable {
         #endif
     }
 
-    /// Not carried out by this engine yet: libwebrtc has no player to mix a file into the
-    /// call's output (docs/sdk.md).
+    /// Plays the file at `path` (any format `AVAudioPlayer` decodes: WAV, CAF, AIFF, MP3,
+    /// AAC...) until it ends, or until `stopPlayingSoundFile()` when `looping`; a new file
+    /// replaces the one playing. Locally only: the other party does not hear it. It plays
+    /// whenever the app's audio session is active: with CallKit, from the system's
+    /// activation (so an outgoing call's ringback starts once the start action is fulfilled).
     func startPlayingSoundFile(withPath path: String, looping: Bool) throws(ParleyClientError) {
-        throw ParleyClientError(code: "invalid_argument", message: "the Apple media engine does not play sound files yet (\(path))")
+        let player: AVAudioPlayer
+        do {
+            player = try AVAudioPlayer(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw ParleyClientError(code: "invalid_argument", message: "cannot play sound file \(path): \(error)")
+        }
+        player.numberOfLoops = looping ? -1 : 0
+        player.prepareToPlay()
+        let previous = state.withLock { state in
+            defer { state.soundFile = player }
+            return state.soundFile
+        }
+        previous?.stop()
+        guard player.play() else {
+            state.withLock { state in if state.soundFile === player { state.soundFile = nil } }
+            throw ParleyClientError(code: "invalid_argument", message: "the system would not play sound file \(path)")
+        }
     }
 
-    func stopPlayingSoundFile() {}
+    func stopPlayingSoundFile() {
+        let player = state.withLock { state in
+            defer { state.soundFile = nil }
+            return state.soundFile
+        }
+        player?.stop()
+    }
+
+    /// Whether a sound file is playing (for tests and diagnostics).
+    var isPlayingSoundFile: Bool { state.current.soundFile?.isPlaying ?? false }
 
     var isSpeakerEnabled: Bool { state.current.speaker }
 
