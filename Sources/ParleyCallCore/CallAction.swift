@@ -36,8 +36,13 @@ public struct PushInstruction: Sendable, Hashable {
     public var issuedTime: Int64
     /// When the call stops ringing (the payload's `exp`), milliseconds since the epoch.
     public var expiresTime: Int64
+    /// The caller's display name, when it set one (the payload's `name`).
+    public var callerDisplayName: String?
 
-    public init(callID: String, devices: [Device], caller: AppUser, headers: [String: String], video: Bool, issuedTime: Int64, expiresTime: Int64) {
+    public init(
+        callID: String, devices: [Device], caller: AppUser, headers: [String: String], video: Bool, issuedTime: Int64, expiresTime: Int64,
+        callerDisplayName: String? = nil
+    ) {
         self.callID = callID
         self.devices = devices
         self.caller = caller
@@ -45,5 +50,6 @@ public struct PushInstruction: Sendable, Hashable {
         self.video = video
         self.issuedTime = issuedTime
         self.expiresTime = expiresTime
+        self.callerDisplayName = callerDisplayName
     }
 }

@@ -49,13 +49,19 @@ public struct CallOffer: Sendable, Hashable {
     public var time: Int64
     /// The anchor's offer for this callee's leg.
     public var sdp: String
+    /// The caller's display name, when it set one.
+    public var displayName: String?
 
-    public init(callID: String, from: SignalingMessage.Address, headers: [String: String], video: Bool, time: Int64, sdp: String) {
+    public init(
+        callID: String, from: SignalingMessage.Address, headers: [String: String], video: Bool, time: Int64, sdp: String,
+        displayName: String? = nil
+    ) {
         self.callID = callID
         self.from = from
         self.headers = headers
         self.video = video
         self.time = time
         self.sdp = sdp
+        self.displayName = displayName
     }
 }

@@ -114,6 +114,8 @@ public struct CallStateMachine: Sendable {
     private var phase: Phase
     private let destination: SignalingMessage.Address
     private let headers: [String: String]
+    /// The name the caller asked its callees' devices to show (`call.start`'s `displayName`).
+    private let callerDisplayName: String?
     private let video: Bool
     private let callerOffer: String
     private let startInstant: ContinuousClock.Instant
@@ -146,6 +148,7 @@ public struct CallStateMachine: Sendable {
         self.configuration = configuration
         self.destination = request.to
         self.headers = request.headers
+        self.callerDisplayName = request.displayName
         self.video = request.video
         self.callerOffer = request.sdp
         self.startInstant = now.instant
@@ -307,7 +310,8 @@ public struct CallStateMachine: Sendable {
                 output.append(.push(PushInstruction(
                     callID: callID, devices: offering.callees, caller: caller.user, headers: headers,
                     video: video, issuedTime: now.unixMilliseconds,
-                    expiresTime: record.times.startedTime + Self.milliseconds(configuration.ringTimeout))))
+                    expiresTime: record.times.startedTime + Self.milliseconds(configuration.ringTimeout),
+                    callerDisplayName: callerDisplayName)))
             }
         }
     }
@@ -543,7 +547,7 @@ public struct CallStateMachine: Sendable {
             guard offered == true else { return }
             notify(device, .offered(CallOffer(
                 callID: callID, from: record.caller, headers: headers, video: video,
-                time: record.times.startedTime, sdp: sdp)))
+                time: record.times.startedTime, sdp: sdp, displayName: callerDisplayName)))
         case .legConnected(let leg):
             legConnected(leg, now: now)
         case .legFailed(let leg, let reason):

@@ -15,7 +15,7 @@ public enum DeviceAdapter {
             .callRinging(.init(callID: callID, time: time))
         case .offered(let offer):
             .callIncoming(.init(callID: offer.callID, from: offer.from, headers: offer.headers, video: offer.video,
-                                time: offer.time, sdp: offer.sdp))
+                                time: offer.time, sdp: offer.sdp, displayName: offer.displayName))
         case .answered(let callID, let time):
             .callAnswered(.init(callID: callID, time: time))
         case .established(let callID, let time):

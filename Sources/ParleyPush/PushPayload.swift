@@ -27,10 +27,13 @@ public struct PushPayload: Sendable, Hashable {
     public var issuedAt: Int64
     /// When the call stops ringing (issuedAt + ring timeout), milliseconds since the epoch.
     public var expiresAt: Int64
+    /// The caller's display name (claim `name`), when the caller set one: what the callee's
+    /// system call screen shows before any connection exists.
+    public var callerDisplayName: String?
 
     public init(
         callID: String, appKey: String, deviceID: String, from: SignalingMessage.Address, video: Bool = false,
-        headers: [String: String] = [:], issuedAt: Int64, expiresAt: Int64
+        headers: [String: String] = [:], issuedAt: Int64, expiresAt: Int64, callerDisplayName: String? = nil
     ) {
         self.version = 1
         self.callID = callID
@@ -41,6 +44,7 @@ public struct PushPayload: Sendable, Hashable {
         self.headers = headers
         self.issuedAt = issuedAt
         self.expiresAt = expiresAt
+        self.callerDisplayName = callerDisplayName
     }
 
     static let headerJSON = #"{"alg":"HS256","typ":"parley-push"}"#
@@ -63,6 +67,7 @@ public struct PushPayload: Sendable, Hashable {
         json.append("headers", .object(headers))
         json.append("iat", issuedAt)
         json.append("exp", expiresAt)
+        if let callerDisplayName { json.append("name", callerDisplayName) }
         return JSONWriter.string(json)
     }
 
@@ -141,6 +146,13 @@ public struct PushPayload: Sendable, Hashable {
               case .object(let headerMembers) = object["headers"],
               let issuedAt = object["iat"]?.integerValue, let expiresAt = object["exp"]?.integerValue
         else { throw PushError(.payloadInvalid, "claims miss a member or have a wrong type") }
+        var displayName: String?
+        if let name = object["name"] {
+            guard let text = name.stringValue, text.utf8.count <= SignalingLimits.maxDisplayNameBytes else {
+                throw PushError(.payloadInvalid, "claim name is not a string of at most \(SignalingLimits.maxDisplayNameBytes) bytes")
+            }
+            displayName = text
+        }
         var headers: [String: String] = [:]
         for member in headerMembers.members {
             guard let text = member.value.stringValue else { throw PushError(.payloadInvalid, "claims miss a member or have a wrong type") }
@@ -156,7 +168,7 @@ public struct PushPayload: Sendable, Hashable {
         }
         var payload = PushPayload(
             callID: callID, appKey: appKey, deviceID: deviceID, from: caller, video: video, headers: headers,
-            issuedAt: issuedAt, expiresAt: expiresAt)
+            issuedAt: issuedAt, expiresAt: expiresAt, callerDisplayName: displayName)
         payload.version = version
         return payload
     }

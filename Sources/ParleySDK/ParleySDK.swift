@@ -16,20 +16,22 @@ extension ParleyClient {
     ///   - environmentHost: the server, `http://host:port` (signaling over `ws://`) or
     ///     `https://host:port` (`wss://`).
     ///   - userId: the user (1-255 of `A-Z a-z 0-9 - _ =`); the tokens must be for this user.
+    ///   - cli: the caller id for calls to phone numbers (E.164, `+` and 1-15 digits), or
+    ///     nil for the application's default.
     ///   - deviceId: a stable id of this installation; default: random, stable per process.
     ///   - callbackQueue: where delegates are called (a serial queue).
     ///   - pushRegistrationStore: where the push token and key are kept; default: a file
     ///     in Application Support named after the device id.
     ///   - usesCallKitAudioSession: whether calls are reported to CallKit, which then
     ///     activates the audio session (`AppleMediaEngine.init(usesCallKitAudioSession:)`).
-    /// - Throws: `ParleyClientError` `invalid_argument` for a bad key, user id, device id or URL.
-    public convenience init(applicationKey: String, environmentHost: String, userId: String, deviceId: String? = nil,
+    /// - Throws: `ParleyClientError` `invalid_argument` for a bad key, user id, caller id, device id or URL.
+    public convenience init(applicationKey: String, environmentHost: String, userId: String, cli: String? = nil, deviceId: String? = nil,
                             callbackQueue: DispatchQueue = .main,
                             pushRegistrationStore: (any ParleyPushRegistrationStore)? = nil,
                             usesCallKitAudioSession: Bool = true) throws(ParleyClientError) {
         let endpoint = try ParleyServerEndpoint(parsing: environmentHost)
         let engines = AppleEngines.make(for: endpoint, usesCallKitAudioSession: usesCallKitAudioSession)
-        try self.init(applicationKey: applicationKey, environmentHost: environmentHost, userId: userId, deviceId: deviceId,
+        try self.init(applicationKey: applicationKey, environmentHost: environmentHost, userId: userId, cli: cli, deviceId: deviceId,
                       callbackQueue: callbackQueue, pushRegistrationStore: pushRegistrationStore, engines: engines)
     }
 }
@@ -49,6 +51,8 @@ extension ParleyClient {
     ///     `https://host:port` (`wss://`, the server's certificate verified against the
     ///     host name or IP address in the URL).
     ///   - userId: the user (1-255 of `A-Z a-z 0-9 - _ =`); the tokens must be for this user.
+    ///   - cli: the caller id for calls to phone numbers (E.164, `+` and 1-15 digits), or
+    ///     nil for the application's default.
     ///   - deviceId: a stable id of this installation; default: random, stable per process.
     ///   - callbackQueue: where delegates are called (a serial queue).
     ///   - pushRegistrationStore: where the push token and key are kept; default: a file
@@ -56,15 +60,15 @@ extension ParleyClient {
     ///     when using push: a push is verified against the device it was sent to.
     ///   - caFile: for `https://`, a PEM file of the CAs to trust instead of the system's
     ///     (a development server with a self-signed CA); nil trusts the system store.
-    /// - Throws: `ParleyClientError` `invalid_argument` for a bad key, user id, device id,
-    ///   URL or CA file.
-    public convenience init(applicationKey: String, environmentHost: String, userId: String, deviceId: String? = nil,
+    /// - Throws: `ParleyClientError` `invalid_argument` for a bad key, user id, caller id,
+    ///   device id, URL or CA file.
+    public convenience init(applicationKey: String, environmentHost: String, userId: String, cli: String? = nil, deviceId: String? = nil,
                             callbackQueue: DispatchQueue = .main,
                             pushRegistrationStore: (any ParleyPushRegistrationStore)? = nil,
                             caFile: String? = nil) throws(ParleyClientError) {
         let endpoint = try ParleyServerEndpoint(parsing: environmentHost)
         let engines = try LinuxEngines.make(for: endpoint, caFile: caFile)
-        try self.init(applicationKey: applicationKey, environmentHost: environmentHost, userId: userId, deviceId: deviceId,
+        try self.init(applicationKey: applicationKey, environmentHost: environmentHost, userId: userId, cli: cli, deviceId: deviceId,
                       callbackQueue: callbackQueue, pushRegistrationStore: pushRegistrationStore, engines: engines)
     }
 

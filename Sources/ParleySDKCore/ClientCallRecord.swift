@@ -7,6 +7,10 @@ struct ClientCallRecord: Sendable, Hashable {
     let direction: ParleyCallDirection
     let remoteUserID: String
     let headers: [String: String]
+    /// Incoming: the name the caller asked to be shown as (`call.incoming`'s `displayName`).
+    var remoteDisplayName: String?
+    /// Outgoing: the name this caller asked the callee's devices to show (`call.start`).
+    var callerDisplayName: String?
     var state: ParleyCallState = .initiating
     var details = ParleyCallDetails()
     /// Incoming: the server's SDP offer, answered by the leg on `answer()`.

@@ -57,7 +57,8 @@ struct ClientSessionCore {
     /// A call request, built into a frame (with a fresh id) when it is sent, so it can
     /// wait for a connection or be sent again after a resumed session.
     enum CallRequest: Sendable, Hashable {
-        case start(callID: String, to: String, headers: [String: String], sdp: String)
+        /// `displayName`: what the callee's devices show for this caller, if set.
+        case start(callID: String, to: String, headers: [String: String], sdp: String, displayName: String?)
         /// `sdp`: the leg's answer to the offer, given while ringing (early media answer).
         case ack(callID: String, sdp: String?)
         /// `sdp`: nil when it went with `ack`.
@@ -71,7 +72,7 @@ struct ClientSessionCore {
 
         var callID: String {
             switch self {
-            case .start(let id, _, _, _), .ack(let id, _), .answer(let id, _), .hangup(let id), .decline(let id), .stats(let id, _): id
+            case .start(let id, _, _, _, _), .ack(let id, _), .answer(let id, _), .hangup(let id), .decline(let id), .stats(let id, _): id
             }
         }
 
@@ -88,8 +89,8 @@ struct ClientSessionCore {
 
         func message(id: String) -> SignalingMessage {
             switch self {
-            case .start(let callID, let to, let headers, let sdp):
-                .callStart(.init(requestID: id, callID: callID, to: .user(to), headers: headers, sdp: sdp))
+            case .start(let callID, let to, let headers, let sdp, let displayName):
+                .callStart(.init(requestID: id, callID: callID, to: .user(to), headers: headers, sdp: sdp, displayName: displayName))
             case .ack(let callID, let sdp): .callAck(.init(requestID: id, callID: callID, sdp: sdp))
             case .answer(let callID, let sdp): .callAnswer(.init(requestID: id, callID: callID, sdp: sdp))
             case .hangup(let callID): .callHangup(.init(requestID: id, callID: callID))
@@ -378,10 +379,15 @@ struct ClientSessionCore {
     // MARK: Calls: user actions and leg results
 
     /// `callUser`: a new outgoing call; the shell creates its leg and offer.
-    mutating func callUser(_ userID: String, headers: [String: String], callID: String, now: Time) -> (ClientCallRecord, [ClientSessionOutput]) {
+    /// `displayName`: the name the callee's devices show for this caller (the client's
+    /// push display name when the call was placed), or nil.
+    mutating func callUser(
+        _ userID: String, headers: [String: String], displayName: String? = nil, callID: String, now: Time
+    ) -> (ClientCallRecord, [ClientSessionOutput]) {
         // Call ids are fresh random UUIDs; a repeat must not replace a live call.
         if let existing = calls[callID] { return (existing, []) }
         var call = ClientCallRecord(callID: callID, direction: .outgoing, remoteUserID: userID, headers: headers)
+        call.callerDisplayName = displayName
         call.details.startedTime = Self.date(now.unixMilliseconds)
         calls[callID] = call
         return (call, [.media(.createOffer(callID: callID))])
@@ -393,7 +399,8 @@ struct ClientSessionCore {
         call.startSent = true
         calls[callID] = call
         var out: [ClientSessionOutput] = []
-        sendOrQueue(.start(callID: callID, to: call.remoteUserID, headers: call.headers, sdp: sdp), resent: false, now: now, into: &out)
+        sendOrQueue(.start(callID: callID, to: call.remoteUserID, headers: call.headers, sdp: sdp, displayName: call.callerDisplayName),
+                    resent: false, now: now, into: &out)
         return out
     }
 
@@ -690,6 +697,7 @@ struct ClientSessionCore {
             call.offer = incoming.sdp
             call.details.startedTime = Self.date(incoming.time)
             call.details.isVideoOffered = incoming.video
+            call.remoteDisplayName = incoming.displayName
             call.earlyMedia = .preparing
             calls[incoming.callID] = call
             // The leg connects while it rings; `legPrepared` acknowledges with its answer.

@@ -63,6 +63,9 @@ public final class ParleyCall: @unchecked Sendable {
     public var callId: String { record.current.callID }
     /// The other party's user id.
     public var remoteUserId: String { record.current.remoteUserID }
+    /// For an incoming call, the name the caller set with
+    /// `setPushNotificationDisplayName(_:)`, if any; nil for outgoing calls.
+    public var remoteDisplayName: String? { record.current.remoteDisplayName }
     /// Who placed the call.
     public var direction: ParleyCallDirection { record.current.direction }
     /// Where the call is.

@@ -31,6 +31,13 @@ public final class ParleyClient: @unchecked Sendable {
     public let audioController: ParleyAudioController
     /// The user this client signs in as.
     public let userId: String
+    /// The caller id (an E.164 number with a leading `+`) for calls to phone numbers, as
+    /// given at creation; nil uses the application's default. Phone calls themselves are
+    /// not placed by this SDK yet (docs/sdk.md).
+    public let cli: String?
+    /// The display name sent with each call placed from now on
+    /// (`setPushNotificationDisplayName(_:)`).
+    public var pushNotificationDisplayName: String? { displayName.current }
     /// Whether the client is authenticated (also while it reconnects after a drop).
     public var isStarted: Bool { started.current }
     /// Hears whether push registrations succeed.
@@ -54,6 +61,7 @@ public final class ParleyClient: @unchecked Sendable {
     /// its observation there.
     let managedPushObservation = Locked<(hub: ManagedPushTokens, id: Int)?>(nil)
     private let started = Locked(false)
+    private let displayName = Locked<String?>(nil)
     private let workQueue = DispatchQueue(label: "parley.sdk.client")
     private var core: ClientSessionCore
     private var transport: (connection: Int, transport: any ParleySignalingTransport, localHost: String?)?
@@ -90,15 +98,17 @@ public final class ParleyClient: @unchecked Sendable {
     ///     `https://host:port` (`wss://`, the server's certificate verified against the
     ///     host name or IP address in the URL).
     ///   - userId: the user (1-255 of `A-Z a-z 0-9 - _ =`); the tokens must be for this user.
+    ///   - cli: the caller id shown when this user calls a phone number: E.164, a `+` and
+    ///     1-15 digits (the documented SDK's `cli`); nil for the application's default.
     ///   - deviceId: a stable id of this installation; default: random, stable per process.
     ///   - callbackQueue: where delegates are called (a serial queue).
     ///   - pushRegistrationStore: where the push token and key are kept; default: a file
     ///     in Application Support named after the device id. Give a stable `deviceId`
     ///     when using push: a push is verified against the device it was sent to.
     ///   - engines: the signaling transport, media engine and HMAC to use.
-    /// - Throws: `ParleyClientError` `invalid_argument` for a bad key, user id, device id
-    ///   or URL.
-    public init(applicationKey: String, environmentHost: String, userId: String, deviceId: String? = nil,
+    /// - Throws: `ParleyClientError` `invalid_argument` for a bad key, user id, caller
+    ///   id, device id or URL.
+    public init(applicationKey: String, environmentHost: String, userId: String, cli: String? = nil, deviceId: String? = nil,
                 callbackQueue: DispatchQueue = .main,
                 pushRegistrationStore: (any ParleyPushRegistrationStore)? = nil,
                 engines: ParleyEngines) throws(ParleyClientError) {
@@ -108,6 +118,9 @@ public final class ParleyClient: @unchecked Sendable {
         guard Self.isValid(userId, maxBytes: 255, extra: "-_=") else {
             throw ParleyClientError(code: "invalid_argument", message: "user id must be 1-255 of A-Z a-z 0-9 - _ =")
         }
+        if let cli, !Self.isE164(cli) {
+            throw ParleyClientError(code: "invalid_argument", message: "cli must be an E.164 number: + and 1-15 digits, the first not 0")
+        }
         let device = deviceId ?? Self.processDeviceID
         guard Self.isValid(device, maxBytes: 128, extra: "._:-") else {
             throw ParleyClientError(code: "invalid_argument", message: "device id must be 1-128 of A-Z a-z 0-9 . _ : -")
@@ -116,6 +129,7 @@ public final class ParleyClient: @unchecked Sendable {
         self.endpoint = endpoint
         self.engines = engines
         self.userId = userId
+        self.cli = cli
         self.deviceId = device
         let store = pushRegistrationStore ?? FilePushRegistrationStore.defaultStore(deviceId: device)
         self.pushRegistrationStore = store
@@ -191,12 +205,42 @@ public final class ParleyClient: @unchecked Sendable {
                 return .failure(ParleyClientError(code: "not_started", message: "start the client and wait for clientDidStart before calling"))
             }
             let callID = UUID().uuidString.lowercased()
-            let (record, outputs) = core.callUser(userId, headers: headers, callID: callID, now: Self.now())
+            let (record, outputs) = core.callUser(userId, headers: headers, displayName: displayName.current, callID: callID, now: Self.now())
             let call = ParleyCall(record: record, client: self)
             calls[callID] = call
             perform(outputs)
             return .success(call)
         }
+    }
+
+    /// Sets the name the callee's devices show for this user on calls placed from now on:
+    /// it travels in `call.start`, the callee's VoIP push (so the system call screen
+    /// shows it before the app has a connection) and `call.incoming`
+    /// (`ParleyCall.remoteDisplayName`). Control characters become spaces and the name is
+    /// cut to at most 255 bytes of UTF-8 at a character boundary; an empty name (after
+    /// trimming spaces) clears it, and the callee then shows the user id.
+    public func setPushNotificationDisplayName(_ displayName: String) {
+        self.displayName.withLock { $0 = Self.sanitizedDisplayName(displayName) }
+    }
+
+    static func sanitizedDisplayName(_ name: String) -> String? {
+        var result = ""
+        var bytes = 0
+        for character in name {
+            let shown: Character = character.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F } ? " " : character
+            let length = String(shown).utf8.count
+            guard bytes + length <= 255 else { break }
+            result.append(shown)
+            bytes += length
+        }
+        let trimmed = result.trimmingCharacters(in: .whitespaces)
+        return trimmed.isEmpty ? nil : trimmed
+    }
+
+    static func isE164(_ number: String) -> Bool {
+        let bytes = Array(number.utf8)
+        guard bytes.count >= 2, bytes.count <= 16, bytes[0] == UInt8(ascii: "+"), bytes[1] != UInt8(ascii: "0") else { return false }
+        return bytes.dropFirst().allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
     }
 
     func answer(_ callID: String) { input { core, now in core.answer(callID, now: now) } }

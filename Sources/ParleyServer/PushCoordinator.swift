@@ -149,7 +149,8 @@ final class PushCoordinator: Sendable {
                 }
                 let payload = PushPayload(
                     callID: callID, appKey: appKey, deviceID: registration.deviceId, from: .user(instruction.caller.userID),
-                    video: instruction.video, headers: instruction.headers, issuedAt: instruction.issuedTime, expiresAt: instruction.expiresTime)
+                    video: instruction.video, headers: instruction.headers, issuedAt: instruction.issuedTime, expiresAt: instruction.expiresTime,
+                    callerDisplayName: instruction.callerDisplayName)
                 let jws: String
                 do { jws = try payload.signed(pushKey: registration.pushKey) } catch {
                     log.error("push.skipped", ["call": callID, "device": registration.deviceId, "reason": "\(error)"])

@@ -16,14 +16,20 @@ extension SignalingMessage {
         public var time: Int64
         /// The SDP offer of the server's media anchor for this device's leg.
         public var sdp: String
+        /// The caller's display name, when the caller set one (`call.start`'s `displayName`).
+        public var displayName: String?
 
-        public init(callID: String, from: Address, headers: [String: String] = [:], video: Bool = false, time: Int64, sdp: String) {
+        public init(
+            callID: String, from: Address, headers: [String: String] = [:], video: Bool = false, time: Int64, sdp: String,
+            displayName: String? = nil
+        ) {
             self.callID = callID
             self.from = from
             self.headers = headers
             self.video = video
             self.time = time
             self.sdp = sdp
+            self.displayName = displayName
         }
 
         init(_ reader: FieldReader) throws(SignalingError) {
@@ -33,6 +39,7 @@ extension SignalingMessage {
             video = try reader.bool("video", default: false)
             time = try reader.timeField("time")
             sdp = try reader.string("sdp", .sdp)
+            displayName = try reader.optionalString("displayName", .displayName)
         }
 
         func append(to object: inout JSONObject) {
@@ -42,6 +49,7 @@ extension SignalingMessage {
             object.append("video", video)
             object.append("time", time)
             object.append("sdp", sdp)
+            if let displayName { object.append("displayName", displayName) }
         }
     }
 }

@@ -16,14 +16,22 @@ extension SignalingMessage {
         public var video: Bool
         /// The device's SDP offer (RFC 8829 JSEP offer: ICE credentials, DTLS fingerprint, Opus).
         public var sdp: String
+        /// The name the callee's devices show for the caller (the SDK's
+        /// `setPushNotificationDisplayName`): carried into the callee's push and
+        /// `call.incoming`. At most 255 bytes of text.
+        public var displayName: String?
 
-        public init(requestID: String, callID: String, to: Address, headers: [String: String] = [:], video: Bool = false, sdp: String) {
+        public init(
+            requestID: String, callID: String, to: Address, headers: [String: String] = [:], video: Bool = false, sdp: String,
+            displayName: String? = nil
+        ) {
             self.requestID = requestID
             self.callID = callID
             self.to = to
             self.headers = headers
             self.video = video
             self.sdp = sdp
+            self.displayName = displayName
         }
 
         init(_ reader: FieldReader) throws(SignalingError) {
@@ -33,6 +41,7 @@ extension SignalingMessage {
             headers = try reader.headersField()
             video = try reader.bool("video", default: false)
             sdp = try reader.string("sdp", .sdp)
+            displayName = try reader.optionalString("displayName", .displayName)
         }
 
         func append(to object: inout JSONObject) {
@@ -42,6 +51,7 @@ extension SignalingMessage {
             object.append("headers", headersJSON(headers))
             object.append("video", video)
             object.append("sdp", sdp)
+            if let displayName { object.append("displayName", displayName) }
         }
     }
 }

@@ -24,6 +24,8 @@ public enum SignalingLimits {
     public static let maxPushPayloadBytes = 4096
     /// Free text: error messages, platform descriptions.
     public static let maxTextBytes = 1024
+    /// A caller's display name (`call.start`, `call.incoming`, push claims), UTF-8 bytes.
+    public static let maxDisplayNameBytes = 255
     /// Digits in one `call.dtmf`.
     public static let maxDTMFDigits = 32
     /// Entries in small lists: capabilities, codecs, ICE servers and their URLs, supported versions.

@@ -95,6 +95,7 @@ extension TextRule {
     static let fieldPath = text(maxBytes: SignalingLimits.maxUserIDBytes)
     static let platform = text(maxBytes: 128)
     static let credential = text(maxBytes: 256)
+    static let displayName = text(maxBytes: SignalingLimits.maxDisplayNameBytes)
 
     /// User ids: at most 255 bytes of `A-Z a-z 0-9 - _ =`, the rule of the calling issue.
     static let userID = TextRule(

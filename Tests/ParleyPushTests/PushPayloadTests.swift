@@ -17,6 +17,16 @@ private func payload(exp: Int64 = 2_000) -> PushPayload {
         #expect(payload().claimsJSON == #"{"v":1,"callId":"6f1c2a9e-3b7d-4c55-9a41-0e8f5d2b7c13","appKey":"app-1","deviceId":"ios-1","from":{"kind":"user","address":"alice"},"video":false,"headers":{"a":"fi\"rst","z":"last"},"iat":1000,"exp":2000}"#)
     }
 
+    /// The caller's display name is the last claim, `name`, present only when set.
+    @Test func theCallersDisplayNameIsSignedAsClaimName() throws {
+        var named = payload()
+        named.callerDisplayName = "Alice \"A\" Ödman"
+        #expect(named.claimsJSON.hasSuffix(#","iat":1000,"exp":2000,"name":"Alice \"A\" Ödman"}"#))
+        let verified = try PushPayload.verified(try named.signed(pushKey: key), pushKey: key, now: 1_500)
+        #expect(verified.callerDisplayName == "Alice \"A\" Ödman" && verified == named)
+        #expect(!payload().claimsJSON.contains("name"))
+    }
+
     @Test func signedPayloadVerifiesAndIsAnHS256CompactJWS() throws {
         let jws = try payload().signed(pushKey: key)
         let parts = jws.split(separator: ".")

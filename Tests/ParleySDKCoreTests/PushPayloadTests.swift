@@ -22,6 +22,18 @@ import Testing
         #expect(verdict.token == PushFixtures.valid)
     }
 
+    @Test func theCallersDisplayNameIsRead() {
+        let verdict = check(PushFixtures.named)
+        #expect(verdict.result.isValid, "\(verdict.problem ?? "")")
+        #expect(verdict.result.callResult?.displayName == "Bob Ödman")
+        #expect(check(PushFixtures.valid).result.callResult?.displayName == nil, "no name claim, no name")
+        for token in [PushFixtures.numericName, PushFixtures.longName] {
+            let bad = check(token)
+            #expect(!bad.result.isValid && bad.result.callResult == nil)
+            #expect(bad.problem?.contains("claim name") == true, "\(bad.problem ?? "")")
+        }
+    }
+
     @Test func forgedAndTamperedPayloadsAreInvalid() {
         for token in [PushFixtures.forged, PushFixtures.tampered] {
             let verdict = check(token)

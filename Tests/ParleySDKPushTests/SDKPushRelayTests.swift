@@ -162,6 +162,8 @@ extension RealTimeMediaTests {
                                 store: InMemoryPushRegistrationStore())
         alice.client.start()
         try waitFor("alice's start") { alice.events.contains("started") }
+        // The name bob's lock screen shows: through call.start, the server, the signed push.
+        alice.client.setPushNotificationDisplayName("Alice Åberg\n(support)")
         let call = try alice.mediator.callUser(withId: "bob", headers: ["topic": "billing"]).get()
         let payload = try firstPushPayload()
 
@@ -173,10 +175,13 @@ extension RealTimeMediaTests {
         #expect(query.isCall && query.isValid)
         #expect(query.callResult?.callId == call.callId && query.callResult?.remoteUserId == "alice")
         #expect(query.callResult?.headers == ["topic": "billing"] && query.callResult?.isTimedOut == false)
+        #expect(query.callResult?.displayName == "Alice Åberg (support)", "control characters become spaces")
         service.reportIncomingPush(payload) { _ in }
         bob.client.start()
         try waitFor("the relayed call") { bob.events.contains("incoming \(call.callId)") }
         #expect(provider.calls.count == 1 && service.systemCallUUID(forCallId: call.callId) != nil)
+        #expect(provider.calls.values.first?.callerName == "Alice Åberg (support)" && provider.calls.values.first?.handle == "alice")
+        #expect(bob.incomingCalls.first?.remoteDisplayName == "Alice Åberg (support)")
         try waitFor("alice's ringing") { alice.events.contains("ringing \(call.callId)") }
         call.hangup()
         try waitFor("bob's end") { bob.events.contains("ended \(call.callId) canceled") }
@@ -337,6 +342,44 @@ extension RealTimeMediaTests {
         early = nil
         try waitFor("the outcome (heard \(again.events))") { again.events.count == 1 }
         #expect(again.events == ["unregistered"] || again.events.first?.hasPrefix("unregister failed registration_failed") == true, "\(again.events)")
+    }
+
+    /// Both online: the name arrives in `call.incoming`, the system screen shows it, and a
+    /// name cleared (empty) is no longer sent.
+    @Test func theCallersDisplayNameReachesAConnectedCallee() throws {
+        defer { cleanUp() }
+        let alice = try SDKUser("alice", deviceId: "alice-phone", application: application, server: server.localAddresses[0],
+                                store: InMemoryPushRegistrationStore())
+        let bob = try SDKUser("bob", deviceId: "bob-phone", application: application, server: server.localAddresses[0],
+                              store: InMemoryPushRegistrationStore())
+        let provider = HeadlessSystemCallProvider()
+        let service = ParleySystemCallService(client: bob.client, mediator: bob.mediator, provider: provider)
+        alice.client.start()
+        bob.client.start()
+        try waitFor("both started") { alice.events.contains("started") && bob.events.contains("started") }
+        let long = String(repeating: "ü", count: 200)
+        alice.client.setPushNotificationDisplayName(long)
+        #expect(alice.client.pushNotificationDisplayName?.utf8.count == 254, "cut at 255 bytes on a character boundary")
+        alice.client.setPushNotificationDisplayName("Alice")
+        let first = try alice.mediator.callUser(withId: "bob").get()
+        try waitFor("bob's first call") { bob.events.contains("incoming \(first.callId)") }
+        #expect(bob.incomingCalls.last?.remoteDisplayName == "Alice")
+        #expect(first.remoteDisplayName == nil, "an outgoing call has no remote display name")
+        let uuid = try #require(service.systemCallUUID(forCallId: first.callId))
+        try waitFor("the system's report") { provider.calls[uuid] != nil }
+        #expect(provider.calls[uuid]?.callerName == "Alice")
+        first.hangup()
+        try waitFor("bob's first end") { bob.events.contains("ended \(first.callId) canceled") }
+        alice.client.setPushNotificationDisplayName("   ")
+        #expect(alice.client.pushNotificationDisplayName == nil)
+        let second = try alice.mediator.callUser(withId: "bob").get()
+        try waitFor("bob's second call") { bob.events.contains("incoming \(second.callId)") }
+        #expect(bob.incomingCalls.last?.remoteDisplayName == nil)
+        second.hangup()
+        try waitFor("bob's second end") { bob.events.contains("ended \(second.callId) canceled") }
+        alice.client.terminateGracefully()
+        bob.client.terminateGracefully()
+        _ = service
     }
 
     @Test func aForgedPushIsNotRelayed() throws {

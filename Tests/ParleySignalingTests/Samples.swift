@@ -24,7 +24,8 @@ enum Samples {
         .ping(.init(requestID: "17")),
         .callStart(.init(
             requestID: "2", callID: callID, to: .user("bob"),
-            headers: ["X-Order": "1187", "topic": "billing \u{1F4DE} \"quoted\" \\ back"], video: true, sdp: offer
+            headers: ["X-Order": "1187", "topic": "billing \u{1F4DE} \"quoted\" \\ back"], video: true, sdp: offer,
+            displayName: "Alice Ödman \u{1F4DE}"
         )),
         .callStart(.init(requestID: "3", callID: callID, to: .phone("+46701234567"), sdp: offer)),
         .callStart(.init(requestID: "4", callID: callID, to: .sip("sip:bob@pbx.example.com"), headers: ["X-Account": ""], sdp: offer)),
@@ -58,7 +59,8 @@ enum Samples {
         .error(.init(replyTo: "2", code: .tooLarge, message: "field \"headers\" of call.start: total size 1500 bytes exceeds 1024", field: "headers")),
         .error(.init(replyTo: nil, code: .malformed, message: "malformed JSON at offset 0: unexpected end of input")),
         .error(.init(replyTo: "5", code: .unsupportedVersion, message: "version 2", field: "v", supportedVersions: [1])),
-        .callIncoming(.init(callID: callID, from: .user("alice"), headers: ["X-Order": "1187"], video: false, time: 1_764_421_201_250, sdp: answer)),
+        .callIncoming(.init(callID: callID, from: .user("alice"), headers: ["X-Order": "1187"], video: false, time: 1_764_421_201_250, sdp: answer,
+                            displayName: "Alice")),
         .callIncoming(.init(callID: callID, from: .phone("+46701234567"), time: 0, sdp: answer)),
         .callMedia(.init(callID: callID, sdp: answer)),
         .callProgress(.init(callID: callID, time: 1_764_421_201_240)),

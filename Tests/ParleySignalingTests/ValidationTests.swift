@@ -58,6 +58,24 @@ struct ValidationTests {
         #expect(notObject.reason == "expected an object, found array")
     }
 
+    @Test("displayName: optional text of at most 255 bytes, no control characters")
+    func displayNames() throws {
+        let ok = String(repeating: "ö", count: 127)
+        guard case .callStart(let start) = try SignalingCodec.decode(Self.callStart(extra: #","displayName":"\#(ok)""#)) else {
+            Issue.record("not call.start")
+            return
+        }
+        #expect(start.displayName == ok)
+        guard case .callStart(let plain) = try SignalingCodec.decode(Self.callStart()) else { return }
+        #expect(plain.displayName == nil)
+        let long = try #require(Self.error(Self.callStart(extra: #","displayName":"\#(ok)ab""#)))
+        #expect(long.code == .tooLarge && long.field == "displayName")
+        let control = try #require(Self.error(Self.callStart(extra: #","displayName":"A\nB""#)))
+        #expect(control.code == .badRequest && control.field == "displayName")
+        let number = try #require(Self.error(Self.callStart(extra: #","displayName":7"#)))
+        #expect(number.reason == "expected a string, found number")
+    }
+
     @Test("user ids: at most 255 bytes of A-Z a-z 0-9 - _ =")
     func userIDs() throws {
         let ok = String(repeating: "a", count: 255)

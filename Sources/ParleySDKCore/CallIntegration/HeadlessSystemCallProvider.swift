@@ -22,6 +22,8 @@ public final class HeadlessSystemCallProvider: SystemCallProvider, @unchecked Se
         public var phase: CallPhase
         public var handle: String
         public var isOutgoing: Bool
+        /// The name shown instead of the handle (`localizedCallerName`), if one was given.
+        public var callerName: String? = nil
     }
 
     /// Something the provider saw, in order (for logs and tests).
@@ -84,7 +86,8 @@ public final class HeadlessSystemCallProvider: SystemCallProvider, @unchecked Se
                 if state.doNotDisturb { return SystemCallError(.filteredByDoNotDisturb, "Do Not Disturb is on") }
                 if state.calls[uuid] != nil { return SystemCallError(.callUUIDAlreadyExists, "a call with UUID \(uuid) exists") }
                 if state.calls.count >= maximumCalls { return SystemCallError(.maximumCallGroupsReached, "\(maximumCalls) calls already") }
-                state.calls[uuid] = SystemCall(phase: .incomingRinging, handle: update.remoteHandle, isOutgoing: false)
+                state.calls[uuid] = SystemCall(
+                    phase: .incomingRinging, handle: update.remoteHandle, isOutgoing: false, callerName: update.localizedCallerName)
                 return nil
             }
             record(refusal.map { .refusedIncoming(uuid, $0.code) } ?? .reportedIncoming(uuid, handle: update.remoteHandle))

@@ -95,7 +95,7 @@ public final class ParleySystemCallService: SystemCallProviderDelegate, ParleyCa
         // Only the JWS is relayed; a plain copy can cross to the provider's queue.
         let relayed: [String: String] = [PushPayloadVerifier.payloadKey: PushPayloadVerifier.token(in: payload) ?? ""]
         let (uuid, isNew) = registry.claim(callId: call.callId)
-        let update = SystemCallUpdate(remoteHandle: call.remoteUserId, hasVideo: call.isVideoOffered)
+        let update = SystemCallUpdate(remoteHandle: call.remoteUserId, localizedCallerName: call.displayName, hasVideo: call.isVideoOffered)
         guard isNew else {
             // iOS wants a report for every VoIP push: repeat it under the same UUID, which
             // the system refuses as a duplicate (the call shows once); nothing else changes.
@@ -286,7 +286,8 @@ public final class ParleySystemCallService: SystemCallProviderDelegate, ParleyCa
                 dropEntry(uuid: uuid, callID: callID)
                 return
             }
-            let update = SystemCallUpdate(remoteHandle: call.remoteUserId, hasVideo: call.details.isVideoOffered)
+            let update = SystemCallUpdate(
+                remoteHandle: call.remoteUserId, localizedCallerName: call.remoteDisplayName, hasVideo: call.details.isVideoOffered)
             provider.reportNewIncomingCall(with: uuid, update: update) { [self] error in
                 if error != nil { incomingReportFailed(uuid: uuid, callID: callID) }
             }

@@ -30,13 +30,21 @@ public struct ParleyCallNotificationResult: Sendable, Hashable {
     public let isTimedOut: Bool
     /// The caller's custom headers.
     public let headers: [String: String]
+    /// The name the caller set with `setPushNotificationDisplayName(_:)`, if any: what the
+    /// system call screen shows (the built-in CallKit integration uses it as
+    /// `localizedCallerName`).
+    public let displayName: String?
 
     /// A call result; the SDK makes these, tests and adapters may too.
-    public init(callId: String, remoteUserId: String, isVideoOffered: Bool, isTimedOut: Bool, headers: [String: String]) {
+    public init(
+        callId: String, remoteUserId: String, isVideoOffered: Bool, isTimedOut: Bool, headers: [String: String],
+        displayName: String? = nil
+    ) {
         self.callId = callId
         self.remoteUserId = remoteUserId
         self.isVideoOffered = isVideoOffered
         self.isTimedOut = isTimedOut
         self.headers = headers
+        self.displayName = displayName
     }
 }

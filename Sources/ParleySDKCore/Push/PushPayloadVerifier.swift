@@ -6,7 +6,8 @@ import ParleyWireCore
 /// The payload's `parley` member is a compact JWS, HS256 under the registration's push
 /// key, with header `{"alg":"HS256","typ":"parley-push"}` and claims `v` (1), `callId`,
 /// `appKey`, `deviceId`, `from` (`{kind, address}`), `video`, `headers`, `iat`, `exp`
-/// (ms since the epoch). See docs/push-and-callkit.md.
+/// (ms since the epoch), and `name` (the caller's display name) when the caller set one.
+/// See docs/push-and-callkit.md.
 struct PushPayloadVerifier: Sendable {
     /// The data member that carries the JWS.
     static let payloadKey = "parley"
@@ -95,12 +96,18 @@ struct PushPayloadVerifier: Sendable {
                 headers[header.key] = text
             }
         }
+        var displayName: String?
+        if let member = claims["name"] {
+            // The server never signs more than 255 bytes; a longer one is not Parley's.
+            guard let text = member.stringValue, text.utf8.count <= 255 else { return invalid("claim name is not a string of at most 255 bytes") }
+            displayName = text
+        }
         guard let issued = claims["iat"]?.integerValue, let expires = claims["exp"]?.integerValue, expires >= issued else {
             return invalid("claims iat and exp are not times (ms) with exp >= iat")
         }
         let timedOut = nowMilliseconds >= expires
         let call = ParleyCallNotificationResult(callId: callID, remoteUserId: caller, isVideoOffered: video,
-                                                isTimedOut: timedOut, headers: headers)
+                                                isTimedOut: timedOut, headers: headers, displayName: displayName)
         guard claims["appKey"]?.stringValue == applicationKey else {
             return invalid("the push is for another application")
         }
