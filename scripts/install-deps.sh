@@ -9,8 +9,9 @@ set -eu
 # C libraries for the shims; chromium and iproute2 (network namespaces) for the Chromium
 # interop test; python3 with pip and venv for the aiortc one; websockets and numpy for the Python
 # client (scripts/pyclient); h2 for the push provider emulator (scripts/push-emulator;
-# `cryptography` comes with aiortc).
-APT_PACKAGES="pkg-config libopus-dev libsrtp2-dev libssl-dev libsqlite3-dev libcurl4-openssl-dev libasound2-dev chromium iproute2 python3 python3-pip"
+# `cryptography` comes with aiortc); SIPp (sip-tester), baresip and Kamailio, the real SIP
+# peers of the SIP tests (docs/sip.md).
+APT_PACKAGES="pkg-config libopus-dev libsrtp2-dev libssl-dev libsqlite3-dev libcurl4-openssl-dev libasound2-dev chromium iproute2 python3 python3-pip sip-tester baresip-core kamailio"
 PIP_PACKAGES="aiortc websockets h2 numpy"
 if [ "${1:-}" = "bench" ]; then
     APT_PACKAGES="$APT_PACKAGES rtpengine-daemon espeak-ng sox"
