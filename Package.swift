@@ -77,7 +77,7 @@ let package = Package(
         .target(name: "ParleyRTP", dependencies: ["ParleyWireCore"], swiftSettings: upcoming),
         .target(name: "ParleySDP", dependencies: ["ParleyWireCore"], swiftSettings: upcoming),
         // SIP messages, URIs and digest authentication (RFC 3261, 8760): sans-I/O
-        .target(name: "ParleySIP", dependencies: [], swiftSettings: upcoming),
+        .target(name: "ParleySIP", dependencies: ["ParleyCrypto"], swiftSettings: upcoming),
         .target(name: "ParleyHTTP", dependencies: ["ParleyWireCore"], swiftSettings: upcoming),
         .target(name: "ParleyWebSocket", dependencies: ["ParleyWireCore", "ParleyCrypto", "ParleyHTTP"], swiftSettings: upcoming),
         .target(name: "ParleySignaling", dependencies: ["ParleyWireCore", "ParleyCallModel"], swiftSettings: upcoming),
@@ -190,7 +190,7 @@ let package = Package(
         .testTarget(name: "ParleySTUNTests", dependencies: ["ParleySTUN", "ParleyWireCore", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleyRTPTests", dependencies: ["ParleyRTP", "ParleyWireCore", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleySDPTests", dependencies: ["ParleySDP", "ParleyTestSupport"], resources: [.copy("Fixtures")], swiftSettings: upcoming),
-        .testTarget(name: "ParleySIPTests", dependencies: ["ParleySIP"], swiftSettings: upcoming),
+        .testTarget(name: "ParleySIPTests", dependencies: ["ParleySIP", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleyHTTPTests", dependencies: ["ParleyHTTP", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleyWebSocketTests", dependencies: ["ParleyWebSocket", "ParleyHTTP", "ParleyWireCore", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleySignalingTests", dependencies: ["ParleySignaling", "ParleyTestSupport"], swiftSettings: upcoming),

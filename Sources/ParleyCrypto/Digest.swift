@@ -2,21 +2,30 @@ internal import COpenSSL
 
 /// A message digest algorithm carried out by OpenSSL's EVP interface.
 public enum DigestAlgorithm: Sendable, Hashable {
+    /// MD5: broken for collisions, kept only because SIP digest authentication (RFC 3261,
+    /// RFC 8760) still defaults to it and trunks still ask for it.
+    case md5
     case sha1
     case sha256
+    /// SHA-512/256 (FIPS 180-4 §5.3.6): SHA-512 with its own initial values, truncated to
+    /// 256 bits; RFC 8760's "SHA-512-256" digest algorithm.
+    case sha512_256
 
     /// Output length in bytes.
     public var byteCount: Int {
         switch self {
+        case .md5: return 16
         case .sha1: return 20
-        case .sha256: return 32
+        case .sha256, .sha512_256: return 32
         }
     }
 
     var evpMD: OpaquePointer? {
         switch self {
+        case .md5: return EVP_md5()
         case .sha1: return EVP_sha1()
         case .sha256: return EVP_sha256()
+        case .sha512_256: return EVP_sha512_256()
         }
     }
 }

@@ -11,6 +11,26 @@ private func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x"
         #expect(hex(try Digest.hash(.sha256, Array("abc".utf8))) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
     }
 
+    // RFC 1321 appendix A.5 (the test suite): "" and "abc".
+    @Test func md5TestSuite() throws {
+        #expect(hex(try Digest.hash(.md5, [UInt8]())) == "d41d8cd98f00b204e9800998ecf8427e")
+        #expect(hex(try Digest.hash(.md5, Array("abc".utf8))) == "900150983cd24fb0d6963f7d28e17f72")
+        #expect(DigestAlgorithm.md5.byteCount == 16)
+    }
+
+    // FIPS 180-4's SHA-512/256 example (NIST's published "abc" vector).
+    @Test func sha512_256OfAbc() throws {
+        let digest = try Digest.hash(.sha512_256, Array("abc".utf8))
+        #expect(hex(digest) == "53048e2681941ef99b2e29b76b4c7dabe4c2d0c634fc6d46e0e2f13107e7af23")
+        #expect(digest.count == DigestAlgorithm.sha512_256.byteCount)
+    }
+
+    // RFC 2202 § 2, test case 2 (HMAC-MD5).
+    @Test func rfc2202HMACMD5Case2() throws {
+        let mac = try Digest.hmac(.md5, key: Array("Jefe".utf8), Array("what do ya want for nothing?".utf8))
+        #expect(hex(mac) == "750c783e6ab0b503eaa86e310a5db738")
+    }
+
     // RFC 2202 § 3, test case 2.
     @Test func rfc2202HMACSHA1Case2() throws {
         let mac = try Digest.hmac(.sha1, key: Array("Jefe".utf8), Array("what do ya want for nothing?".utf8))
