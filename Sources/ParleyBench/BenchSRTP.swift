@@ -6,7 +6,11 @@ import ParleySRTP
 /// call (unprotect with leg A's inbound key, protect with leg B's outbound key).
 func srtpBenchmarks() -> [Benchmark] {
     SRTPProfile.allCases.flatMap { profile in
-        let name = profile == .aeadAes128Gcm ? "AEAD_AES_128_GCM" : "AES_CM_128_HMAC_SHA1_80"
+        let name = switch profile {
+        case .aes128CmHmacSha1_80: "AES_CM_128_HMAC_SHA1_80"
+        case .aes128CmHmacSha1_32: "AES_CM_128_HMAC_SHA1_32"
+        case .aeadAes128Gcm: "AEAD_AES_128_GCM"
+        }
         return [
             Benchmark(format: "srtp", operation: "protect \(name)", messageBytes: 172, body: protectBody(profile, arrays: false)),
             Benchmark(format: "srtp", operation: "protect \(name) ([UInt8])", messageBytes: 172, body: protectBody(profile, arrays: true)),

@@ -129,7 +129,9 @@ public struct MediaLegCore: ~Copyable {
     public mutating func makeOffer() throws(MediaLegError) -> String {
         guard state == .new, negotiated == nil else { throw MediaLegError(.state, "an offer can only be made before negotiation") }
         do {
-            let offer = try AudioOfferAnswer(local: capabilities()).makeOffer()
+            var negotiator = AudioOfferAnswer(local: capabilities())
+            negotiator.local.sdesKeyMaterial = try Self.sdesKeyMaterial(negotiator.sdesKeyMaterialLengthForOffer)
+            let offer = try negotiator.makeOffer()
             pendingOffer = offer
             weOffered = true
             return offer.serialized()
@@ -158,7 +160,9 @@ public struct MediaLegCore: ~Copyable {
         let offer: SessionDescription
         do { offer = try SessionDescription(parsing: sdp) } catch { throw MediaLegError(.sdp, "offer: \(error)") }
         let answer: AudioAnswer
-        do { answer = try AudioOfferAnswer(local: capabilities()).answer(to: offer) } catch {
+        var negotiator = AudioOfferAnswer(local: capabilities())
+        negotiator.local.sdesKeyMaterial = try Self.sdesKeyMaterial(negotiator.sdesKeyMaterialLength(toAnswer: offer))
+        do { answer = try negotiator.answer(to: offer) } catch {
             throw MediaLegError(.negotiation, "offer: \(error)")
         }
         guard let first = answer.audio.first else { throw MediaLegError(.negotiation, "no audio section accepted") }
@@ -185,14 +189,25 @@ public struct MediaLegCore: ~Copyable {
             originAddress: localAddresses.first?.ip.description ?? "127.0.0.1")
         local.rtcpFeedback = []
         local.opusRedundancy = configuration.opusRedundancy
-        if case .plainRTP = configuration.transport {
+        if case .plainRTP(let options) = configuration.transport {
             // The c=/m= address is our socket's; no candidates, no ICE, no fingerprint, and
             // none of WebRTC's header extensions (the relay strips them anyway).
             local.transport = .plainRTP(address: localAddresses.first?.ip.description ?? "", port: localAddresses.first?.port ?? 0)
             local.candidates = []
             local.headerExtensions = []
+            local.sdesSuites = PlainRTPTransport.sdesSuites
+            local.offersSDES = options.offersSDES
         }
         return local
+    }
+
+    /// SDES master keys are secrets: they come from OpenSSL's generator, never from the
+    /// leg's seeded one (which tests fix).
+    private static func sdesKeyMaterial(_ count: Int) throws(MediaLegError) -> [UInt8] {
+        guard count > 0 else { return [] }
+        do { return try SecureRandom.bytes(count) } catch {
+            throw MediaLegError(.srtp, "cannot draw SDES keys: \(error)")
+        }
     }
 
     private mutating func configure(_ audio: NegotiatedAudio) throws(MediaLegError) {
@@ -214,8 +229,9 @@ public struct MediaLegCore: ~Copyable {
                 negotiated: audio, iceMode: iceMode, certificate: certificate, configuration: configuration,
                 localCredentials: localCredentials, localAddresses: localAddresses, weOffered: weOffered, tieBreaker: tieBreaker,
                 random: random)
-        case .plainRTP(let options):
+        case .plainRTP(var options):
             guard let local = localAddresses.first else { throw MediaLegError(.negotiation, "a plain RTP leg needs a local address") }
+            if let sdes = audio.sdes { options.keys = try PlainRTPTransport.Keys(negotiated: sdes) }
             transport = try PlainRTPTransport(negotiated: audio, local: local, options: options)
         }
         self.codec = codec

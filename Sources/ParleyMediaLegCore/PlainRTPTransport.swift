@@ -16,9 +16,9 @@ public import ParleySRTP
 /// authenticated, or valid RTP of a negotiated payload type): garbage cannot steer the leg.
 /// When the window passes with no packet, the SDP's address stands.
 ///
-/// Protection: plain RTP, or SRTP with keys the signalling carried (`Options.keys`). SDES
-/// (RFC 4568 `a=crypto` in an `RTP/SAVP` section) is where such keys come from; reading and
-/// writing those lines is issue 10's, and plugs in here by filling `keys`.
+/// Protection: plain RTP, or SRTP with keys the signalling carried: SDES (RFC 4568 `a=crypto`
+/// in an `RTP/SAVP` section), which `MediaLegCore` turns into `Keys` (`Keys(negotiated:)`)
+/// when offer/answer agreed them, or `Options.keys` given up front.
 public struct PlainRTPTransport: MediaLegTransport {
     /// SRTP master keys and salts for both ways, as SDES carries them (RFC 4568 §6.1).
     public struct Keys: Sendable, Hashable {
@@ -33,18 +33,46 @@ public struct PlainRTPTransport: MediaLegTransport {
             self.localKeyMaterial = localKeyMaterial
             self.remoteKeyMaterial = remoteKeyMaterial
         }
+
+        /// The keys SDES agreed: ours protects what we send, the peer's unprotects what we
+        /// receive.
+        /// - Throws: `MediaLegError` `.srtp` for a suite no `SRTPProfile` runs.
+        public init(negotiated sdes: NegotiatedSDES) throws(MediaLegError) {
+            guard let profile = Self.profile(for: sdes.suite) else {
+                throw MediaLegError(.srtp, "SDES agreed \(sdes.suite.name), which no SRTP profile here runs")
+            }
+            self.init(profile: profile, localKeyMaterial: sdes.localKeyMaterial, remoteKeyMaterial: sdes.remoteKeyMaterial)
+        }
+
+        /// The SRTP profile of an SDES crypto-suite (RFC 4568 §6.2, RFC 7714 §14.1), if we run it.
+        public static func profile(for suite: CryptoAttribute.Suite) -> SRTPProfile? {
+            switch suite {
+            case .aesCM128HMACSHA1_80: .aes128CmHmacSha1_80
+            case .aesCM128HMACSHA1_32: .aes128CmHmacSha1_32
+            case .aeadAES128GCM: .aeadAes128Gcm
+            default: nil
+            }
+        }
     }
+
+    /// The SDES suites this transport runs, in the order a plain RTP leg offers them.
+    public static let sdesSuites: [CryptoAttribute.Suite] = [.aesCM128HMACSHA1_80, .aesCM128HMACSHA1_32, .aeadAES128GCM]
 
     /// How a plain RTP leg latches and protects.
     public struct Options: Sendable, Hashable {
         /// How long after `start` the first genuine packet may latch the leg onto its source.
         public var latchingWindow: Duration = .seconds(5)
-        /// SRTP keys (from SDES); nil for RTP in the clear.
+        /// SRTP keys given up front; nil for RTP in the clear. Keys SDES agrees in offer/answer
+        /// take their place.
         public var keys: Keys?
+        /// Offer SRTP keyed by SDES (`RTP/SAVP` with `a=crypto`, RFC 4568) rather than plain
+        /// `RTP/AVP`. An `RTP/SAVP` offer is answered with SDES either way.
+        public var offersSDES: Bool
 
-        public init(latchingWindow: Duration = .seconds(5), keys: Keys? = nil) {
+        public init(latchingWindow: Duration = .seconds(5), keys: Keys? = nil, offersSDES: Bool = false) {
             self.latchingWindow = latchingWindow
             self.keys = keys
+            self.offersSDES = offersSDES
         }
     }
 

@@ -16,8 +16,12 @@ public struct AudioOfferAnswer: Sendable {
     /// RTP profiles we carry audio over: DTLS-SRTP over ICE/UDP (RFC 5764 §8).
     public static let supportedProtocols: Set<String> = ["UDP/TLS/RTP/SAVPF", "UDP/TLS/RTP/SAVP"]
     /// RTP profiles a plain RTP endpoint (`LocalAudioCapabilities.Transport.plainRTP`)
-    /// carries audio over: the RTP/AVP profile (RFC 3551). `RTP/SAVP` joins with SDES.
-    public static let plainRTPProtocols: Set<String> = ["RTP/AVP"]
+    /// carries audio over: the RTP/AVP profile (RFC 3551), and the secure ones keyed by SDES.
+    public static let plainRTPProtocols: Set<String> = ["RTP/AVP", "RTP/SAVP", "RTP/SAVPF"]
+    /// The secure profiles (RFC 3711 `RTP/SAVP`, RFC 5124 `RTP/SAVPF`) a plain RTP endpoint
+    /// keys with SDES (RFC 4568 `a=crypto`). With an `a=fingerprint` they mean DTLS-SRTP,
+    /// which a plain RTP endpoint refuses.
+    public static let sdesProtocols: Set<String> = ["RTP/SAVP", "RTP/SAVPF"]
 
     public init(local: LocalAudioCapabilities) {
         self.local = local
@@ -31,11 +35,15 @@ public struct AudioOfferAnswer: Sendable {
     /// no common codec or an unknown transport) is rejected with port 0 and leaves the
     /// BUNDLE group (RFC 8843 §7.3.3).
     ///
-    /// - Throws: `SDPError` `.noAudioMedia`, `.noCommonCodec` or
-    ///   `.unsupportedProtocol` when no audio section is usable;
+    /// A plain RTP endpoint answers an `RTP/SAVP` section with SDES (RFC 4568): the first
+    /// offered `a=crypto` line we can use, echoed with its tag and suite and a key cut from
+    /// `local.sdesKeyMaterial`; `NegotiatedAudio.sdes` holds both keys.
+    ///
+    /// - Throws: `SDPError` `.noAudioMedia`, `.noCommonCodec`, `.unsupportedProtocol` or
+    ///   `.noUsableCrypto` when no audio section is usable;
     ///   `.missingICECredentials` / `.missingFingerprint` when a usable one lacks them;
     ///   `.malformedAttribute` for a broken attribute we rely on;
-    ///   `.invalidCapabilities` for unusable local settings.
+    ///   `.invalidCapabilities` for unusable local settings (too little SDES key material).
     public func answer(to offer: SessionDescription) throws(SDPError) -> AudioAnswer {
         try local.validate()
         let offerBundle = try offer.bundleGroup()
@@ -44,7 +52,7 @@ public struct AudioOfferAnswer: Sendable {
         var firstAudioProblem: SDPError? = nil
 
         for (index, section) in offer.media.enumerated() {
-            switch try decide(section, index: index, bundle: offerBundle) {
+            switch try decide(section, index: index, bundle: offerBundle, in: offer) {
             case .accept(let selection):
                 accepted.append((index, selection))
                 answerSections.append(section)  // placeholder, replaced below
@@ -63,8 +71,20 @@ public struct AudioOfferAnswer: Sendable {
             .flatMap { $0.identifiers.isEmpty ? nil : $0 }
 
         var negotiated: [NegotiatedAudio] = []
+        var keyOffset = 0
         for (index, selection) in accepted {
             let offered = offer.media[index]
+            var sdes: (line: CryptoAttribute, agreed: NegotiatedSDES)? = nil
+            if let chosen = selection.sdes {
+                let length = chosen.keys[0].keySalt.count
+                guard keyOffset + length <= local.sdesKeyMaterial.count else {
+                    throw SDPError(.invalidCapabilities, line: offered.line, "SDES key material runs out: \(local.sdesKeyMaterial.count) bytes, and m-section \(index)'s \(chosen.suite.name) key needs bytes \(keyOffset)..<\(keyOffset + length)")
+                }
+                let key = Array(local.sdesKeyMaterial[keyOffset..<(keyOffset + length)])
+                keyOffset += length
+                sdes = (SDESNegotiation.answerLine(to: chosen, key: key),
+                        NegotiatedSDES(tag: chosen.tag, suite: chosen.suite, localKeyMaterial: key, remoteKeyMaterial: chosen.keys[0].keySalt))
+            }
             let transport = try remoteTransport(of: offered, index: index, in: offer, bundle: offerBundle, defaultSetup: .active)
             let localSetup = isPlainRTP ? .holdconn : transport.setup.answer(preferring: local.setupPreference)
             let direction = offered.direction(in: offer).answer(wanting: local.direction)
@@ -89,6 +109,7 @@ public struct AudioOfferAnswer: Sendable {
             }
             if rtcpMux { section.attributes.append(SDPAttribute(name: "rtcp-mux")) }
             if reducedSize { section.attributes.append(SDPAttribute(name: "rtcp-rsize")) }
+            if let sdes { section.attributes.append(SDPAttribute(sdes.line)) }
             for codec in selection.codecs + wrapped + selection.events {
                 section.attributes.append(SDPAttribute(selection.offeredMaps[codec.payloadType] ?? RTPMap(payloadType: codec.payloadType, encodingName: codec.name, clockRate: codec.clockRate, channels: codec.channels == 1 ? nil : codec.channels)))
                 for fb in feedback where fb.payloadType == codec.payloadType { section.attributes.append(SDPAttribute(fb)) }
@@ -117,7 +138,8 @@ public struct AudioOfferAnswer: Sendable {
                 remoteSSRCs: try uniqueSSRCs(offered), remoteAddress: (offered.connections.first ?? offer.connection)?.address,
                 remotePort: offered.port,
                 bundleGroup: answerBundle.flatMap { group in offered.mid.flatMap { group.identifiers.contains($0) ? group.identifiers : nil } },
-                redundancy: selection.redundancy
+                redundancy: selection.redundancy,
+                sdes: sdes?.agreed
             ))
         }
 
@@ -132,9 +154,17 @@ public struct AudioOfferAnswer: Sendable {
 
     /// Builds an offer with one audio section (`mid` 0, bundled alone), our codecs in
     /// order of preference at their `offerPayloadType`s, telephone-event for each
-    /// clock rate, `a=setup:actpass` (RFC 8842 §5.2), rtcp-mux and our transport.
+    /// clock rate, `a=setup:actpass` (RFC 8842 §5.2), rtcp-mux and our transport. A plain
+    /// RTP endpoint with `offersSDES` offers `RTP/SAVP` with an `a=crypto` line per suite
+    /// (tags 1, 2, ...), each keyed from `local.sdesKeyMaterial`.
+    /// - Throws: `SDPError` `.invalidCapabilities` for unusable local settings or too little
+    ///   SDES key material.
     public func makeOffer() throws(SDPError) -> SessionDescription {
         try local.validate()
+        let sdesKeyLength = sdesKeyMaterialLengthForOffer
+        guard local.sdesKeyMaterial.count >= sdesKeyLength else {
+            throw SDPError(.invalidCapabilities, line: nil, "an SDES offer of \(local.sdesSuites.map(\.name).joined(separator: ", ")) needs \(sdesKeyLength) bytes of key material, have \(local.sdesKeyMaterial.count)")
+        }
         var used = Set<UInt8>()
         var codecs: [(AudioCodec, UInt8)] = []
         for codec in local.codecs {
@@ -157,8 +187,8 @@ public struct AudioOfferAnswer: Sendable {
                 codecs.append((event, payloadType))
             }
         }
-        var section = MediaDescription(media: "audio", port: localPort, proto: isPlainRTP ? "RTP/AVP" : "UDP/TLS/RTP/SAVPF",
-                                       formats: codecs.map { String($0.1) })
+        let proto = isPlainRTP ? (offersSDES ? "RTP/SAVP" : "RTP/AVP") : "UDP/TLS/RTP/SAVPF"
+        var section = MediaDescription(media: "audio", port: localPort, proto: proto, formats: codecs.map { String($0.1) })
         section.connections = [localConnection]
         section.attributes = transportAttributes(setup: .actpass)
         section.attributes.append(SDPAttribute(name: "mid", value: "0"))
@@ -169,6 +199,9 @@ public struct AudioOfferAnswer: Sendable {
         }
         section.attributes.append(SDPAttribute(name: "rtcp-mux"))
         if local.rtcpReducedSize { section.attributes.append(SDPAttribute(name: "rtcp-rsize")) }
+        if offersSDES {
+            section.attributes += SDESNegotiation.offerLines(suites: local.sdesSuites, keyMaterial: local.sdesKeyMaterial).map { SDPAttribute($0) }
+        }
         for (codec, payloadType) in codecs {
             section.attributes.append(SDPAttribute(codec.rtpMap(payloadType: payloadType)))
             for type in local.rtcpFeedback { section.attributes.append(SDPAttribute(RTCPFeedback(payloadType: payloadType, type: type))) }
@@ -197,7 +230,8 @@ public struct AudioOfferAnswer: Sendable {
     /// sections in the same order, only offered payload types and header extensions,
     /// a compatible direction, rtcp-mux only if offered, a concrete DTLS role, BUNDLE
     /// only over offered mids) and extracts what was agreed for each accepted audio
-    /// section.
+    /// section. A plain RTP endpoint also checks the answer keeps the offered profile and,
+    /// for `RTP/SAVP`, answers with one `a=crypto` line naming an offered tag and suite.
     /// - Throws: `SDPError` `.invalidAnswer`, `.noCommonCodec`,
     ///   `.missingICECredentials`, `.missingFingerprint`, `.malformedAttribute`,
     ///   `.noAudioMedia` (every audio section rejected).
@@ -280,6 +314,13 @@ public struct AudioOfferAnswer: Sendable {
             for ext in extensions where !offeredExtensions.contains(where: { $0.id == ext.id && $0.uri == ext.uri }) {
                 throw SDPError(.invalidAnswer, line: answered.line, "answer uses header extension \(ext.id) \(ext.uri), which the offer did not")
             }
+            var sdes: NegotiatedSDES? = nil
+            if isPlainRTP {
+                guard answered.proto == offered.proto else {
+                    throw SDPError(.invalidAnswer, line: answered.line, "m-section \(index) is \(answered.proto) in the answer but \(offered.proto) in the offer (RFC 3264 §6)")
+                }
+                if Self.sdesProtocols.contains(offered.proto) { sdes = try SDESNegotiation.accept(answered, to: offered, index: index) }
+            }
             let payloadTypes = answered.payloadTypes
             negotiated.append(NegotiatedAudio(
                 mediaIndex: index, mid: offered.mid, codec: primary, codecs: codecs,
@@ -299,7 +340,8 @@ public struct AudioOfferAnswer: Sendable {
                 // RED counts only as a wrapper of the Opus we send and receive.
                 redundancy: primary.name.lowercased() == "opus"
                     && redundancy.map { Self.redundancyWraps($0.localParameters, primary: primary.payloadType) } == true
-                    ? redundancy : nil
+                    ? redundancy : nil,
+                sdes: sdes
             ))
         }
         guard !negotiated.isEmpty else {
@@ -318,6 +360,8 @@ public struct AudioOfferAnswer: Sendable {
         var events: [NegotiatedCodec]
         /// The offer's rtpmaps for the chosen payload types, echoed in the answer.
         var offeredMaps: [UInt8: RTPMap]
+        /// The offered `a=crypto` line we take, for an SDES section.
+        var sdes: CryptoAttribute? = nil
     }
 
     private enum Decision {
@@ -326,7 +370,7 @@ public struct AudioOfferAnswer: Sendable {
         case reject(SDPError?)
     }
 
-    private func decide(_ section: MediaDescription, index: Int, bundle: SDPGroup?) throws(SDPError) -> Decision {
+    private func decide(_ section: MediaDescription, index: Int, bundle: SDPGroup?, in offer: SessionDescription) throws(SDPError) -> Decision {
         guard section.media == "audio" else { return .reject(nil) }
         let bundled = section.mid.map { bundle?.identifiers.contains($0) ?? false } ?? false
         // RFC 3264 §6: a zero port in the offer disables the stream, unless it is a
@@ -337,6 +381,13 @@ public struct AudioOfferAnswer: Sendable {
         let protocols = isPlainRTP ? Self.plainRTPProtocols : Self.supportedProtocols
         guard protocols.contains(section.proto) else {
             return .reject(SDPError(.unsupportedProtocol, line: section.line, "m-section \(index) (audio) uses \(section.proto); we need one of \(protocols.sorted().joined(separator: ", "))"))
+        }
+        var sdes: CryptoAttribute? = nil
+        if isPlainRTP, Self.sdesProtocols.contains(section.proto) {
+            switch SDESNegotiation.choose(in: section, index: index, of: offer, suites: local.sdesSuites) {
+            case .success(let chosen): sdes = chosen
+            case .failure(let problem): return .reject(problem)
+            }
         }
         let offered = try codecMaps(of: section)
         let fmtps = try section.formatParameters()
@@ -383,7 +434,7 @@ public struct AudioOfferAnswer: Sendable {
                     remoteParameters: fmtps.first { $0.payloadType == payloadType }?.parameters ?? []))
             }
         }
-        return .accept(CodecSelection(codecs: codecs, redundancy: redundancy, events: events, offeredMaps: maps))
+        return .accept(CodecSelection(codecs: codecs, redundancy: redundancy, events: events, offeredMaps: maps, sdes: sdes))
     }
 
     /// Payload type -> rtpmap for a section's formats, static ones filled in.
@@ -472,6 +523,25 @@ public struct AudioOfferAnswer: Sendable {
     private var isPlainRTP: Bool {
         if case .plainRTP = local.transport { return true }
         return false
+    }
+
+    private var offersSDES: Bool { isPlainRTP && local.offersSDES }
+
+    // MARK: SDES key material
+
+    /// Bytes of `local.sdesKeyMaterial` `makeOffer()` takes: one key per SDES suite when a
+    /// plain RTP endpoint offers SDES, else none.
+    public var sdesKeyMaterialLengthForOffer: Int {
+        offersSDES ? SDESNegotiation.offerKeyMaterialLength(local.sdesSuites) : 0
+    }
+
+    /// Enough bytes of `local.sdesKeyMaterial` for `answer(to: offer)`: the longest key of
+    /// our SDES suites for each `RTP/SAVP` or `RTP/SAVPF` audio section (at most what the
+    /// answer takes), none for a WebRTC endpoint.
+    public func sdesKeyMaterialLength(toAnswer offer: SessionDescription) -> Int {
+        guard isPlainRTP else { return 0 }
+        let longest = local.sdesSuites.compactMap(\.keySaltLength).max() ?? 0
+        return offer.media.filter { $0.media == "audio" && Self.sdesProtocols.contains($0.proto) }.count * longest
     }
 
     private var localPort: UInt16 {

@@ -24,8 +24,9 @@ public struct LocalAudioCapabilities: Sendable, Hashable {
         /// our candidates give the `c=` and `m=` address.
         case iceDTLS
         /// Plain RTP (RFC 3551, `RTP/AVP`) to and from the `c=`/`m=` address, with no ICE
-        /// and no DTLS lines: what SIP endpoints and trunks speak. SDES-SRTP (`RTP/SAVP`
-        /// with RFC 4568 `a=crypto`) will be a second profile of this transport.
+        /// and no DTLS lines: what SIP endpoints and trunks speak. SRTP keyed by SDES
+        /// (`RTP/SAVP` with RFC 4568 `a=crypto` lines) is this transport's second profile:
+        /// answered whenever offered, offered when `offersSDES` is on.
         case plainRTP(address: String, port: UInt16)
     }
 
@@ -74,6 +75,19 @@ public struct LocalAudioCapabilities: Sendable, Hashable {
     /// ICE + DTLS-SRTP (the default), or plain RTP: the ICE credentials, candidates and
     /// fingerprint are neither written nor checked for a plain RTP endpoint.
     public var transport: Transport = .iceDTLS
+    /// A plain RTP endpoint's offers are `RTP/SAVP` with one `a=crypto` line per
+    /// `sdesSuites` entry (SDES, RFC 4568), instead of `RTP/AVP`. Off by default: a peer
+    /// without SRTP must refuse such an offer. Ignored by a WebRTC endpoint.
+    public var offersSDES = false
+    /// The SDES suites we run: offered in this order, and accepted in an `RTP/SAVP` offer
+    /// (the offer's order decides which). Each must be one `CryptoAttribute.Suite` knows.
+    public var sdesSuites: [CryptoAttribute.Suite] = [.aesCM128HMACSHA1_80, .aesCM128HMACSHA1_32, .aeadAES128GCM]
+    /// Secret random bytes our `a=crypto` keys are cut from, in order: an offer gives each
+    /// line its own key, an answer each accepted SDES section its own. This module draws
+    /// nothing itself (sans-I/O): the caller takes them from a cryptographically secure
+    /// source, as many as `AudioOfferAnswer.sdesKeyMaterialLengthForOffer` or
+    /// `sdesKeyMaterialLength(toAnswer:)` says, fresh for every offer and answer.
+    public var sdesKeyMaterial: [UInt8] = []
 
     public init(
         iceUsernameFragment: String,
@@ -147,6 +161,12 @@ public struct LocalAudioCapabilities: Sendable, Hashable {
             }
             guard !address.isEmpty, port != 0 else {
                 throw SDPError(.invalidCapabilities, line: nil, "a plain RTP endpoint needs an address and a port, not \(address):\(port)")
+            }
+            if let unknown = sdesSuites.first(where: { !$0.isKnown }) {
+                throw SDPError(.invalidCapabilities, line: nil, "SDES suite \(unknown.name) is not one whose key length is known")
+            }
+            guard !offersSDES || !sdesSuites.isEmpty else {
+                throw SDPError(.invalidCapabilities, line: nil, "offering SDES needs at least one suite")
             }
             return
         }

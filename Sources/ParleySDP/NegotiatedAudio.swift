@@ -77,6 +77,9 @@ public struct NegotiatedAudio: Sendable, Hashable, Encodable {
     /// RFC 2198 redundant audio (`red/48000/2`) wrapping `codec`, when agreed: its payload
     /// type is the offerer's, its fmtp names `codec`'s payload type (`111/111`).
     public var redundancy: NegotiatedCodec? = nil
+    /// SRTP keys agreed through SDES (RFC 4568) for an `RTP/SAVP` section of a plain RTP
+    /// endpoint; nil for plain `RTP/AVP` and for DTLS-SRTP, whose keys come from DTLS.
+    public var sdes: NegotiatedSDES? = nil
 
     /// True when we start the DTLS handshake.
     public var isDTLSClient: Bool { localSetup == .active }
@@ -112,13 +115,14 @@ public struct NegotiatedAudio: Sendable, Hashable, Encodable {
         try c.encode(remotePort, forKey: .remotePort)
         try c.encode(bundleGroup, forKey: .bundleGroup)
         try c.encode(redundancy, forKey: .redundancy)
+        try c.encode(sdes, forKey: .sdes)
     }
 
     private enum CodingKeys: String, CodingKey {
         case mediaIndex, mid, codec, codecs, telephoneEvent, payloadTypes, direction
         case remoteICEUsernameFragment, remoteICEPassword, remoteICELite, remoteICEOptions, remoteCandidates
         case remoteEndOfCandidates, remoteFingerprints, remoteSetup, localSetup, isDTLSClient, rtcpMux, rtcpReducedSize
-        case headerExtensions, rtcpFeedback, remotePacketTime, remoteMaxPacketTime, remoteSSRCs, remoteAddress, remotePort, bundleGroup, redundancy
+        case headerExtensions, rtcpFeedback, remotePacketTime, remoteMaxPacketTime, remoteSSRCs, remoteAddress, remotePort, bundleGroup, redundancy, sdes
     }
 }
 

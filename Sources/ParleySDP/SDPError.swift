@@ -10,7 +10,7 @@ public struct SDPError: Error, Sendable, Hashable, CustomStringConvertible {
         case invalidText, malformedLine, unknownLineType, lineOutOfOrder, duplicateLine, missingLine
         case malformedAttribute
         case missingICECredentials, missingFingerprint, noAudioMedia, noCommonCodec
-        case unsupportedProtocol, invalidAnswer, invalidCapabilities
+        case unsupportedProtocol, noUsableCrypto, invalidAnswer, invalidCapabilities
     }
 
     /// What went wrong, without the where and the details.
@@ -47,6 +47,9 @@ public struct SDPError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let noCommonCodec = Kind(code: .noCommonCodec)
         /// The audio section uses a transport protocol we do not speak.
         public static let unsupportedProtocol = Kind(code: .unsupportedProtocol)
+        /// An `RTP/SAVP` audio section with no `a=crypto` line we can use (RFC 4568: no suite we
+        /// run, an MKI, or session parameters we do not support). A SIP answerer says 488.
+        public static let noUsableCrypto = Kind(code: .noUsableCrypto)
         /// An answer that does not fit the offer it answers (RFC 3264 §6).
         public static let invalidAnswer = Kind(code: .invalidAnswer)
         /// Local capabilities that cannot produce a valid description.

@@ -93,6 +93,7 @@ extension SDPAttribute: Encodable {
         case SSRCAttribute.attributeName: return parse(SSRCAttribute.self)
         case SSRCGroup.attributeName: return parse(SSRCGroup.self)
         case RTCPAttribute.attributeName: return parse(RTCPAttribute.self)
+        case CryptoAttribute.attributeName: return parse(CryptoAttribute.self)
         case "ice-options": return .success(AnyEncodable(SDPText.looseFields(Substring(value ?? "")).map(String.init)))
         default: return nil
         }

@@ -93,6 +93,10 @@ public final class SRTPSession {
         case .aes128CmHmacSha1_80:
             srtp_crypto_policy_set_rtp_default(&policy.rtp)
             srtp_crypto_policy_set_rtcp_default(&policy.rtcp)
+        case .aes128CmHmacSha1_32:
+            // The 32-bit tag is for SRTP only; SRTCP keeps the 80-bit one (RFC 4568 §6.2.2).
+            srtp_crypto_policy_set_aes_cm_128_hmac_sha1_32(&policy.rtp)
+            srtp_crypto_policy_set_rtcp_default(&policy.rtcp)
         case .aeadAes128Gcm:
             srtp_crypto_policy_set_aes_gcm_128_16_auth(&policy.rtp)
             srtp_crypto_policy_set_aes_gcm_128_16_auth(&policy.rtcp)

@@ -22,7 +22,7 @@ enum Keys {
 
     static func material(_ profile: SRTPProfile) -> [UInt8] {
         switch profile {
-        case .aes128CmHmacSha1_80: aesCM
+        case .aes128CmHmacSha1_80, .aes128CmHmacSha1_32: aesCM
         case .aeadAes128Gcm: gcm
         }
     }

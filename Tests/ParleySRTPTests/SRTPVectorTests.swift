@@ -83,15 +83,19 @@ struct SRTPVectorTests {
         #expect(try receiver.unprotectRTCP(srtcp: expected) == Self.rfc7714RTCP)
     }
 
-    @Test("RFC 5764 §4.1.2 / RFC 7714 §12, §14.2: profile parameters")
+    @Test("RFC 5764 §4.1.2 / RFC 4568 §6.2 / RFC 7714 §12, §14.2: profile parameters")
     func profileParameters() {
         #expect(SRTPProfile.aes128CmHmacSha1_80.keyMaterialLength == 30)
         #expect(SRTPProfile.aes128CmHmacSha1_80.rtpTagLength == 10)
         #expect(SRTPProfile.aes128CmHmacSha1_80.rtcpTagLength == 10)
+        #expect(SRTPProfile.aes128CmHmacSha1_32.keyMaterialLength == 30)
+        #expect(SRTPProfile.aes128CmHmacSha1_32.rtpTagLength == 4)
+        #expect(SRTPProfile.aes128CmHmacSha1_32.rtcpTagLength == 10)
         #expect(SRTPProfile.aeadAes128Gcm.keyMaterialLength == 28)
         #expect(SRTPProfile.aeadAes128Gcm.rtpTagLength == 16)
         #expect(SRTPProfile(dtlsProfileID: 0x0001) == .aes128CmHmacSha1_80)
         #expect(SRTPProfile(dtlsProfileID: 0x0007) == .aeadAes128Gcm)
-        #expect(SRTPProfile(dtlsProfileID: 0x0002) == nil)
+        #expect(SRTPProfile(dtlsProfileID: 0x0002) == .aes128CmHmacSha1_32)
+        #expect(SRTPProfile(dtlsProfileID: 0x0003) == nil)
     }
 }
