@@ -22,7 +22,7 @@ public import ParleyWireCore
 /// the peer's address, the DTLS handshake ran over it and the exported keys created the
 /// SRTP contexts (consent, RFC 7675, keeps it alive; without it, or on a DTLS failure, the
 /// leg goes to `failed` with a one-line reason); for plain RTP at once. What the leg does
-/// with media (`configuration.mediaMode`) is the same code on either transport: every
+/// with media (`mediaMode`) is the same code on either transport: every
 /// packet is admitted by the transport, then unprotected and protected through the
 /// `MediaLegProtection` it reported.
 public struct MediaLegCore: ~Copyable {
@@ -33,6 +33,9 @@ public struct MediaLegCore: ~Copyable {
     public private(set) var state: MediaLegState = .new
     /// Why the leg failed or closed, once it did.
     public private(set) var failure: MediaLegError?
+    /// What the leg does with received media now: `configuration.mediaMode` until
+    /// `setMediaMode` changes it.
+    public private(set) var mediaMode: MediaLegMode
 
     private let epoch: ContinuousClock.Instant
     private let wallClockAtEpoch: Int64
@@ -104,6 +107,7 @@ public struct MediaLegCore: ~Copyable {
         var random = random
         self.configuration = configuration
         self.localAddresses = localAddresses
+        mediaMode = configuration.mediaMode
         epoch = now.instant
         wallClockAtEpoch = now.unixNanoseconds
         localCredentials = ICECredentials(ufrag: Self.iceString(8, using: &random), password: Self.iceString(24, using: &random))
@@ -424,12 +428,32 @@ public struct MediaLegCore: ~Copyable {
             return []
         }
         sequenceNumber &+= 1
+        // A relayed stream goes on numbering after the event's packet, never on it.
+        relayOffsets?.sequence &+= 1
         return [.send(bytes: bytes, from: destination.local, to: destination.remote)]
     }
 
     /// The RTP timestamp the next audio frame will carry (where a telephone event that
     /// begins now starts).
     public var nextRTPTimestamp: UInt32 { rtpTimestamp }
+
+    /// Leaves one 20 ms frame out of the stream: the RTP timestamp moves on as if it had
+    /// been sent, and the next packet `sendAudio` makes carries the marker bit (RFC 3551
+    /// §4.1, the first packet after a silence). For a sender that fills that slot with
+    /// something else (RFC 4733 events, which stand for the tone) or with nothing, so the
+    /// audio after it keeps its place in time and the next event gets a timestamp of its own.
+    public mutating func skipAudioFrame() {
+        guard let codec else { return }
+        rtpTimestamp &+= codec.timestampStep
+        markNextPacket = true
+    }
+
+    /// Changes what the leg does with the media it receives from now on: a gateway whose
+    /// two legs turn out to have negotiated the same codec relays (`.forward`) rather than
+    /// transcodes (`.decode`). Packets already in the jitter buffer stay there.
+    public mutating func setMediaMode(_ mode: MediaLegMode) {
+        mediaMode = mode
+    }
 
     /// The clock rate of the negotiated `telephone-event` (the unit of an event's
     /// duration), nil when the peer did not agree to telephone events or before the leg
@@ -556,7 +580,7 @@ public struct MediaLegCore: ~Copyable {
         buffer: UnsafeMutableRawBufferPointer, length: Int, from source: ICETransportAddress, on local: ICETransportAddress,
         now: ContinuousClock.Instant
     ) -> InPlaceReceipt {
-        guard configuration.mediaMode == .forward, length >= 12, length <= buffer.count,
+        guard mediaMode == .forward, length >= 12, length <= buffer.count,
               (128...191).contains(buffer[0]), !(192...223).contains(buffer[1]),
               buffer[1] & 0x7f == payloadType, negotiated != nil,
               let protection, transport != nil else {
@@ -738,7 +762,7 @@ public struct MediaLegCore: ~Copyable {
         let ns = nanoseconds(now)
         reporter.recordReceived(packet, now: ns)
         redDecoder?.note(packet.sequenceNumber, ssrc: packet.ssrc)
-        switch configuration.mediaMode {
+        switch mediaMode {
         case .forward: actions.append(.receivedRTP(packet))
         case .decode:
             if redDecoder != nil {
@@ -768,7 +792,7 @@ public struct MediaLegCore: ~Copyable {
         if learning { transport?.confirm(source, now: now) }
         let ns = nanoseconds(now)
         reporter.recordReceived(unwrapped.primary, now: ns)
-        switch configuration.mediaMode {
+        switch mediaMode {
         case .forward:
             for recovered in unwrapped.recovered { actions.append(.receivedRTP(recovered)) }
             stats.redRecovered &+= UInt64(unwrapped.recovered.count)

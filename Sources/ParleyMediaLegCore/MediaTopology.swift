@@ -8,11 +8,14 @@ public import ParleyICECore
 /// leg's `nextDeadline` passes, and carries out the actions that come back. A topology owns
 /// its legs' cores; `withLeg` reaches one for negotiation and statistics.
 ///
-/// `RelayBridge` (two legs, packets forwarded undecoded) is the one topology today. A mixer
-/// (N legs in `.decode` mode, a 20 ms clock of its own) and a gateway (a WebRTC leg and a
-/// plain RTP leg, transcoding, RFC 4733 both ways) implement the same protocol: legs come
-/// and go with `add`/`remove`, `join` says which take part, and each leg's mode comes from
-/// `mediaMode(for:)`. A mixer's clock will add a deadline of the topology's own.
+/// `RelayBridge` (two legs, packets forwarded undecoded) and `GatewayBridge` (two legs whose
+/// codecs differ, transcoded on a 20 ms clock of its own, RFC 4733 events both ways)
+/// implement it, as a mixer (N legs in `.decode` mode) will: legs come and go with
+/// `add`/`remove`, `join` says which take part, and each leg's mode comes from
+/// `mediaMode(for:)`. A topology with a clock of its own names its next tick in
+/// `nextTopologyDeadline`, which the owner reads again after every call into the
+/// topology, and runs it in `handleTopologyTimeout`; one without (the relay) keeps the
+/// defaults, nil and nothing.
 public protocol MediaTopology<LegID>: AnyObject {
     /// How the owner names a leg (for parleyd: caller, or callee by device).
     associatedtype LegID: Hashable & Sendable
@@ -56,9 +59,24 @@ public protocol MediaTopology<LegID>: AnyObject {
 
     /// When to call `handleTimeout(of:now:)` for the leg next.
     func nextDeadline(of leg: LegID) -> ContinuousClock.Instant?
+
+    /// When to call `handleTopologyTimeout(now:)` next: the topology's own clock (a
+    /// gateway's or a mixer's 20 ms tick), apart from its legs' deadlines; nil when it has
+    /// none now. An instant already past means at once. It may change after any call into
+    /// the topology.
+    var nextTopologyDeadline: ContinuousClock.Instant? { get }
+
+    /// The topology's own deadline passed: the ticks that are due (audio decoded, encoded
+    /// and sent, telephone events paced).
+    func handleTopologyTimeout(now: ContinuousClock.Instant) -> [MediaTopologyAction<LegID>]
 }
 
 extension MediaTopology {
+    /// A topology without a clock of its own: never.
+    public var nextTopologyDeadline: ContinuousClock.Instant? { nil }
+
+    public func handleTopologyTimeout(now: ContinuousClock.Instant) -> [MediaTopologyAction<LegID>] { [] }
+
     public func receive(buffer: UnsafeMutableRawBufferPointer, length: Int, from source: ICETransportAddress, on leg: LegID,
                         local: ICETransportAddress, now: ContinuousClock.Instant) -> MediaTopologyReceipt<LegID> {
         let datagram = [UInt8](UnsafeRawBufferPointer(rebasing: buffer[..<min(max(length, 0), buffer.count)]))
