@@ -77,7 +77,7 @@ let package = Package(
         .target(name: "ParleyRTP", dependencies: ["ParleyWireCore"], swiftSettings: upcoming),
         .target(name: "ParleySDP", dependencies: ["ParleyWireCore"], swiftSettings: upcoming),
         // SIP messages, URIs and digest authentication (RFC 3261, 8760): sans-I/O
-        .target(name: "ParleySIP", dependencies: ["ParleyCrypto"], swiftSettings: upcoming),
+        .target(name: "ParleySIP", dependencies: ["ParleyWireCore", "ParleyCrypto"], swiftSettings: upcoming),
         .target(name: "ParleyHTTP", dependencies: ["ParleyWireCore"], swiftSettings: upcoming),
         .target(name: "ParleyWebSocket", dependencies: ["ParleyWireCore", "ParleyCrypto", "ParleyHTTP"], swiftSettings: upcoming),
         .target(name: "ParleySignaling", dependencies: ["ParleyWireCore", "ParleyCallModel"], swiftSettings: upcoming),
