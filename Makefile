@@ -2,7 +2,7 @@
 SWIFT ?= swift
 STRICT := -Xswiftc -warnings-as-errors
 FUZZ_FLAGS := --scratch-path .build/fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld -Xswiftc -DPARLEY_FUZZ
-FUZZ_TARGETS := stun rtp rtcp sdp ws signaling srtp ice wav jwt http red
+FUZZ_TARGETS := stun rtp rtcp sdp sip ws signaling srtp ice wav jwt http red
 FUZZ_SECONDS ?= 60
 FUZZ_SMOKE_SECONDS ?= 5
 

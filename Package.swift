@@ -167,7 +167,7 @@ let package = Package(
         // MARK: Layer 9: tools: fuzz harness (real only under `make fuzz`) and benchmarks
         .executableTarget(
             name: "ParleyFuzz",
-            dependencies: ["ParleyWireCore", "ParleySTUN", "ParleyRTP", "ParleySDP", "ParleyWebSocket", "ParleySignaling", "ParleySRTP", "ParleyICECore", "ParleyMediaCore", "ParleyHTTP", "ParleyAuth"],
+            dependencies: ["ParleyWireCore", "ParleySTUN", "ParleyRTP", "ParleySDP", "ParleySIP", "ParleyWebSocket", "ParleySignaling", "ParleySRTP", "ParleyICECore", "ParleyMediaCore", "ParleyHTTP", "ParleyAuth"],
             swiftSettings: upcoming
         ),
         .executableTarget(

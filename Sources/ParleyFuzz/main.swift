@@ -13,6 +13,7 @@ let fuzzTargets: [String: (UnsafeRawBufferPointer) -> Void] = [
     "rtp": fuzzRTP,
     "rtcp": fuzzRTCP,
     "sdp": fuzzSDP,
+    "sip": fuzzSIP,
     "ws": fuzzWebSocket,
     "signaling": fuzzSignaling,
     "srtp": fuzzSRTP,
