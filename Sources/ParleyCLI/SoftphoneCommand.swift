@@ -36,6 +36,7 @@ enum SoftphoneCommand {
                 established and ended hungUp; docs/softphone.md lists the others.
 
                 \(common)  --header NAME=VALUE   a call header (repeatable)
+                  --display-name NAME   the name the callee's devices show for you (push, call screen)
 
                 """
         }

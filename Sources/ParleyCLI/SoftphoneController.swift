@@ -11,7 +11,7 @@ struct SoftphoneController {
         /// `callUser` returned this call (outgoing), or failed.
         case callPlaced(callID: String)
         case callFailedToStart(message: String)
-        case incomingCall(callID: String, caller: String, headers: [String: String])
+        case incomingCall(callID: String, caller: String, headers: [String: String], displayName: String? = nil)
         case progressed(callID: String)
         case rang(callID: String)
         case answered(callID: String)
@@ -135,12 +135,12 @@ struct SoftphoneController {
         case .callFailedToStart(let message):
             return finish(.callError, error: "cannot place the call: \(message)")
 
-        case .incomingCall(let callID, let caller, let headers):
+        case .incomingCall(let callID, let caller, let headers, let displayName):
             guard options.mode == .listen else {
                 refusedCallIDs.insert(callID)
                 return [.hangUp(callID: callID)]
             }
-            var actions = [emit(.incoming(caller: caller, headers: headers), nowMs, callID: callID)]
+            var actions = [emit(.incoming(caller: caller, headers: headers, displayName: displayName), nowMs, callID: callID)]
             if active != nil {
                 // One call at a time: a second one is declined as busy and not counted.
                 refusedCallIDs.insert(callID)

@@ -43,7 +43,7 @@ enum SoftphoneEvent: Equatable {
     case signedIn(userID: String)
     case listening(answerPolicy: SoftphoneOptions.AnswerPolicy)
     case calling(callee: String, headers: [String: String])
-    case incoming(caller: String, headers: [String: String])
+    case incoming(caller: String, headers: [String: String], displayName: String? = nil)
     case progressing
     case ringing
     case answered

@@ -81,8 +81,9 @@ struct SoftphoneFormatter {
             }
         case .calling(let callee, let headers):
             return "calling \(callee) (call \(callID ?? "?"))" + headerText(headers)
-        case .incoming(let caller, let headers):
-            return "incoming call from \(caller) (call \(callID ?? "?"))" + headerText(headers)
+        case .incoming(let caller, let headers, let displayName):
+            let name = displayName.map { " \"\($0)\"" } ?? ""
+            return "incoming call from \(caller)\(name) (call \(callID ?? "?"))" + headerText(headers)
         case .progressing: return "progressing"
         case .ringing: return "ringing"
         case .answered: return "answered"
@@ -111,7 +112,9 @@ struct SoftphoneFormatter {
             case .decline: fields.append(("answer", .string("decline")))
             }
         case .calling(let callee, let headers): fields += [("to", .string(callee)), ("headers", .stringMap(headers))]
-        case .incoming(let caller, let headers): fields += [("from", .string(caller)), ("headers", .stringMap(headers))]
+        case .incoming(let caller, let headers, let displayName):
+            fields += [("from", .string(caller)), ("headers", .stringMap(headers))]
+            if let displayName { fields.append(("displayName", .string(displayName))) }
         case .hangingUp(let reason): fields.append(("reason", .string(reason)))
         case .ended(let cause, let code, let message):
             fields.append(("cause", .string(cause.rawValue)))

@@ -47,6 +47,8 @@ struct SoftphoneOptions: Equatable {
     var recordPath: String?
     /// DTMF tones sent once a call is established (`--dtmf`).
     var dtmf: String?
+    /// The name the callee's devices show for this caller (`--display-name`).
+    var displayName: String?
     /// Hang up this many seconds after the call is established; nil waits for the peer.
     var duration: Double?
     var headers: [String: String] = [:]
@@ -109,7 +111,7 @@ extension SoftphoneOptions {
         var answer = false, decline = false, answerDelay: Double?, count: Int?
         var json = false, interval: Double?, connectTimeout: Double?, caFile: String?
         var pushToken: String?, pushType: PushToken.Service?, pushEnvironment: PushToken.Environment?, pushAppID: String?
-        var pushStore: String?, relayPush: String?, audioDevice: String?, dtmf: String?
+        var pushStore: String?, relayPush: String?, audioDevice: String?, dtmf: String?, displayName: String?
 
         while let argument = reader.next() {
             guard argument.hasPrefix("-"), argument != "-" else {
@@ -145,6 +147,7 @@ extension SoftphoneOptions {
             case "--connect-timeout": connectTimeout = try setOnce(connectTimeout, flag, parseSeconds(value(), flag))
             case "--ca-file": caFile = try setOnce(caFile, flag, nonEmpty(value(), flag))
             case "--json": try noValue(); json = true
+            case "--display-name" where isCall: displayName = try setOnce(displayName, flag, nonEmpty(value(), flag))
             case "--header" where isCall:
                 let (name, headerValue) = try parseHeader(value())
                 guard headers[name] == nil else { throw SoftphoneUsageError("--header \(name) given twice") }
@@ -235,6 +238,7 @@ extension SoftphoneOptions {
         options.headers = headers
         options.answerPolicy = policy
         options.dtmf = dtmf
+        options.displayName = displayName
         // Unattended listeners take one call by default, so scripts end; a listener with a
         // person at the keyboard runs until interrupted.
         options.callCount = count ?? (policy == .interactive ? 0 : 1)

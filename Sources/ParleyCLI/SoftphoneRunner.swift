@@ -137,6 +137,7 @@ final class SoftphoneShell: ParleyClientDelegate, ParleyPushDelegate, ParleyCall
                 deviceId: options.deviceID, callbackQueue: .main, pushRegistrationStore: store, engines: engines)
             client.delegate = self
             client.pushDelegate = self
+            if let name = options.displayName { client.setPushNotificationDisplayName(name) }
             let mediator = ParleyCallMediator(client: client)
             // The service observes first, so an incoming call is reported to the provider
             // before this shell (and its controller) sees it.
@@ -344,7 +345,7 @@ final class SoftphoneShell: ParleyClientDelegate, ParleyPushDelegate, ParleyCall
     func mediator(_ mediator: ParleyCallMediator, didReceiveIncomingCall call: ParleyCall) {
         calls[call.callId] = call
         if activeCallID == nil { activeCallID = call.callId }
-        feed(.incomingCall(callID: call.callId, caller: call.remoteUserId, headers: call.headers))
+        feed(.incomingCall(callID: call.callId, caller: call.remoteUserId, headers: call.headers, displayName: call.remoteDisplayName))
     }
 
     func callDidProgress(_ call: ParleyCall) { feed(.progressed(callID: call.callId)) }

@@ -8,7 +8,8 @@ extension EndToEndRealTimeMediaTests {
         @Test func eventOrderOnBothSidesAndACallerHangUp() throws {
             let server = try ParleydInstance()
             let bob = try SoftphoneProcess.listen("listen bob", on: server, as: "bob", ["--answer"])
-            let alice = try SoftphoneProcess.call("bob", on: server, as: "alice", ["--duration", "2", "--header", "X-Order=1187"])
+            let alice = try SoftphoneProcess.call("bob", on: server, as: "alice",
+                                                  ["--duration", "2", "--header", "X-Order=1187", "--display-name", "Alice Ödman"])
             let aliceStatus = try alice.waitForExit(timeout: 40)
             let bobStatus = try bob.waitForExit(timeout: 15)
             #expect(aliceStatus == 0, "\(alice.report)")
@@ -34,6 +35,7 @@ extension EndToEndRealTimeMediaTests {
             #expect(calling["callId"] as? String == incoming["callId"] as? String, "both sides name the same call")
             #expect(incoming["from"] as? String == "alice")
             #expect(incoming["headers"] as? [String: String] == ["X-Order": "1187"], "call headers reach the callee")
+            #expect(incoming["displayName"] as? String == "Alice Ödman", "the caller's display name reaches the callee")
             let summary = try alice.summary(timeout: 1)
             #expect(summary["established"] as? Bool == true)
             #expect((summary["durationSeconds"] as? Double ?? 0) >= 1.9)
