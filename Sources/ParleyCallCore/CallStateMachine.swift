@@ -7,12 +7,12 @@ public import ParleySignaling
 ///
 /// States: routing -> initiating -> progressing -> ringing -> answered -> established, and
 /// ended from any of them (docs/calls.md). The callees are parties: the callee user's
-/// devices (the ring set), or the one SIP party of a call to a phone number or SIP address,
-/// which goes through the same states on what the SIP side reports (`CallInput.sip`). The state is one enum carrying each state's
-/// data (`Phase`), so that, say, an answered call without an answering party cannot be
-/// represented. The caller hears, in order and each at most once: media, progress,
-/// ringing, answered, established, ended; every callee that was offered the call hears
-/// exactly one `ended`. The `result` or `error` reply to a request is not the machine's
+/// devices (the ring set), or the one SIP party of a call to a phone number or SIP
+/// address, which goes through the same states on what the SIP side reports
+/// (`CallInput.sip`). The state is one enum carrying each state's data (`Phase`), so
+/// that, say, an answered call without an answering party cannot be represented. The
+/// caller hears, in order and each at most once: media, progress, ringing, answered,
+/// established, ended; every callee that was offered the call hears exactly one `ended`. The `result` or `error` reply to a request is not the machine's
 /// business: `CallRegistry` sends it before the machine's actions.
 ///
 /// parleyd calls `handleTimeout(now:)` when `nextDeadline` passes.
