@@ -628,7 +628,15 @@ final class CallEngine: @unchecked Sendable {
     /// A report of the SIP user agent about a call's SIP party (on the loop).
     private func sipReported(_ event: SIPCallEvent, from party: SIPParty) {
         guard !stopped else { return }
-        log.info("sip.report", ["call": party.callID, "event": String(describing: event)])
+        let described: String =
+            switch event {
+            case .trying: "trying"
+            case .ringing(let sdp): sdp == nil ? "ringing" : "ringing with SDP"
+            case .answered(let sdp): sdp == nil ? "answered" : "answered with SDP"
+            case .failed(let status, _): "failed \(status)"
+            case .hungUp: "hungUp"
+            }
+        log.info("sip.report", ["call": party.callID, "event": described])
         perform(registry.handleSIP(event, from: party, now: now()))
     }
 
