@@ -29,6 +29,11 @@ public struct CallConfiguration: Sendable, Hashable {
     public var maxCallsPerUser: Int = 10
     /// Calls in progress in one application, at most (beyond: `too_many_calls`).
     public var maxCallsPerApplication: Int = 1000
+    /// Whether calls to phone numbers and SIP addresses are placed: a router's `dialNumber`
+    /// and `dialSIP` decisions get a SIP party (`Party.sip`). parleyd turns it on when it has
+    /// a SIP user agent to reach that party through (ParleyServer's `SIPCallPort`). Off (the
+    /// default), those decisions are refused with `not_implemented`, as a kind not built.
+    public var sipDialling: Bool = false
 
     public init() {}
 }

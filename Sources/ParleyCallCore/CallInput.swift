@@ -16,7 +16,7 @@ public enum CallInput: Sendable, Hashable {
     /// Hang up on behalf of the application (REST `DELETE /v1/calls/{id}`): `canceled`
     /// before the answer, `hungUp` after.
     case serverHangup
-    /// `call.dtmf` from a party of an established call.
+    /// `call.dtmf` from a party's device on an established call.
     case dtmf(Device, digits: String)
     /// A report of the media layer about one of the call's legs.
     case media(MediaEvent)
@@ -35,6 +35,10 @@ public enum CallInput: Sendable, Hashable {
     /// The router's decision for a call in its routing state (`CallRouter`). A decision
     /// for a call already routed, or ended, is ignored.
     case routed(RoutingDecision)
+    /// What the SIP side reports about the call's SIP party (a call routed by `dialSIP` or
+    /// `dialNumber`): its INVITE's answers, the far side's BYE. A report about another party,
+    /// or one that no longer fits (a 180 after the answer), is ignored.
+    case sip(SIPParty, SIPCallEvent)
     /// The server failed for this call: it ends with `error` and this code and text
     /// (e.g. `internal_error` when the server stops).
     case failed(SignalingMessage.CallError)

@@ -1,8 +1,8 @@
 public import ParleyCallModel
 
 /// Which of a call's media legs on the server's anchor: the caller's, or the one toward a
-/// callee party (one per callee device that was offered the call; only the answering
-/// device's leg survives the answer). The one name for "which leg" in the call engine and
+/// callee party (one per callee device that was offered the call, or the call's SIP
+/// party; only the answering callee's leg survives the answer). The one name for "which leg" in the call engine and
 /// the media anchor; the store keeps the same thing as a `CallLegRole` row.
 public enum CallLegID: Sendable, Hashable, CustomStringConvertible {
     /// The leg toward the caller.

@@ -2,8 +2,10 @@ public import ParleyCallModel
 public import ParleySignaling
 
 /// What the call state machine tells a party about a call, independent of how the party
-/// is reached: a device adapter renders it as a signaling frame (`DeviceAdapter`), a SIP
-/// adapter would render the same values as 180/183/200/BYE.
+/// is reached: a device adapter renders it as a signaling frame (`DeviceAdapter`); for a
+/// SIP callee the SIP user agent sends `offered` as the INVITE and `ended` as CANCEL
+/// before the answer or BYE after (nothing when the far side ended the call), and has
+/// nothing to send for `answered` and `established`.
 ///
 /// Each party hears these in the order listed, each at most once (the caller: media,
 /// progress, ringing, answered, established, ended; a callee: offered, answered and
@@ -37,8 +39,9 @@ public enum CallNotification: Sendable, Hashable {
     }
 }
 
-/// A call as a callee is offered it: who calls, the caller's custom headers, and the
-/// anchor's SDP offer for the callee's leg.
+/// A call as a callee is offered it: who calls, the caller's custom headers (for a SIP
+/// callee, the headers its INVITE carries), the anchor's SDP offer for the callee's leg,
+/// and for a phone number the CLI to present.
 public struct CallOffer: Sendable, Hashable {
     public var callID: String
     /// Who calls.
@@ -51,10 +54,13 @@ public struct CallOffer: Sendable, Hashable {
     public var sdp: String
     /// The caller's display name, when it set one.
     public var displayName: String?
+    /// For a call to a phone number: the calling line identity to present (E.164), which
+    /// the SIP user agent sends as From and P-Asserted-Identity. Nil for other callees.
+    public var cli: String?
 
     public init(
         callID: String, from: SignalingMessage.Address, headers: [String: String], video: Bool, time: Int64, sdp: String,
-        displayName: String? = nil
+        displayName: String? = nil, cli: String? = nil
     ) {
         self.callID = callID
         self.from = from
@@ -63,5 +69,6 @@ public struct CallOffer: Sendable, Hashable {
         self.time = time
         self.sdp = sdp
         self.displayName = displayName
+        self.cli = cli
     }
 }

@@ -3,8 +3,10 @@ public import ParleyCallModel
 /// What the store keeps about a call: its two ends, its times and how it ended.
 ///
 /// Both ends are addresses (`PartyAddress`) and `direction` names their kinds
-/// (`direction.fits(caller:callee:)` holds): an app-to-app call joins two users; a call to
-/// a phone, a SIP endpoint or a room will add a direction, not fields.
+/// (`direction.fits(caller:callee:)` holds): an app-to-app call joins two users, a call to
+/// a phone number a user and a number, a call to a SIP endpoint a user and a SIP address;
+/// a room will add a direction, not fields. (The SIP Call-ID and the final SIP status are
+/// not kept yet: they need columns in the store; a `sip_error`'s message names the status.)
 ///
 /// Times are wall-clock milliseconds since the Unix epoch. The engine emits a new version
 /// (`CallAction.record`) whenever one of these fields changes; the last one has
@@ -25,7 +27,7 @@ public struct CallRecord: Sendable, Hashable, Codable {
     public var callerDeviceID: String?
     /// Who is called: the destination of `call.start`.
     public var callee: PartyAddress
-    /// The callee device that answered, once one did.
+    /// The callee device that answered, once one did (nil when a SIP callee answered).
     public var answeredDeviceID: String?
     /// Custom headers of `call.start`.
     public var headers: [String: String]
@@ -71,16 +73,40 @@ public struct CallRecord: Sendable, Hashable, Codable {
             headers: headers, video: video, startedTime: startedTime)
     }
 
+    /// A record of a call `caller` just started to `destination` (`call.start`'s `to`),
+    /// with the direction of the destination's kind: a user of the same application, a
+    /// phone number or a SIP address. A conference room has no direction yet: its record
+    /// keeps the room's id as a user until rooms are built (issue 11).
+    public init(callID: String, from caller: Device, to destination: PartyAddress, headers: [String: String], video: Bool, startedTime: Int64) {
+        let direction = CallDirection(fromUserTo: destination.kind) ?? .appToApp
+        self.init(
+            callID: callID, applicationKey: caller.user.applicationKey, direction: direction,
+            caller: .user(caller.user.userID), callerDeviceID: caller.deviceID,
+            callee: PartyAddress(kind: direction.calleeKind, address: destination.address),
+            headers: headers, video: video, startedTime: startedTime)
+    }
+
     /// Whether `user` is the callee of this call.
     public func isCallee(_ user: AppUser) -> Bool {
         applicationKey == user.applicationKey && callee == .user(user.userID)
     }
 
     /// The callee device that answered, as the party its leg is named by; nil before an
-    /// answer.
+    /// answer, and for a SIP callee (see `isAnsweringLeg`).
     public var answeringParty: Party? {
         guard let answeredDeviceID, case .user(let userID) = callee else { return nil }
         return .device(Device(user: AppUser(applicationKey: applicationKey, userID: userID), deviceID: answeredDeviceID))
+    }
+
+    /// Whether `leg` is the leg of the callee that answered: the answering device's, or
+    /// (a call to a phone number or SIP address, once answered) its one SIP leg. The store
+    /// keeps that leg's row as the callee's.
+    public func isAnsweringLeg(_ leg: CallLegID) -> Bool {
+        switch leg {
+        case .caller: false
+        case .callee(.device(let device)): answeringParty == .device(device)
+        case .callee(.sip(let party)): party.callID == callID && answeredDeviceID == nil && times.answeredTime != nil
+        }
     }
 
     /// Talk time in milliseconds: from establishment to the end (0 if never established).

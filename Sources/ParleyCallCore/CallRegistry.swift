@@ -140,8 +140,10 @@ public struct CallRegistry: Sendable {
     }
 
     /// Accepts a `call.start` and asks the router where it goes. A decision the router
-    /// gives at once that needs a party kind not built yet is refused here with
-    /// `not_implemented` (field `to.kind`) and creates no call.
+    /// gives at once that needs a party kind not built yet, or not enabled (phone and SIP
+    /// without `sipDialling`), is refused here with `not_implemented` (field `to.kind`), and
+    /// one to a phone number without a CLI with `bad_request` (field `cli`); neither
+    /// creates a call.
     private mutating func startCall(_ start: SignalingMessage.CallStart, from device: Device, now: ClockReading) throws(CallingError) -> [CallAction] {
         guard CallID.isValid(start.callID) else {
             throw CallingError(.badRequest, callID: nil, field: "callId", "call id is not a lower-case UUID")
@@ -160,23 +162,49 @@ public struct CallRegistry: Sendable {
             throw CallingError(.tooManyCalls, callID: start.callID,
                                "the application has \(inApplication) calls in progress, the most this server allows")
         }
-        let request = RouteRequest(callID: start.callID, caller: device, destination: start.to, headers: start.headers, video: start.video)
+        try checkDestination(start)
+        let request = RouteRequest(
+            callID: start.callID, caller: device, destination: start.to, headers: start.headers, video: start.video, cli: start.cli)
         let decision = router.route(request, presence: presence)
-        if let kind = decision?.unbuiltKind {
+        if let kind = decision?.refusedKind(sipDialling: configuration.sipDialling) {
             throw CallingError(.notImplemented, callID: start.callID, field: "to.kind", "calls to \(kind.rawValue) addresses are not implemented yet")
         }
-        // The record names the callee by its address with the direction of the call. Only
-        // app-to-app calls have a direction yet: a destination of another kind gets here
-        // only when the router answers later (and the call then ends `not_implemented`),
-        // and its record keeps the address text as a user until that kind's direction
-        // exists (docs/calls.md, "Not done here").
-        let callee = AppUser(applicationKey: device.user.applicationKey, userID: start.to.address)
-        let (machine, actions) = CallStateMachine.start(start, from: device, to: callee, decision: decision, now: now, configuration: configuration)
+        if case .dialNumber(let route)? = decision, route.callerID == nil {
+            throw CallingError(.badRequest, callID: start.callID, field: "cli", CallStateMachine.missingCLI)
+        }
+        // The record names the callee by the destination's address, with the direction of
+        // its kind (a conference room, which has none yet, as a user: docs/calls.md).
+        let (machine, actions) = CallStateMachine.start(start, from: device, decision: decision, now: now, configuration: configuration)
         callerOfCall[start.callID] = device.user
         callsByCaller[device.user, default: 0] += 1
         callsByApplication[device.user.applicationKey, default: 0] += 1
         store(machine)
         return actions
+    }
+
+    /// Checks what `call.start` says about a phone or SIP destination: `cli` only for a
+    /// phone number, in E.164; a phone number or SIP address in its kind's format (the
+    /// protocol reader's rule, for a request built in code); and, where SIP dialling is on, only `x-`
+    /// headers toward a SIP address, since they travel as SIP headers on its INVITE. With
+    /// dialling off a phone or SIP destination is refused `not_implemented` after routing,
+    /// as before dialling existed, whatever its headers.
+    private func checkDestination(_ start: SignalingMessage.CallStart) throws(CallingError) {
+        if let cli = start.cli {
+            guard start.to.kind == .phone else {
+                throw CallingError(.badRequest, callID: start.callID, field: "cli", "cli is only for calls to phone numbers")
+            }
+            if let problem = PartyAddress.phone(cli).formatProblem {
+                throw CallingError(.badRequest, callID: start.callID, field: "cli", "cli \(problem)")
+            }
+        }
+        if start.to.kind == .phone || start.to.kind == .sip, let problem = start.to.formatProblem {
+            throw CallingError(.badRequest, callID: start.callID, field: "to.address", "\(start.to.kind.rawValue) address \(problem)")
+        }
+        if configuration.sipDialling, start.to.kind == .sip,
+           let name = start.headers.keys.sorted().first(where: { !$0.lowercased().hasPrefix("x-") }) {
+            throw CallingError(.badRequest, callID: start.callID, field: "headers",
+                               "header \(name): a call to a SIP address carries only x- headers (they go on its INVITE)")
+        }
     }
 
     /// A device relayed the push of call `callID` (parleyd verified the payload's
@@ -240,6 +268,12 @@ public struct CallRegistry: Sendable {
     /// `not_implemented`.
     public mutating func handleRouting(_ decision: RoutingDecision, callID: String, now: ClockReading) -> [CallAction] {
         (try? apply(.routed(decision), to: callID, now: now)) ?? []
+    }
+
+    /// What the SIP side reports about a call's SIP party (the answers to its INVITE, the
+    /// far side's BYE). Reports about calls that ended, or that no longer fit, are ignored.
+    public mutating func handleSIP(_ event: SIPCallEvent, from party: SIPParty, now: ClockReading) -> [CallAction] {
+        (try? apply(.sip(party, event), to: party.callID, now: now)) ?? []
     }
 
     /// A report of the media layer about one of a call's legs. Reports about calls that

@@ -24,12 +24,19 @@ public struct RouteRequest: Sendable, Hashable {
     public var destination: SignalingMessage.Address
     public var headers: [String: String]
     public var video: Bool
+    /// `call.start`'s `cli`: for a phone destination, the calling line identity the caller
+    /// asked to present.
+    public var cli: String?
 
-    public init(callID: String, caller: Device, destination: SignalingMessage.Address, headers: [String: String], video: Bool) {
+    public init(
+        callID: String, caller: Device, destination: SignalingMessage.Address, headers: [String: String], video: Bool,
+        cli: String? = nil
+    ) {
         self.callID = callID
         self.caller = caller
         self.destination = destination
         self.headers = headers
         self.video = video
+        self.cli = cli
     }
 }

@@ -6,22 +6,25 @@ public import ParleySignaling
 /// (notifications to parties, media instructions, record versions) and a deadline out.
 ///
 /// States: routing -> initiating -> progressing -> ringing -> answered -> established, and
-/// ended from any of them (docs/calls.md). The state is one enum carrying each state's
-/// data (`Phase`), so that, say, an answered call without an answering party cannot be
-/// represented. The caller hears, in order and each at most once: media, progress,
-/// ringing, answered, established, ended; every callee that was offered the call hears
-/// exactly one `ended`. The `result` or `error` reply to a request is not the machine's
+/// ended from any of them (docs/calls.md). The callees are parties: the callee user's
+/// devices (the ring set), or the one SIP party of a call to a phone number or SIP
+/// address, which goes through the same states on what the SIP side reports
+/// (`CallInput.sip`). The state is one enum carrying each state's data (`Phase`), so
+/// that, say, an answered call without an answering party cannot be represented. The
+/// caller hears, in order and each at most once: media, progress, ringing, answered,
+/// established, ended; every callee that was offered the call hears exactly one `ended`. The `result` or `error` reply to a request is not the machine's
 /// business: `CallRegistry` sends it before the machine's actions.
 ///
 /// parleyd calls `handleTimeout(now:)` when `nextDeadline` passes.
 public struct CallStateMachine: Sendable {
-    /// Where a callee device is in the call before the answer.
+    /// Where a callee party is in the call before the answer.
     private enum CalleeStatus: Sendable, Hashable {
         /// Its leg is being created; it has not been told about the call.
         case awaitingOffer
-        /// It got `call.incoming`; `acknowledged` once it sent `call.ack`.
+        /// It was offered the call (a device's `call.incoming`, a SIP party's INVITE);
+        /// `acknowledged` once it alerts (`call.ack`, a 180 or 183).
         case offered(acknowledged: Bool)
-        /// It was sent a push and has not relayed it: not connected, not told anything.
+        /// A device that was sent a push and has not relayed it: not connected, not told anything.
         case pushed
     }
 
@@ -31,44 +34,46 @@ public struct CallStateMachine: Sendable {
         var callerGrace: ContinuousClock.Instant?
     }
 
-    /// Routed to callee devices, before the answer (initiating, progressing, ringing).
+    /// Routed to callee parties, before the answer (initiating, progressing, ringing).
     private struct Offering: Sendable {
-        /// Callee devices in the ring set, in ring order.
-        var callees: [Device]
-        var status: [Device: CalleeStatus]
+        /// Callee parties in the ring set, in ring order: devices of the callee user, or
+        /// one SIP party.
+        var callees: [Party]
+        var status: [Party: CalleeStatus]
         var callerLegConnected = false
-        /// Callee legs whose ICE and DTLS are done. A device may connect its leg before it
-        /// answers (it has the anchor's offer from `call.incoming`).
-        var connectedCalleeLegs: Set<Device> = []
-        /// Callee devices that answered the leg's offer in `call.ack` (their legs connect
-        /// while they ring), with that SDP answer.
-        var earlyAnswers: [Device: String] = [:]
+        /// Callee legs that are connected. A device may connect its leg before it answers
+        /// (it has the anchor's offer from `call.incoming`); a SIP leg with early media too.
+        var connectedCalleeLegs: Set<Party> = []
+        /// Callees that answered the leg's offer before answering the call (a device in
+        /// `call.ack`: its leg connects while it rings; a SIP party in a 18x: early media,
+        /// bridged at once), with that SDP answer.
+        var earlyAnswers: [Party: String] = [:]
         var ringDeadline: ContinuousClock.Instant
         /// When the caller's dropped connection runs out of time to resume.
         var callerGrace: ContinuousClock.Instant?
 
-        mutating func remove(_ device: Device) -> CalleeStatus? {
-            guard let status = status.removeValue(forKey: device) else { return nil }
-            callees.removeAll { $0 == device }
-            connectedCalleeLegs.remove(device)
-            earlyAnswers[device] = nil
+        mutating func remove(_ party: Party) -> CalleeStatus? {
+            guard let status = status.removeValue(forKey: party) else { return nil }
+            callees.removeAll { $0 == party }
+            connectedCalleeLegs.remove(party)
+            earlyAnswers[party] = nil
             return status
         }
     }
 
-    /// A callee device answered; the legs are connecting.
+    /// A callee answered; the legs are connecting.
     private struct Connecting: Sendable {
-        var answerer: Device
+        var answerer: Party
         var callerLegConnected: Bool
         var answererLegConnected: Bool
         var setupDeadline: ContinuousClock.Instant
-        /// Reconnect graces of the caller and the answerer.
+        /// Reconnect graces of the caller and of an answering device (a SIP party has none).
         var graces: [Device: ContinuousClock.Instant]
     }
 
     /// Both legs connected: the parties talk.
     private struct Talking: Sendable {
-        var answerer: Device
+        var answerer: Party
         var graces: [Device: ContinuousClock.Instant]
     }
 
@@ -112,17 +117,19 @@ public struct CallStateMachine: Sendable {
     public var state: CallState { phase.callState }
 
     private var phase: Phase
-    private let destination: SignalingMessage.Address
     private let headers: [String: String]
+    /// The headers a callee is offered: `call.start`'s, or for a SIP party the router's
+    /// (`dialSIP`), which its INVITE carries.
+    private var calleeHeaders: [String: String]
     /// The name the caller asked its callees' devices to show (`call.start`'s `displayName`).
     private let callerDisplayName: String?
     private let video: Bool
     private let callerOffer: String
     private let startInstant: ContinuousClock.Instant
     private let maximumDeadline: ContinuousClock.Instant
-    /// Callee devices that left the call (another answered, their leg failed, they
-    /// dropped): history, for the error a late request of theirs gets.
-    private var formerCallees: Set<Device> = []
+    /// Callees that left the call (another answered, their leg failed, they dropped):
+    /// history, for the error a late request of a device gets.
+    private var formerCallees: Set<Party> = []
     /// The SDP answer the answering device gave in `call.ack`, if it answered media early.
     private var answererEarlyAnswer: String?
 
@@ -136,18 +143,35 @@ public struct CallStateMachine: Sendable {
         _ request: SignalingMessage.CallStart, from caller: Device, to callee: AppUser, decision: RoutingDecision?,
         now: ClockReading, configuration: CallConfiguration = CallConfiguration()
     ) -> (machine: CallStateMachine, actions: [CallAction]) {
+        start(request, from: caller, callee: .user(callee.userID), decision: decision, now: now, configuration: configuration)
+    }
+
+    /// Starts a call accepted from `call.start` to its destination (`request.to`: a user, a
+    /// phone number, a SIP address), which its record names as the callee; otherwise as
+    /// `start(_:from:to:decision:now:configuration:)`.
+    public static func start(
+        _ request: SignalingMessage.CallStart, from caller: Device, decision: RoutingDecision?,
+        now: ClockReading, configuration: CallConfiguration = CallConfiguration()
+    ) -> (machine: CallStateMachine, actions: [CallAction]) {
+        start(request, from: caller, callee: request.to, decision: decision, now: now, configuration: configuration)
+    }
+
+    private static func start(
+        _ request: SignalingMessage.CallStart, from caller: Device, callee: PartyAddress, decision: RoutingDecision?,
+        now: ClockReading, configuration: CallConfiguration
+    ) -> (machine: CallStateMachine, actions: [CallAction]) {
         var machine = CallStateMachine(request, from: caller, to: callee, now: now, configuration: configuration)
         if let decision { machine.routed(decision, now: now) }
         let actions = machine.flush(nil)
         return (machine, actions)
     }
 
-    private init(_ request: SignalingMessage.CallStart, from caller: Device, to callee: AppUser, now: ClockReading, configuration: CallConfiguration) {
+    private init(_ request: SignalingMessage.CallStart, from caller: Device, to callee: PartyAddress, now: ClockReading, configuration: CallConfiguration) {
         self.callID = request.callID
         self.caller = caller
         self.configuration = configuration
-        self.destination = request.to
         self.headers = request.headers
+        self.calleeHeaders = request.headers
         self.callerDisplayName = request.displayName
         self.video = request.video
         self.callerOffer = request.sdp
@@ -179,15 +203,15 @@ public struct CallStateMachine: Sendable {
     /// Every device taking part now: the caller and the callee devices still in the call.
     public var devices: [Device] {
         switch phase {
-        case .initiating(let offering, _), .progressing(let offering), .ringing(let offering): [caller] + offering.callees
-        case .answered(let connecting): [caller, connecting.answerer]
-        case .established(let talking): [caller, talking.answerer]
+        case .initiating(let offering, _), .progressing(let offering), .ringing(let offering): [caller] + offering.callees.compactMap(\.device)
+        case .answered(let connecting): [caller] + [connecting.answerer].compactMap(\.device)
+        case .established(let talking): [caller] + [talking.answerer].compactMap(\.device)
         case .routing, .ended, .modifying: [caller]
         }
     }
 
-    /// The callee device that answered, once one did (nil after the end).
-    private var answerer: Device? {
+    /// The callee that answered, once one did (nil after the end).
+    private var answerer: Party? {
         switch phase {
         case .answered(let connecting): connecting.answerer
         case .established(let talking): talking.answerer
@@ -240,6 +264,7 @@ public struct CallStateMachine: Sendable {
         case .deviceDisconnected(let device): disconnected(device, now: now)
         case .deviceLost(let device): lost(device, now: now)
         case .deviceReconnected(let device): setGrace(of: device, to: nil)
+        case .sip(let party, let event): handleSIP(event, from: party, now: now)
         case .failed(let error):
             if state != .ended { end(.error, error: error, now: now) }
         }
@@ -285,20 +310,27 @@ public struct CallStateMachine: Sendable {
 
     private mutating func routed(_ decision: RoutingDecision, now: ClockReading) {
         guard case .routing(let routing) = phase else { return }
+        if let kind = decision.refusedKind(sipDialling: configuration.sipDialling) {
+            end(.error, error: .init(code: .notImplemented, message: "calls to \(kind.rawValue) addresses are not implemented yet"), now: now)
+            return
+        }
         switch decision {
         case .reject(let error):
             end(.error, error: error, now: now)
-        case .dialNumber, .dialSIP, .joinRoom:
-            let kind = decision.unbuiltKind?.rawValue ?? "this"
-            end(.error, error: .init(code: .notImplemented, message: "calls to \(kind) addresses are not implemented yet"), now: now)
+        case .joinRoom:
+            preconditionFailure("invalid transition: a room decision is refused above")
+        case .dialNumber(let route):
+            dial(.phone(route), headers: headers, routing: routing, now: now)
+        case .dialSIP(let uri, let sipHeaders):
+            dial(.uri(uri), headers: sipHeaders, routing: routing, now: now)
         case .ringDevices(let devices), .pushDevices(let devices):
             let pushed: Bool
             if case .pushDevices = decision { pushed = true } else { pushed = false }
             var offering = Offering(callees: [], status: [:], ringDeadline: startInstant.advanced(by: configuration.ringTimeout),
                                     callerGrace: routing.callerGrace)
-            for device in devices where device != caller && offering.status[device] == nil {
-                offering.callees.append(device)
-                offering.status[device] = pushed ? .pushed : .awaitingOffer
+            for device in devices where device != caller && offering.status[.device(device)] == nil {
+                offering.callees.append(.device(device))
+                offering.status[.device(device)] = pushed ? .pushed : .awaitingOffer
             }
             guard !offering.callees.isEmpty else {
                 end(.error, error: .init(code: .destinationUnavailable, message: "destination user has no connected device"), now: now)
@@ -308,12 +340,31 @@ public struct CallStateMachine: Sendable {
             output.append(.media(.answerCaller(callID: callID, offer: callerOffer)))
             if pushed {
                 output.append(.push(PushInstruction(
-                    callID: callID, devices: offering.callees, caller: caller.user, headers: headers,
+                    callID: callID, devices: offering.callees.compactMap(\.device), caller: caller.user, headers: headers,
                     video: video, issuedTime: now.unixMilliseconds,
                     expiresTime: record.times.startedTime + Self.milliseconds(configuration.ringTimeout),
                     callerDisplayName: callerDisplayName)))
             }
         }
+    }
+
+    /// What a call to a phone number without a CLI is refused with.
+    static let missingCLI = "a call to a phone number needs a CLI: give cli in call.start, or set the application's default CLI"
+
+    /// Routed to a phone number or SIP address: the call's one callee is its SIP party,
+    /// whose leg is asked for once the caller's is ready (as for devices). A phone call
+    /// without a CLI ends at once and nothing is dialled.
+    private mutating func dial(_ destination: SIPParty.Destination, headers: [String: String], routing: Routing, now: ClockReading) {
+        if case .phone(let route) = destination, route.callerID == nil {
+            end(.error, error: .init(code: .badRequest, message: Self.missingCLI), now: now)
+            return
+        }
+        let party = Party.sip(SIPParty(callID: callID, destination: destination))
+        calleeHeaders = headers
+        let offering = Offering(callees: [party], status: [party: .awaitingOffer],
+                                ringDeadline: startInstant.advanced(by: configuration.ringTimeout), callerGrace: routing.callerGrace)
+        phase = .initiating(offering, relayedEarly: false)
+        output.append(.media(.answerCaller(callID: callID, offer: callerOffer)))
     }
 
     // MARK: Requests
@@ -332,13 +383,13 @@ public struct CallStateMachine: Sendable {
         try requireNotEnded(what)
         switch phase {
         case .initiating(let offering, _), .progressing(let offering), .ringing(let offering):
-            if let status = offering.status[device] { return status }
+            if let status = offering.status[.device(device)] { return status }
         case .answered, .established:
-            if device == answerer { return .offered(acknowledged: true) }
+            if .device(device) == answerer { return .offered(acknowledged: true) }
         case .routing, .ended, .modifying:
             break
         }
-        if formerCallees.contains(device) {
+        if formerCallees.contains(.device(device)) {
             throw CallingError(.invalidState, callID: callID, "cannot \(what): the call ended for this device")
         }
         throw CallingError(.callNotFound, callID: callID, "device \(device.deviceID) is not a callee of this call")
@@ -373,7 +424,7 @@ public struct CallStateMachine: Sendable {
         }
         if let earlyAnswer { try answerMediaEarly(device, sdp: earlyAnswer) }
         if acknowledged || isAnswered { return }
-        modifyOffering { $0.status[device] = .offered(acknowledged: true) }
+        modifyOffering { $0.status[.device(device)] = .offered(acknowledged: true) }
         ringCaller(now: now)
     }
 
@@ -383,18 +434,18 @@ public struct CallStateMachine: Sendable {
     private mutating func answerMediaEarly(_ device: Device, sdp: String) throws(CallingError) {
         let given: String??
         switch phase {
-        case .progressing(let offering), .ringing(let offering): given = .some(offering.earlyAnswers[device])
+        case .progressing(let offering), .ringing(let offering): given = .some(offering.earlyAnswers[.device(device)])
         default: given = .none
         }
         guard let given else {
-            if device == answerer, sdp == answererEarlyAnswer { return }
+            if .device(device) == answerer, sdp == answererEarlyAnswer { return }
             throw CallingError(.invalidState, callID: callID, "cannot answer media in call.ack: the call was answered")
         }
         if let given {
             if given == sdp { return }
             throw CallingError(.invalidState, callID: callID, "cannot answer media twice: this device's call.ack already had an SDP answer")
         }
-        _ = modifyOffering { $0.earlyAnswers[device] = sdp }
+        _ = modifyOffering { $0.earlyAnswers[.device(device)] = sdp }
         output.append(.media(.acceptAnswer(callID: callID, party: .device(device), answer: sdp)))
     }
 
@@ -403,7 +454,7 @@ public struct CallStateMachine: Sendable {
         guard case .progressing(let offering) = phase else { return }
         phase = .ringing(offering)
         record.times.rungTime = now.unixMilliseconds
-        notify(caller, .ringing(callID: callID, time: now.unixMilliseconds))
+        notify(.device(caller), .ringing(callID: callID, time: now.unixMilliseconds))
     }
 
     /// A pushed device relayed its payload: it now waits for its leg like a connected
@@ -411,7 +462,7 @@ public struct CallStateMachine: Sendable {
     /// again, or after `call.incoming`, changes nothing.
     private mutating func pushRelayed(_ device: Device, now: ClockReading) throws(CallingError) {
         guard case .pushed = try calleeStatus(of: device, to: "relay a push for") else { return }
-        modifyOffering { $0.status[device] = .awaitingOffer }
+        modifyOffering { $0.status[.device(device)] = .awaitingOffer }
         // Before the caller's leg is ready, `callerLegReady` offers every waiting device
         // and rings the caller (its events keep their order: media, progress, ringing).
         if case .initiating(let offering, _) = phase {
@@ -427,11 +478,11 @@ public struct CallStateMachine: Sendable {
     public var causeForFormerCallee: CallEndCause { isAnswered ? .otherDeviceAnswered : .inactive }
 
     /// Whether `device` was a callee of this call and left it.
-    public func isFormerCallee(_ device: Device) -> Bool { formerCallees.contains(device) }
+    public func isFormerCallee(_ device: Device) -> Bool { formerCallees.contains(.device(device)) }
 
     /// The call's times as a callee device that relays a push late sees them.
     public func detailsForLateRelay(_ device: Device, at time: Int64) -> CallTimes {
-        details(for: device, answerer: answerer, endedAt: time)
+        details(for: .device(device), answerer: answerer, endedAt: time)
     }
 
     private mutating func answer(_ device: Device, sdp: String?, now: ClockReading) throws(CallingError) {
@@ -447,7 +498,7 @@ public struct CallStateMachine: Sendable {
         case .progressing(let current), .ringing(let current): offering = current
         default: preconditionFailure("invalid transition: answer by an offered device in state \(state)")
         }
-        let earlyAnswer = offering.earlyAnswers[device]
+        let earlyAnswer = offering.earlyAnswers[.device(device)]
         switch (sdp, earlyAnswer) {
         case (nil, nil):
             throw CallingError(.badRequest, callID: callID, "cannot answer without sdp: this device gave no SDP answer in call.ack")
@@ -456,25 +507,33 @@ public struct CallStateMachine: Sendable {
         default:
             break
         }
+        take(answerFrom: .device(device), offering: offering, sdp: sdp, earlyAnswer: earlyAnswer, bridged: false, now: now)
+    }
+
+    /// A callee answered the call: it becomes the answerer (its device's graces start with
+    /// the caller's), everyone hears `answered`, the other callees leave, its leg takes
+    /// `sdp` unless it answered media early, and the legs are bridged unless they were
+    /// already (SIP early media).
+    private mutating func take(answerFrom party: Party, offering: Offering, sdp: String?, earlyAnswer: String?, bridged: Bool, now: ClockReading) {
         var graces: [Device: ContinuousClock.Instant] = [:]
         graces[caller] = offering.callerGrace
         phase = .answered(Connecting(
-            answerer: device, callerLegConnected: offering.callerLegConnected,
-            answererLegConnected: offering.connectedCalleeLegs.contains(device),
+            answerer: party, callerLegConnected: offering.callerLegConnected,
+            answererLegConnected: offering.connectedCalleeLegs.contains(party),
             setupDeadline: now.instant.advanced(by: configuration.mediaSetupTimeout), graces: graces))
-        record.answeredDeviceID = device.deviceID
+        record.answeredDeviceID = party.device?.deviceID
         record.times.answeredTime = now.unixMilliseconds
-        notify(caller, .answered(callID: callID, time: now.unixMilliseconds))
-        notify(device, .answered(callID: callID, time: now.unixMilliseconds))
-        for other in offering.callees where other != device {
+        notify(.device(caller), .answered(callID: callID, time: now.unixMilliseconds))
+        notify(party, .answered(callID: callID, time: now.unixMilliseconds))
+        for other in offering.callees where other != party {
             formerCallees.insert(other)
             leaveCall(other, status: offering.status[other], cause: .otherDeviceAnswered, now: now)
         }
         if earlyAnswer == nil, let sdp {
-            output.append(.media(.acceptAnswer(callID: callID, party: .device(device), answer: sdp)))
+            output.append(.media(.acceptAnswer(callID: callID, party: party, answer: sdp)))
         }
         answererEarlyAnswer = earlyAnswer
-        output.append(.media(.bridge(callID: callID, party: .device(device))))
+        if !bridged { output.append(.media(.bridge(callID: callID, party: party))) }
         checkEstablished(now: now)
     }
 
@@ -496,7 +555,7 @@ public struct CallStateMachine: Sendable {
             return
         }
         let status = try calleeStatus(of: device, to: "hang up")
-        if device == answerer {
+        if .device(device) == answerer {
             end(.hungUp, now: now)
         } else if case .offered = status, !isAnswered {
             end(.denied, now: now)
@@ -507,15 +566,78 @@ public struct CallStateMachine: Sendable {
 
     private mutating func sendDTMF(from device: Device, digits: String) throws(CallingError) {
         try requireNotEnded("send DTMF")
-        guard device == caller || device == answerer else {
+        guard device == caller || .device(device) == answerer else {
             _ = try calleeStatus(of: device, to: "send DTMF")
             throw CallingError(.invalidState, callID: callID, "cannot send DTMF: the call is not established")
         }
         guard case .established(let talking) = phase else {
             throw CallingError(.invalidState, callID: callID, "cannot send DTMF: the call is not established")
         }
-        let leg: CallLegID = device == caller ? .callee(.device(talking.answerer)) : .caller
+        // Toward the other party: a SIP callee gets them as RFC 4733 events on its RTP leg.
+        let leg: CallLegID = device == caller ? .callee(talking.answerer) : .caller
         output.append(.media(.sendDTMF(callID: callID, leg: leg, digits: digits)))
+    }
+
+    // MARK: The SIP side
+
+    /// What the SIP side reports about the call's SIP party. Before the answer: provisional
+    /// responses ring the caller (a 18x's SDP is early media, bridged at once), a 2xx answers,
+    /// a final failure ends the call with the cause its status maps to. After the answer:
+    /// BYE hangs up, a failure of the dialog ends with `sip_error`. Reports about another
+    /// party, one not yet offered (no INVITE was asked for), or that no longer fit are ignored.
+    private mutating func handleSIP(_ event: SIPCallEvent, from sip: SIPParty, now: ClockReading) {
+        let party = Party.sip(sip)
+        switch phase {
+        case .progressing(let offering), .ringing(let offering):
+            guard case .offered = offering.status[party] else { return }
+            switch event {
+            case .trying:
+                break
+            case .ringing(let earlySDP):
+                if let earlySDP { answerSIPMediaEarly(party, sdp: earlySDP) }
+                _ = modifyOffering { $0.status[party] = .offered(acknowledged: true) }
+                ringCaller(now: now)
+            case .answered(let sdp):
+                let earlyAnswer = offering.earlyAnswers[party]
+                guard earlyAnswer != nil || sdp != nil else {
+                    end(.error, error: .init(code: .mediaFailed, message: "the SIP answer (2xx) carried no SDP"), now: now)
+                    return
+                }
+                // The first SDP is the answer: a 2xx after early media keeps the 18x's.
+                take(answerFrom: party, offering: offering, sdp: sdp, earlyAnswer: earlyAnswer, bridged: earlyAnswer != nil, now: now)
+            case .failed(let status, let reason):
+                let ending = SIPCallEvent.ending(status: status, reason: reason)
+                end(ending.cause, error: ending.error, now: now)
+            case .hungUp:
+                end(.denied, now: now)
+            }
+        case .answered, .established:
+            guard party == answerer else { return }
+            switch event {
+            case .trying, .ringing, .answered:
+                break  // a late provisional response, or a 2xx retransmission
+            case .failed(let status, let reason):
+                end(.error, error: SIPCallEvent.sipError(status: status, reason: reason), now: now)
+            case .hungUp:
+                end(.hungUp, now: now)
+            }
+        case .routing, .initiating, .ended, .modifying:
+            break
+        }
+    }
+
+    /// The first SDP of the SIP side (in a 180 or 183) answers its leg's offer; the leg is
+    /// bridged at once so the caller hears the far side before the answer. Later SDPs are
+    /// ignored (RFC 3261 §13.2.1: the first is the answer).
+    private mutating func answerSIPMediaEarly(_ party: Party, sdp: String) {
+        let first = modifyOffering { offering -> Bool in
+            guard offering.earlyAnswers[party] == nil else { return false }
+            offering.earlyAnswers[party] = sdp
+            return true
+        }
+        guard first == true else { return }
+        output.append(.media(.acceptAnswer(callID: callID, party: party, answer: sdp)))
+        output.append(.media(.bridge(callID: callID, party: party)))
     }
 
     // MARK: Media and connections
@@ -530,24 +652,24 @@ public struct CallStateMachine: Sendable {
             guard case .initiating(let offering, let relayedEarly) = phase else { return }
             phase = .progressing(offering)
             record.times.progressedTime = now.unixMilliseconds
-            notify(caller, .mediaReady(callID: callID, sdp: sdp))
-            notify(caller, .progress(callID: callID, time: now.unixMilliseconds))
-            for device in offering.callees where offering.status[device] == .awaitingOffer {
-                output.append(.media(.offerCallee(callID: callID, party: .device(device))))
+            notify(.device(caller), .mediaReady(callID: callID, sdp: sdp))
+            notify(.device(caller), .progress(callID: callID, time: now.unixMilliseconds))
+            for party in offering.callees where offering.status[party] == .awaitingOffer {
+                output.append(.media(.offerCallee(callID: callID, party: party)))
             }
             if relayedEarly { ringCaller(now: now) }
         case .calleeLegReady(let party, let sdp):
             // Offers are asked for only once the caller's leg is ready (progressing).
-            guard let device = party.device, state == .progressing || state == .ringing else { return }
+            guard state == .progressing || state == .ringing else { return }
             let offered = modifyOffering { offering -> Bool in
-                guard offering.status[device] == .awaitingOffer else { return false }
-                offering.status[device] = .offered(acknowledged: false)
+                guard offering.status[party] == .awaitingOffer else { return false }
+                offering.status[party] = .offered(acknowledged: false)
                 return true
             }
             guard offered == true else { return }
-            notify(device, .offered(CallOffer(
-                callID: callID, from: record.caller, headers: headers, video: video,
-                time: record.times.startedTime, sdp: sdp, displayName: callerDisplayName)))
+            notify(party, .offered(CallOffer(
+                callID: callID, from: record.caller, headers: calleeHeaders, video: video,
+                time: record.times.startedTime, sdp: sdp, displayName: callerDisplayName, cli: party.sip?.cli)))
         case .legConnected(let leg):
             legConnected(leg, now: now)
         case .legFailed(let leg, let reason):
@@ -557,12 +679,13 @@ public struct CallStateMachine: Sendable {
                 } else {
                     end(.error, error: .init(code: .mediaFailed, message: "\(leg) media leg failed: \(reason)".prefixUTF8(1024)), now: now)
                 }
-            } else if case .callee(let party) = leg, let device = party.device {
-                guard let status = modifyOffering({ $0.remove(device) }) ?? nil else { return }
-                formerCallees.insert(device)
-                leaveCall(device, status: status, cause: .error,
+            } else if case .callee(let party) = leg {
+                guard let status = modifyOffering({ $0.remove(party) }) ?? nil else { return }
+                formerCallees.insert(party)
+                leaveCall(party, status: status, cause: .error,
                           error: .init(code: .mediaFailed, message: "media leg failed: \(reason)".prefixUTF8(1024)), now: now)
-                endIfNoCallees(code: .mediaFailed, message: "no callee device could be offered the call", now: now)
+                let message = party.sip == nil ? "no callee device could be offered the call" : "the SIP leg could not be set up: \(reason)"
+                endIfNoCallees(code: .mediaFailed, message: message.prefixUTF8(1024), now: now)
             }
         case .legInactive(let leg):
             if isPartyLeg(leg) { end(.inactive, now: now) }
@@ -575,25 +698,24 @@ public struct CallStateMachine: Sendable {
             connecting.callerLegConnected = true
             phase = .answered(connecting)
         case (.answered(var connecting), .callee(let party)):
-            guard party.device == connecting.answerer else { return }
+            guard party == connecting.answerer else { return }
             connecting.answererLegConnected = true
             phase = .answered(connecting)
         case (_, .caller):
             _ = modifyOffering { $0.callerLegConnected = true }
         case (_, .callee(let party)):
-            guard let device = party.device else { return }
             _ = modifyOffering { offering in
-                if offering.status[device] != nil { offering.connectedCalleeLegs.insert(device) }
+                if offering.status[party] != nil { offering.connectedCalleeLegs.insert(party) }
             }
         }
         checkEstablished(now: now)
     }
 
-    /// The caller's leg, or the answering device's: the legs whose loss ends the call.
+    /// The caller's leg, or the answering callee's: the legs whose loss ends the call.
     private func isPartyLeg(_ leg: CallLegID) -> Bool {
         switch leg {
         case .caller: true
-        case .callee(let party): answerer != nil && party.device == answerer
+        case .callee(let party): answerer != nil && party == answerer
         }
     }
 
@@ -607,11 +729,11 @@ public struct CallStateMachine: Sendable {
             guard device == caller else { return }
             _ = modifyOffering { $0.callerGrace = deadline }
         case .answered(var connecting):
-            guard device == caller || device == connecting.answerer else { return }
+            guard device == caller || .device(device) == connecting.answerer else { return }
             connecting.graces[device] = deadline
             phase = .answered(connecting)
         case .established(var talking):
-            guard device == caller || device == talking.answerer else { return }
+            guard device == caller || .device(device) == talking.answerer else { return }
             talking.graces[device] = deadline
             phase = .established(talking)
         case .ended, .modifying:
@@ -631,26 +753,27 @@ public struct CallStateMachine: Sendable {
 
     private mutating func disconnected(_ device: Device, now: ClockReading) {
         guard state != .ended else { return }
-        if device == caller || device == answerer {
+        if device == caller || .device(device) == answerer {
             if grace(of: device) == nil {
                 setGrace(of: device, to: now.instant.advanced(by: configuration.reconnectGrace))
             }
             return
         }
         // A device woken by push connects (a new session: "lost") before it relays.
+        let party = Party.device(device)
         guard let status = modifyOffering({ offering -> CalleeStatus? in
-            guard let status = offering.status[device], status != .pushed else { return nil }
-            return offering.remove(device)
+            guard let status = offering.status[party], status != .pushed else { return nil }
+            return offering.remove(party)
         }) ?? nil else { return }
         // A ringing device that drops leaves the ring set; the others keep ringing.
-        formerCallees.insert(device)
-        leaveCall(device, status: status, cause: .inactive, now: now)
+        formerCallees.insert(party)
+        leaveCall(party, status: status, cause: .inactive, now: now)
         endIfNoCallees(code: .destinationUnavailable, message: "every callee device disconnected", now: now)
     }
 
     private mutating func lost(_ device: Device, now: ClockReading) {
         guard state != .ended else { return }
-        if device == caller || device == answerer {
+        if device == caller || .device(device) == answerer {
             end(.inactive, now: now)
         } else {
             disconnected(device, now: now)
@@ -661,20 +784,20 @@ public struct CallStateMachine: Sendable {
         guard case .answered(let connecting) = phase, connecting.callerLegConnected, connecting.answererLegConnected else { return }
         phase = .established(Talking(answerer: connecting.answerer, graces: connecting.graces))
         record.times.establishedTime = now.unixMilliseconds
-        notify(caller, .established(callID: callID, time: now.unixMilliseconds))
+        notify(.device(caller), .established(callID: callID, time: now.unixMilliseconds))
         notify(connecting.answerer, .established(callID: callID, time: now.unixMilliseconds))
     }
 
     // MARK: Ending
 
-    /// A callee device taken out of the ring set: `ended` to it if it knew of the call,
-    /// and its leg closed.
-    private mutating func leaveCall(_ device: Device, status: CalleeStatus?, cause: CallEndCause,
+    /// A callee taken out of the ring set: `ended` to it if it knew of the call, and its
+    /// leg closed.
+    private mutating func leaveCall(_ party: Party, status: CalleeStatus?, cause: CallEndCause,
                                     error: SignalingMessage.CallError? = nil, now: ClockReading) {
         if case .offered = status {
-            notify(device, .ended(callID: callID, cause: cause, error: error, details: details(for: device, answerer: answerer, endedAt: now.unixMilliseconds)))
+            notify(party, .ended(callID: callID, cause: cause, error: error, details: details(for: party, answerer: answerer, endedAt: now.unixMilliseconds)))
         }
-        output.append(.media(.closeLeg(callID: callID, leg: .callee(.device(device)))))
+        output.append(.media(.closeLeg(callID: callID, leg: .callee(party))))
     }
 
     private mutating func endIfNoCallees(code: SignalingErrorCode, message: String, now: ClockReading) {
@@ -682,10 +805,10 @@ public struct CallStateMachine: Sendable {
         end(.error, error: .init(code: code, message: message), now: now)
     }
 
-    /// Ends the call: `ended` to the caller, then to each callee device that knew of it,
-    /// then (once legs were asked for) the media layer closes every leg.
+    /// Ends the call: `ended` to the caller, then to each callee that knew of it, then
+    /// (once legs were asked for) the media layer closes every leg.
     private mutating func end(_ cause: CallEndCause, error: SignalingMessage.CallError? = nil, now: ClockReading) {
-        let informed: [Device]
+        let informed: [Party]
         let legsRequested: Bool
         let answerer = self.answerer
         switch phase {
@@ -710,23 +833,23 @@ public struct CallStateMachine: Sendable {
         record.times.endedTime = now.unixMilliseconds
         record.endCause = cause
         record.error = error.map(CallError.init)
-        for device in [caller] + informed {
-            notify(device, .ended(callID: callID, cause: cause, error: error, details: details(for: device, answerer: answerer, endedAt: now.unixMilliseconds)))
+        for party in [.device(caller)] + informed {
+            notify(party, .ended(callID: callID, cause: cause, error: error, details: details(for: party, answerer: answerer, endedAt: now.unixMilliseconds)))
         }
         if legsRequested {
             output.append(.media(.closeAll(callID: callID)))
         }
     }
 
-    /// The call's times as `device` saw them: the caller saw every step; a callee device
-    /// saw the start, and the answer and establishment only if it answered.
-    private func details(for device: Device, answerer: Device?, endedAt ended: Int64) -> CallTimes {
-        if device == caller {
+    /// The call's times as `party` saw them: the caller saw every step; a callee saw the
+    /// start, and the answer and establishment only if it answered.
+    private func details(for party: Party, answerer: Party?, endedAt ended: Int64) -> CallTimes {
+        if party == .device(caller) {
             var times = record.times
             times.endedTime = ended
             return times
         }
-        let answered = device == answerer
+        let answered = party == answerer
         return CallTimes(
             startedTime: record.times.startedTime,
             answeredTime: answered ? record.times.answeredTime : nil,
@@ -735,8 +858,8 @@ public struct CallStateMachine: Sendable {
         )
     }
 
-    private mutating func notify(_ device: Device, _ notification: CallNotification) {
-        output.append(.notify(.device(device), notification))
+    private mutating func notify(_ party: Party, _ notification: CallNotification) {
+        output.append(.notify(party, notification))
     }
 
     /// The actions of one event, with the record's new version when it changed (always

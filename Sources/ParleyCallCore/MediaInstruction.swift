@@ -5,10 +5,12 @@ public enum MediaInstruction: Sendable, Hashable {
     /// `call.start` (`MediaLegCore.answer(offer:)`). Report `.callerLegReady(sdp:)` with
     /// the answer, or `.legFailed(.caller, reason:)`.
     case answerCaller(callID: String, offer: String)
-    /// Create a leg for this callee party and make its offer (`MediaLegCore.makeOffer()`).
-    /// Report `.calleeLegReady(party, sdp:)`, or `.legFailed(.callee(party), reason:)`.
+    /// Create a leg for this callee party and make its offer (`MediaLegCore.makeOffer()`):
+    /// a WebRTC leg for a device, a plain RTP leg for a SIP party. Report
+    /// `.calleeLegReady(party, sdp:)`, or `.legFailed(.callee(party), reason:)`.
     case offerCallee(callID: String, party: Party)
-    /// Give the party's SDP answer (`call.answer`) to its leg (`MediaLegCore.acceptAnswer`).
+    /// Give the party's SDP answer (`call.ack` or `call.answer`; a SIP party's first SDP) to
+    /// its leg (`MediaLegCore.acceptAnswer`).
     /// A refused answer is reported as `.legFailed(.callee(party), reason:)`.
     case acceptAnswer(callID: String, party: Party, answer: String)
     /// Forward audio between the caller's leg and this callee party's leg, both ways,
@@ -27,9 +29,10 @@ public enum MediaInstruction: Sendable, Hashable {
 public enum MediaEvent: Sendable, Hashable {
     /// The caller's leg answered the caller's offer with this SDP (sent as `call.media`).
     case callerLegReady(sdp: String)
-    /// A callee party's leg made this offer (sent in its `call.incoming`).
+    /// A callee party's leg made this offer (sent in its `call.incoming`, or its INVITE).
     case calleeLegReady(Party, sdp: String)
-    /// The leg's ICE and DTLS are done: media can flow on it.
+    /// The leg is connected, so media can flow on it: ICE and DTLS done, or a plain RTP
+    /// leg ready (at once, or once it latched: the media layer decides).
     case legConnected(CallLegID)
     /// The leg could not be set up, or failed later (ICE, DTLS, consent lost).
     case legFailed(CallLegID, reason: String)

@@ -3,11 +3,18 @@ import ParleySignaling
 /// The local router: answers at once from this node's presence. A user's connected
 /// devices ring; a user with none but with push tokens is pushed; a user the application
 /// never saw is `destination_not_found`, one with neither `destination_unavailable`.
-/// Phone, SIP and conference destinations get the decision that would reach them (the
-/// default trunk, the URI with the call's headers, the room), which is refused with
-/// `not_implemented` until those party kinds are built.
+/// Phone numbers and SIP addresses are routed as its `SIPRoutingPolicy` says (by default,
+/// the decision that would reach them: the default trunk with the call's CLI, the address
+/// with the call's headers; a destination the policy does not route is rejected with
+/// `destination_unavailable`). A conference destination gets the room, which is refused
+/// with `not_implemented` until rooms are built.
 public struct PresenceRouter: CallRouter {
-    public init() {}
+    /// How phone numbers and SIP addresses are routed.
+    public var sip: SIPRoutingPolicy
+
+    public init(sip: SIPRoutingPolicy = .asDialled) {
+        self.sip = sip
+    }
 
     public func route(_ request: RouteRequest, presence: Presence) -> RoutingDecision? {
         switch request.destination {
@@ -22,9 +29,15 @@ public struct PresenceRouter: CallRouter {
             if !pushDevices.isEmpty { return .pushDevices(pushDevices) }
             return .reject(.init(code: .destinationUnavailable, message: "destination user has no connected device"))
         case .phone(let number):
-            return .dialNumber(PhoneRoute(number: number))
-        case .sip(let uri):
-            return .dialSIP(uri: uri, headers: request.headers)
+            guard let route = sip.phone(number, request) else {
+                return .reject(.init(code: .destinationUnavailable, message: "this server dials no such phone number (no SIP trunk routes it)"))
+            }
+            return .dialNumber(route)
+        case .sip(let address):
+            guard sip.sip(address, request) else {
+                return .reject(.init(code: .destinationUnavailable, message: "this server has no route to that SIP address"))
+            }
+            return .dialSIP(uri: address, headers: request.headers)
         case .conference(let room):
             return .joinRoom(room)
         }

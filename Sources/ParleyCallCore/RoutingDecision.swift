@@ -3,10 +3,12 @@ public import ParleyCallModel
 
 /// Where a call goes: a router's answer to a `RouteRequest`.
 ///
-/// Only the device decisions are built. A decision that needs a party kind not built yet
-/// (a trunk, a SIP endpoint, a conference room) is refused with `not_implemented`: at once
-/// as the `error` reply to `call.start` when the router answers within the request, or
-/// as `call.ended` `error` `not_implemented` when it answers later.
+/// Devices are reached, and phone numbers and SIP addresses where SIP dialling is on
+/// (`CallConfiguration.sipDialling`). A decision that needs a party kind not built
+/// (a conference room) or not enabled (a trunk, a SIP endpoint, with dialling off) is
+/// refused with `not_implemented`: at once as the `error` reply to `call.start` when the
+/// router answers within the request, or as `call.ended` `error` `not_implemented` when
+/// it answers later.
 public enum RoutingDecision: Sendable, Hashable {
     /// Ring these connected devices (each gets a leg and `call.incoming`).
     case ringDevices([Device])
@@ -22,14 +24,25 @@ public enum RoutingDecision: Sendable, Hashable {
     /// (`destination_not_found`, `destination_unavailable`, ...).
     case reject(SignalingMessage.CallError)
 
-    /// For a decision whose party kind is not built yet: the address kind it would reach
-    /// (`phone`, `sip`, `conference`), as the `not_implemented` refusal names it.
+    /// For a decision whose party kind a server does not reach unless configured to: the
+    /// address kind it would reach (`phone`, `sip`, `conference`), as the `not_implemented`
+    /// refusal names it. Conference rooms are not built at all; phone numbers and SIP
+    /// addresses are reached where SIP dialling is on (`refusedKind(sipDialling:)`).
     public var unbuiltKind: SignalingMessage.Address.Kind? {
         switch self {
         case .ringDevices, .pushDevices, .reject: nil
         case .dialNumber: .phone
         case .dialSIP: .sip
         case .joinRoom: .conference
+        }
+    }
+
+    /// The address kind a `not_implemented` refusal of this decision names, or nil when a
+    /// server with SIP dialling `sipDialling` places it.
+    public func refusedKind(sipDialling: Bool) -> SignalingMessage.Address.Kind? {
+        switch self {
+        case .dialNumber, .dialSIP: sipDialling ? nil : unbuiltKind
+        default: unbuiltKind
         }
     }
 }
@@ -40,7 +53,9 @@ public struct PhoneRoute: Sendable, Hashable {
     public var number: String
     /// The configured trunk to dial through; nil for the server's default trunk.
     public var trunk: String?
-    /// The calling line identity to present; nil to let the trunk choose.
+    /// The calling line identity to present (E.164), sent as From and
+    /// P-Asserted-Identity. Required: a call routed to a phone number without one is
+    /// refused (`bad_request`, field `cli`) and nothing is dialled.
     public var callerID: String?
 
     public init(number: String, trunk: String? = nil, callerID: String? = nil) {

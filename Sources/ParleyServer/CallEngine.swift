@@ -64,6 +64,9 @@ final class CallEngine: @unchecked Sendable {
     private let bus: any SignalingBus
     private let directory: any DeviceDirectory
     private var anchor: MediaAnchor?
+    /// The SIP user agent SIP parties are told through; nil: calls to phone numbers and
+    /// SIP addresses are refused (`CallConfiguration.sipDialling` off).
+    private let sipCalls: (any SIPCallPort)?
     private let recorder: CallRecorder
     /// Push registration, sending and relay checks (nil only if libcurl failed to start).
     private var push: PushCoordinator?
@@ -96,10 +99,12 @@ final class CallEngine: @unchecked Sendable {
     ///   - wallClock: Unix milliseconds now (the real clock in parleyd).
     ///   - pushSender: builds the push sender (the composition root's choice); nil builds
     ///     the configuration's (tests).
+    ///   - sipCalls: the SIP user agent; with one, calls to phone numbers and SIP addresses
+    ///     are placed through it.
     init(loop: any Scheduler, configuration: ServerConfiguration, log: ServerLog, metrics: ServerMetrics, store: StoreQueue,
          helloStore: StoreQueue, node: NodeID = .local, bus: any SignalingBus = LocalSignalingBus(),
          directory: any DeviceDirectory = LocalDeviceDirectory(), router: any CallRouter = PresenceRouter(),
-         pushSender: PushSenderFactory? = nil, recorder: CallRecorder, knownUsers: [AppUser],
+         pushSender: PushSenderFactory? = nil, sipCalls: (any SIPCallPort)? = nil, recorder: CallRecorder, knownUsers: [AppUser],
          wallClock: @escaping @Sendable () -> Int64 = ServerClock.unixMillis,
          mediaAnchor: ((@escaping (MediaEvent, String) -> Void) throws(NetError) -> MediaAnchor)?) throws(NetError) {
         self.loop = loop
@@ -116,7 +121,9 @@ final class CallEngine: @unchecked Sendable {
         calls.maximumCallLength = configuration.maximumCallLength
         calls.maxCallsPerUser = configuration.maxCallsPerUser
         calls.maxCallsPerApplication = configuration.maxCallsPerApplication
+        calls.sipDialling = sipCalls != nil
         registry = CallRegistry(configuration: calls, router: router)
+        self.sipCalls = sipCalls
         self.node = node
         self.bus = bus
         self.directory = directory
@@ -137,6 +144,10 @@ final class CallEngine: @unchecked Sendable {
         bus.attach(node: node) { [loop, weak self] message, device in
             guard let engine = self else { return }
             loop.execute { engine.session { $0.deliver(message, to: device) } }
+        }
+        sipCalls?.attach { [loop, weak self] event, party in
+            guard let engine = self else { return }
+            loop.execute { engine.sipReported(event, from: party) }
         }
         recorder.onCommitted { [loop, weak self] ticket in
             guard let engine = self else { return }
@@ -600,11 +611,33 @@ final class CallEngine: @unchecked Sendable {
     }
 
     /// Hands a call notification to the party's adapter: a device hears it as the frame
-    /// `DeviceAdapter` renders, through its session.
+    /// `DeviceAdapter` renders, through its session; a SIP party through the SIP port.
     private func tell(_ party: Party, _ notification: CallNotification) {
         switch party {
         case .device(let device): deliver(DeviceAdapter.frame(for: notification), to: device)
+        case .sip(let sip):
+            guard let sipCalls else {
+                // Unreachable: without a port the registry places no SIP call.
+                log.error("sip.unavailable", ["call": sip.callID, "party": sip.description])
+                return
+            }
+            sipCalls.tell(sip, notification)
         }
+    }
+
+    /// A report of the SIP user agent about a call's SIP party (on the loop).
+    private func sipReported(_ event: SIPCallEvent, from party: SIPParty) {
+        guard !stopped else { return }
+        let described: String =
+            switch event {
+            case .trying: "trying"
+            case .ringing(let sdp): sdp == nil ? "ringing" : "ringing with SDP"
+            case .answered(let sdp): sdp == nil ? "answered" : "answered with SDP"
+            case .failed(let status, _): "failed \(status)"
+            case .hungUp: "hungUp"
+            }
+        log.info("sip.report", ["call": party.callID, "event": described])
+        perform(registry.handleSIP(event, from: party, now: now()))
     }
 
     /// Runs held work whose ticket is committed, in order: work waits while earlier held
@@ -651,9 +684,7 @@ final class CallEngine: @unchecked Sendable {
                 keys.insert(.device(device))
                 if let callID = message.callID { keys.insert(.call(callID)) }
             case .notify(let party, let notification):
-                switch party {
-                case .device(let device): keys.insert(.device(device))
-                }
+                if let device = party.device { keys.insert(.device(device)) }
                 keys.insert(.call(notification.callID))
             case .media(let instruction): keys.insert(.call(instruction.callID))
             case .push(let instruction): keys.insert(.call(instruction.callID))
@@ -683,7 +714,7 @@ final class CallEngine: @unchecked Sendable {
     /// per role; legs of devices that only rang are not kept).
     static func storedLegs(_ statistics: [CallLegID: MediaLegStatistics], of record: CallRecord, at time: Int64) -> [CallLeg] {
         var kept: [(leg: CallLegID, address: PartyAddress, deviceID: String?)] = [(.caller, record.caller, record.callerDeviceID)]
-        if let answerer = record.answeringParty { kept.append((.callee(answerer), record.callee, record.answeredDeviceID)) }
+        if let answering = statistics.keys.first(where: record.isAnsweringLeg) { kept.append((answering, record.callee, record.answeredDeviceID)) }
         return kept.compactMap { leg, address, deviceID in
             statistics[leg].map {
                 CallLeg(role: CallLegRole(leg), userId: address.address, deviceId: deviceID, updatedTime: time,

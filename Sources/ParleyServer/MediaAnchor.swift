@@ -176,6 +176,13 @@ final class MediaAnchor: @unchecked Sendable {
             // engine but no tones are generated.
             log.warning("media.dtmf.unsupported", ["call": callID, "leg": leg.description, "digits": digits])
             return
+        case .offerCallee(_, .sip(let party)):
+            // A SIP party needs a plain RTP leg and the gateway topology, which the anchor
+            // does not open yet; the call fails cleanly (`media_failed`). Nothing gets here
+            // while no SIP port is given: without one no SIP call is placed.
+            log.warning("media.leg.failed", ["call": callID, "leg": Party.sip(party).logName, "reason": "plain RTP legs not wired yet"])
+            reportToEngine(.legFailed(.callee(.sip(party)), reason: "plain RTP legs not wired yet"), callID)
+            return
         case .answerCaller, .offerCallee:
             if let existing = calls[callID] {
                 call = existing
@@ -649,10 +656,12 @@ extension CallLegStatistics {
 }
 
 extension Party {
-    /// How logs name the party's leg: a device by its device id.
+    /// How logs name the party's leg: a device by its device id, a SIP party by its
+    /// destination.
     fileprivate var logName: String {
         switch self {
         case .device(let device): device.deviceID
+        case .sip(let party): party.description
         }
     }
 }

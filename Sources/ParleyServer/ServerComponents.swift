@@ -24,9 +24,13 @@ public struct ServerComponents: Sendable {
     public var engineLoop: EventLoop
     /// Builds the push sender call pushes go out with (APNs and FCM over HTTP/2).
     public var pushSender: PushSenderFactory
+    /// The SIP user agent calls to phone numbers and SIP addresses go through; nil (the
+    /// default, as long as none is built) refuses them with `not_implemented`.
+    public var sipCalls: (any SIPCallPort)?
 
     public init(stores: CallStoreFactory, node: NodeID, bus: any SignalingBus, directory: any DeviceDirectory,
-                router: any CallRouter, engineLoop: EventLoop, pushSender: @escaping PushSenderFactory) {
+                router: any CallRouter, engineLoop: EventLoop, pushSender: @escaping PushSenderFactory,
+                sipCalls: (any SIPCallPort)? = nil) {
         self.stores = stores
         self.node = node
         self.bus = bus
@@ -34,6 +38,7 @@ public struct ServerComponents: Sendable {
         self.router = router
         self.engineLoop = engineLoop
         self.pushSender = pushSender
+        self.sipCalls = sipCalls
     }
 
     /// One server alone: the given store, the in-process bus and directory, the presence

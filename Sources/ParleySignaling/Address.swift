@@ -21,6 +21,25 @@ extension PartyAddress {
         }
     }
 
+    /// Why the address's text does not fit its kind's format (docs/protocol.md, "Field
+    /// formats"), or nil when it does: the rule the protocol reader applies, for an address
+    /// built in code rather than read from a frame.
+    public var formatProblem: String? {
+        let rule: TextRule =
+            switch kind {
+            case .user: .userID
+            case .phone: .phoneNumber
+            case .sip: .sipURI
+            case .conference: .conferenceID
+            }
+        do throws(TextRule.Failure) {
+            try rule.check(address)
+            return nil
+        } catch {
+            return error.reason
+        }
+    }
+
     var json: JSONValue {
         var object = JSONObject()
         object.append("kind", kind.rawValue)

@@ -20,10 +20,14 @@ extension SignalingMessage {
         /// `setPushNotificationDisplayName`): carried into the callee's push and
         /// `call.incoming`. At most 255 bytes of text.
         public var displayName: String?
+        /// For a call to a phone number: the calling line identity to present (E.164 with
+        /// `+`), sent by the server as From and P-Asserted-Identity. Without one the
+        /// application's default CLI is used; the server refuses it for other destinations.
+        public var cli: String?
 
         public init(
             requestID: String, callID: String, to: Address, headers: [String: String] = [:], video: Bool = false, sdp: String,
-            displayName: String? = nil
+            displayName: String? = nil, cli: String? = nil
         ) {
             self.requestID = requestID
             self.callID = callID
@@ -32,6 +36,7 @@ extension SignalingMessage {
             self.video = video
             self.sdp = sdp
             self.displayName = displayName
+            self.cli = cli
         }
 
         init(_ reader: FieldReader) throws(SignalingError) {
@@ -42,6 +47,7 @@ extension SignalingMessage {
             video = try reader.bool("video", default: false)
             sdp = try reader.string("sdp", .sdp)
             displayName = try reader.optionalString("displayName", .displayName)
+            cli = try reader.optionalString("cli", .phoneNumber)
         }
 
         func append(to object: inout JSONObject) {
@@ -52,6 +58,7 @@ extension SignalingMessage {
             object.append("video", video)
             object.append("sdp", sdp)
             if let displayName { object.append("displayName", displayName) }
+            if let cli { object.append("cli", cli) }
         }
     }
 }

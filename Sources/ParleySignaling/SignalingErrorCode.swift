@@ -79,6 +79,10 @@ public struct SignalingErrorCode: RawRepresentable, Sendable, Hashable, Codable,
     public static let destinationUnavailable = Self(rawValue: "destination_unavailable")
     /// The media leg could not be set up (bad SDP, ICE or DTLS failure).
     public static let mediaFailed = Self(rawValue: "media_failed")
+    /// The SIP endpoint or trunk of a call to a SIP address or phone number ended it with a
+    /// final status that no end cause stands for (or failed after the answer); the message
+    /// names the status and its reason phrase, e.g. `SIP 503 Service Unavailable`.
+    public static let sipError = Self(rawValue: "sip_error")
 
     // MARK: Anywhere
 

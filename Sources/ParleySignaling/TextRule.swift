@@ -161,19 +161,13 @@ extension TextRule {
         }
     )
 
-    /// SIP addresses: a `sip:` or `sips:` URI (RFC 3261 §19.1), printable ASCII without spaces or `<>"`.
+    /// SIP addresses, printable ASCII without spaces or `<>"`: a `sip:` or `sips:` URI
+    /// (RFC 3261 §19.1), or the SDK's short form `user@domain[:port][;transport=udp|tcp]`.
     static let sipURI = TextRule(
         maxBytes: SignalingLimits.maxUserIDBytes,
         alphabet: { $0 >= 0x21 && $0 <= 0x7E && $0 != 0x3C && $0 != 0x3E && $0 != 0x22 },
         alphabetDescription: "printable ASCII except < > \"",
-        format: { text in
-            let lower = text.lowercased()
-            let rest: Substring
-            if lower.hasPrefix("sips:") { rest = lower.dropFirst(5) } else if lower.hasPrefix("sip:") { rest = lower.dropFirst(4) } else {
-                return "must be a SIP URI starting with sip: or sips:"
-            }
-            return rest.isEmpty ? "must name a user or host after the scheme" : nil
-        }
+        format: sipAddressProblem
     )
 
     /// SDP bodies (RFC 8866 §5): not parsed here, only bounded and checked to start with `v=`.
@@ -248,4 +242,65 @@ extension TextRule {
             ["stun:", "stuns:", "turn:", "turns:"].contains(where: { text.hasPrefix($0) }) ? nil : "must be a stun:, stuns:, turn: or turns: URL"
         }
     )
+}
+
+/// Why `text` (printable ASCII) is not a SIP address, or nil. A URI is only checked to name
+/// something after its scheme: the SIP stack parses it fully when it dials. The short form
+/// is checked part by part, since the server turns it into a URI itself.
+private func sipAddressProblem(_ text: String) -> String? {
+    let bytes = Array(text.utf8)
+    let lower = text.lowercased()
+    for scheme in ["sips:", "sip:"] where lower.hasPrefix(scheme) {
+        return bytes.count > scheme.utf8.count ? nil : "must name a user or host after the scheme"
+    }
+    guard let at = bytes.firstIndex(of: 0x40), !bytes[..<at].contains(0x3A) else {
+        // Another scheme (`tel:...`) is told to use SIP's; anything else gets both forms.
+        if bytes.contains(0x3A) { return "must be a SIP URI starting with sip: or sips:" }
+        return "must be a sip: or sips: URI, or user@domain[:port][;transport=udp|tcp]"
+    }
+    guard at > 0 else { return "must name a user before '@'" }
+    let rest = bytes[(at + 1)...]
+    if rest.contains(0x40) { return "must contain one '@' (user@domain)" }
+    let hostPort: ArraySlice<UInt8>
+    if let semicolon = rest.firstIndex(of: 0x3B) {
+        hostPort = rest[..<semicolon]
+        let parameter = String(decoding: rest[(semicolon + 1)...], as: UTF8.self).lowercased()
+        guard parameter == "transport=udp" || parameter == "transport=tcp" else {
+            return "the only parameter allowed after the domain is ;transport=udp or ;transport=tcp"
+        }
+    } else {
+        hostPort = rest
+    }
+    let host: ArraySlice<UInt8>
+    var port: ArraySlice<UInt8>?
+    if hostPort.first == 0x5B {
+        // An IPv6 reference (RFC 3261 §25.1, RFC 5118): `[` hex digits, colons and dots `]`.
+        guard let close = hostPort.firstIndex(of: 0x5D) else { return "an IPv6 reference must end with ']'" }
+        host = hostPort[hostPort.startIndex...close]
+        let inside = hostPort[(hostPort.startIndex + 1)..<close]
+        let isIPv6Byte = { (b: UInt8) in (b >= 0x30 && b <= 0x3A) || (b >= 0x41 && b <= 0x46) || (b >= 0x61 && b <= 0x66) || b == 0x2E }
+        guard inside.contains(0x3A), inside.allSatisfy(isIPv6Byte) else { return "the domain's IPv6 reference is not an IPv6 address" }
+        let after = hostPort[(close + 1)...]
+        if !after.isEmpty {
+            guard after.first == 0x3A else { return "expected ':port' after the IPv6 reference" }
+            port = after.dropFirst()
+        }
+    } else if let colon = hostPort.firstIndex(of: 0x3A) {
+        host = hostPort[..<colon]
+        port = hostPort[(colon + 1)...]
+    } else {
+        host = hostPort
+    }
+    guard !host.isEmpty else { return "must name a domain after '@'" }
+    if host.first != 0x5B {
+        let isHostByte = { (b: UInt8) in (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2D || b == 0x2E }
+        guard host.allSatisfy(isHostByte) else { return "the domain may contain only A-Z a-z 0-9 - ." }
+    }
+    if let port {
+        guard (1...5).contains(port.count), port.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+              let value = Int(String(decoding: port, as: UTF8.self)), (1...65535).contains(value) else {
+            return "the port must be a number from 1 to 65535"
+        }
+    }
+    return nil
 }

@@ -14,6 +14,8 @@ struct CallWorld {
     static func anchorOffer(_ device: Device) -> String {
         "v=0\r\no=parley 1 1 IN IP4 192.0.2.10\r\ns=parley-\(device.deviceID)\r\nt=0 0\r\na=ice-lite\r\nm=audio 40000 UDP/TLS/RTP/SAVPF 111\r\na=setup:actpass\r\n"
     }
+    /// The anchor's offer for a SIP party's plain RTP leg.
+    static let anchorRTPOffer = "v=0\r\no=parley 1 1 IN IP4 192.0.2.10\r\ns=parley\r\nt=0 0\r\nm=audio 40010 RTP/AVP 0 8 101\r\nc=IN IP4 192.0.2.10\r\na=rtpmap:101 telephone-event/8000\r\n"
 
     var registry: CallRegistry
     var now: ClockReading
@@ -22,6 +24,8 @@ struct CallWorld {
     var records: [CallRecord] = []
     var pushes: [PushInstruction] = []
     var playouts: [(callID: String, role: CallLegRole, playout: CallLegPlayout)] = []
+    /// What SIP parties were told, in order (the SIP user agent's side).
+    var sipLog: [(party: SIPParty, notification: CallNotification)] = []
     var autoMedia = true
     private var requestCounter = 0
 
@@ -45,6 +49,8 @@ struct CallWorld {
                 inbox[device, default: []].append(message)
             case .notify(.device(let device), let notification):
                 inbox[device, default: []].append(DeviceAdapter.frame(for: notification))
+            case .notify(.sip(let party), let notification):
+                sipLog.append((party, notification))
             case .record(let record):
                 records.append(record)
             case .push(let instruction):
@@ -59,6 +65,8 @@ struct CallWorld {
                     queue += registry.handleMedia(.callerLegReady(sdp: Self.anchorAnswer), callID: callID, now: now)
                 case .offerCallee(let callID, .device(let device)):
                     queue += registry.handleMedia(.calleeLegReady(.device(device), sdp: Self.anchorOffer(device)), callID: callID, now: now)
+                case .offerCallee(let callID, .sip(let party)):
+                    queue += registry.handleMedia(.calleeLegReady(.sip(party), sdp: Self.anchorRTPOffer), callID: callID, now: now)
                 default:
                     break
                 }

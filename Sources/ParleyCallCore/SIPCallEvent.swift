@@ -1,0 +1,49 @@
+public import ParleyCallModel
+public import ParleySignaling
+
+/// What the SIP side reports about a call's SIP party (`SIPParty`): the answers to its
+/// INVITE and the far side's BYE, by meaning rather than by status code. The SIP user
+/// agent maps 100 and 181/182 to `trying`, 180 and 183 to `ringing` (with the SDP a 18x
+/// carried), a 2xx to `answered`, a final 3xx-6xx to `failed`, and a BYE to `hungUp`.
+public enum SIPCallEvent: Sendable, Hashable {
+    /// 100 Trying, or a provisional response that does not alert (181, 182): the far side
+    /// works on the call. The caller heard `call.progress` when the INVITE was asked for,
+    /// so nothing changes.
+    case trying
+    /// 180 Ringing or 183 Session Progress: the caller hears `call.ringing`. With SDP, that
+    /// is early media: the first SDP is the answer to the leg's offer (RFC 3261 §13.2.1),
+    /// and the leg is bridged to the caller's at once so the far side's ringback or
+    /// announcements reach the caller. A later, different SDP is ignored.
+    case ringing(earlySDP: String?)
+    /// A 2xx: the far side answered, with its SDP (nil, or the same as before, when a 18x
+    /// already gave the answer).
+    case answered(sdp: String?)
+    /// A final failure status (300-699) with its reason phrase. Before the answer it ends
+    /// the call with the cause `ending(status:reason:)` gives; after the answer (a dialog
+    /// that failed) with `error` `sip_error`.
+    case failed(status: Int, reason: String)
+    /// The far side sent BYE: `hungUp` after the answer. (A BYE before the answer is not
+    /// SIP, RFC 3261 §15; it is taken as a callee hanging up before answering: `denied`.)
+    case hungUp
+
+    /// How a final failure status ends a call that was not answered: 486 Busy Here, 600
+    /// Busy Everywhere and 603 Decline are `denied`; 408 Request Timeout and 480
+    /// Temporarily Unavailable `noAnswer`; 487 Request Terminated `canceled`; any other
+    /// status `error` with code `sip_error` and the message `SIP <status> <reason>`.
+    public static func ending(status: Int, reason: String) -> (cause: CallEndCause, error: SignalingMessage.CallError?) {
+        switch status {
+        case 486, 600, 603: (.denied, nil)
+        case 408, 480: (.noAnswer, nil)
+        case 487: (.canceled, nil)
+        default: (.error, sipError(status: status, reason: reason))
+        }
+    }
+
+    /// The `sip_error` of a failure: `SIP 503 Service Unavailable`. The reason phrase comes
+    /// from the far side: control characters become spaces and the text is cut to the
+    /// protocol's 1024 bytes.
+    public static func sipError(status: Int, reason: String) -> SignalingMessage.CallError {
+        let text = reason.isEmpty ? "SIP \(status)" : "SIP \(status) \(reason)"
+        return .init(code: .sipError, message: text.prefixUTF8(1024))
+    }
+}
