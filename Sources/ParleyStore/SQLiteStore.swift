@@ -468,8 +468,9 @@ public final class SQLiteStore: CallStore {
 
     /// Calls where `?2` is the caller or the callee as a user (a room or a number with
     /// the same text is not that user): at each side, the directions whose end there is a
-    /// user. While every direction has users at a side (today: `appToApp` only), that side
-    /// needs no direction term, so the query reads only the caller and callee indexes.
+    /// user. A side where every direction has a user (the caller's, while every call is
+    /// placed by an app) needs no direction term, so the query reads only that side's
+    /// index; the callee side names the directions whose callee is a user (`appToApp`).
     private static let userFilter: String = {
         func side(_ column: String, _ userEnd: (CallDirection) -> Bool) -> String {
             let directions = CallDirection.allCases.filter(userEnd)
