@@ -254,6 +254,25 @@ public struct SIPTransactionLayer: Sendable {
         return outputs
     }
 
+    /// The shell could not send `message`, one of this layer's `send` outputs: the
+    /// transaction it belongs to (found by its Via branch and CSeq) fails as
+    /// `transportFailed(_:now:)` says.
+    public mutating func transportFailed(sending message: SIPMessage, now: ContinuousClock.Instant) -> [SIPTransactionOutput] {
+        let id: SIPTransactionID?
+        if message.isRequest {
+            id = SIPTransactionID.client(of: message)
+        } else if let via = try? message.topVia(), let branch = via.branch, let cseq = try? message.cseq() {
+            // A response of ours: the server transaction of the request it answers, which
+            // shares its Via, branch and CSeq method.
+            let sentBy = SIPText.lowercased(via.host.description) + ":" + String(via.port ?? SIPHop.Transport(name: via.transport)?.defaultPort ?? 5060)
+            id = transactions.keys.first { $0.role == .server && $0.branch == branch && $0.sentBy == sentBy && $0.method == cseq.method }
+        } else {
+            id = nil
+        }
+        guard let id else { return [] }
+        return transportFailed(id, now: now)
+    }
+
     // MARK: Received messages
 
     /// Takes a message received from `hop`.
