@@ -201,7 +201,7 @@ let package = Package(
         .testTarget(name: "ParleyMediaCoreTests", dependencies: ["ParleyMediaCore", "ParleyRTP", "ParleyOpus", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleyCallCoreTests", dependencies: ["ParleyWireCore", "ParleyCallCore", "ParleyCallModel", "ParleySignaling", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleySessionCoreTests", dependencies: ["ParleySessionCore", "ParleySignaling", "ParleyCallCore", "ParleyCallModel"], swiftSettings: upcoming),
-        .testTarget(name: "ParleySIPCoreTests", dependencies: ["ParleySIPCore", "ParleySIP", "ParleyTestSupport"], swiftSettings: upcoming),
+        .testTarget(name: "ParleySIPCoreTests", dependencies: ["ParleySIPCore", "ParleySIP", "ParleySDP", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleyBusTests", dependencies: ["ParleyBus", "ParleyCallCore", "ParleySignaling"], swiftSettings: upcoming),
         .testTarget(name: "ParleyNetCoreTests", dependencies: ["ParleyNetCore", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleyNetLinuxTests", dependencies: ["ParleyNetLinux", "ParleyNetCore"], swiftSettings: upcoming),

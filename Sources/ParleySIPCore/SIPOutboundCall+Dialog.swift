@@ -72,6 +72,11 @@ extension SIPOutboundCall {
             return
         }
         dialog = current
+        if method == .update {
+            peerAllowsUpdate = true
+        } else if let allowed = try? request.allow() {
+            peerAllowsUpdate = allowed.contains(.update)
+        }
         switch method {
         case .bye:
             respond(to: request, on: id, 200, now: now, into: &out)
