@@ -176,6 +176,19 @@ import ParleyTestSupport
         #expect(harness.call.isFinished)
     }
 
+    @Test func overTCPTheInviteIsNotRetransmittedAndAFailedSendEndsTheCall() throws {
+        var invitation = CallHarness.invitation()
+        invitation.destination = SIPHop(transport: .tcp, host: .ipv4("198.51.100.5"), port: 5060)
+        var harness = try CallHarness(invitation: invitation)
+        harness.start()
+        #expect(try harness.lastInvite.topVia()?.transport == "TCP")
+        harness.advance(to: 10_000)
+        #expect(harness.requests(.invite).count == 1)
+        harness.take(harness.call.transportFailed(sending: harness.lastInvite, now: VirtualTime.at(harness.now)))
+        #expect(harness.ends == [.transportError])
+        #expect(harness.call.isFinished)
+    }
+
     // MARK: CANCEL
 
     @Test func rfc3261_9_1_cancelWaitsForAProvisionalResponse() throws {
