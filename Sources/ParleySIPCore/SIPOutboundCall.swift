@@ -235,6 +235,7 @@ public struct SIPOutboundCall: Sendable {
             inviteTransaction = id
             process(outputs, now: now, into: &out)
         } catch {
+            // A fresh layer takes a request with a fresh branch; nothing left to try.
             finish(.transportError, into: &out)
         }
     }
