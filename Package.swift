@@ -97,6 +97,8 @@ let package = Package(
         .target(name: "ParleyCallCore", dependencies: ["ParleyWireCore", "ParleySignaling", "ParleyCallModel"], swiftSettings: upcoming),
         // The server's session protocol (hello, resume, heartbeat, buffering, close codes)
         .target(name: "ParleySessionCore", dependencies: ["ParleyWireCore", "ParleySignaling", "ParleyCallCore"], swiftSettings: upcoming),
+        // SIP transactions, dialogs and the UAC side of a B2BUA leg (RFC 3261 §12-17, RFC 6026, RFC 4028): sans-I/O
+        .target(name: "ParleySIPCore", dependencies: ["ParleyWireCore", "ParleySIP"], swiftSettings: upcoming),
 
         // MARK: Layer 5: I/O runtime (epoll loops, sockets, threads; Linux)
         .target(name: "ParleyNetLinux", dependencies: ["CLinux", "ParleyWireCore", "ParleyNetCore"], swiftSettings: upcoming),
@@ -199,6 +201,7 @@ let package = Package(
         .testTarget(name: "ParleyMediaCoreTests", dependencies: ["ParleyMediaCore", "ParleyRTP", "ParleyOpus", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleyCallCoreTests", dependencies: ["ParleyWireCore", "ParleyCallCore", "ParleyCallModel", "ParleySignaling", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleySessionCoreTests", dependencies: ["ParleySessionCore", "ParleySignaling", "ParleyCallCore", "ParleyCallModel"], swiftSettings: upcoming),
+        .testTarget(name: "ParleySIPCoreTests", dependencies: ["ParleySIPCore", "ParleySIP", "ParleySDP", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleyBusTests", dependencies: ["ParleyBus", "ParleyCallCore", "ParleySignaling"], swiftSettings: upcoming),
         .testTarget(name: "ParleyNetCoreTests", dependencies: ["ParleyNetCore", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleyNetLinuxTests", dependencies: ["ParleyNetLinux", "ParleyNetCore"], swiftSettings: upcoming),
