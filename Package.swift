@@ -124,7 +124,7 @@ let package = Package(
         // MARK: Layer 7: products: parleyd's core and the client SDK (docs/sdk.md)
         .target(
             name: "ParleyServer",
-            dependencies: ["ParleyWireCore", "ParleyNetCore", "ParleyNetLinux", "ParleyHTTP", "ParleyEdgeIO", "ParleyAuth", "ParleySignaling", "ParleyCallModel", "ParleyCallCore", "ParleySessionCore", "ParleyBus", "ParleyStore", "ParleyMediaLegCore", "ParleyCrypto", "ParleyICECore", "ParleySTUN", "ParleyMediaCore", "ParleyWebSocket", "ParleyPush", "ParleyRTP"],
+            dependencies: ["ParleyWireCore", "ParleyNetCore", "ParleyNetLinux", "ParleyHTTP", "ParleyEdgeIO", "ParleyAuth", "ParleySignaling", "ParleyCallModel", "ParleyCallCore", "ParleySessionCore", "ParleyBus", "ParleyStore", "ParleyMediaLegCore", "ParleyCrypto", "ParleyICECore", "ParleySTUN", "ParleyMediaCore", "ParleyWebSocket", "ParleyPush", "ParleyRTP", "ParleySIPIO"],
             swiftSettings: upcoming
         ),
         // The SDK's portable core: Foundation and portable Parley targets only, no C library,
@@ -216,7 +216,7 @@ let package = Package(
         .testTarget(name: "ParleyPushTests", dependencies: ["ParleyPush", "ParleyPushTestSupport", "ParleyCrypto", "ParleyWireCore", "ParleySignaling", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(
             name: "ParleyServerTests",
-            dependencies: ["ParleyServer", "ParleyTestSupport", "ParleyBus", "ParleyPush", "ParleyPushTestSupport", "ParleyWireCore", "ParleyHTTP", "ParleyEdgeIO", "ParleyWebSocketClientIO", "ParleyAuth", "ParleySignaling", "ParleyStore", "ParleyCallModel", "ParleyCallCore", "ParleyMediaLegCore", "ParleyMediaCore", "ParleyCrypto", "ParleyNetCore", "ParleyNetLinux", "ParleyICECore", "ParleySTUN", "ParleySQLite", "ParleyMediaLegIO"],
+            dependencies: ["ParleyServer", "ParleyTestSupport", "ParleyBus", "ParleyPush", "ParleyPushTestSupport", "ParleyWireCore", "ParleyHTTP", "ParleyEdgeIO", "ParleyWebSocketClientIO", "ParleyAuth", "ParleySignaling", "ParleyStore", "ParleyCallModel", "ParleyCallCore", "ParleyMediaLegCore", "ParleyMediaCore", "ParleyCrypto", "ParleyNetCore", "ParleyNetLinux", "ParleyICECore", "ParleySTUN", "ParleySQLite", "ParleyMediaLegIO", "ParleySIPIO"],
             swiftSettings: upcoming
         ),
         .testTarget(name: "ParleySDKCoreTests", dependencies: ["ParleySDKCore", "ParleySignaling", "ParleyCrypto", "ParleyTestSupport"], swiftSettings: upcoming),

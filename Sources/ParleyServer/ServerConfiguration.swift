@@ -28,6 +28,14 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// the signaling port.
     public var mediaPorts: ClosedRange<UInt16>
 
+    /// SIP over UDP and TCP on this address and port (docs/sip.md, "Transports"); nil, the
+    /// default: no SIP at all. Until SIP calls exist, a stateless responder answers there.
+    public var sipListenAddress: SocketAddress?
+    /// SIP requests per second one source IP address may send, sustained, and the burst
+    /// above it; a request over them is answered 503 (a few per second) or dropped.
+    public var sipRequestsPerSecond: Int
+    public var sipRequestBurst: Int
+
     /// Calls in progress one user may have started; more `call.start`s are refused with
     /// `too_many_calls`.
     public var maxCallsPerUser: Int
@@ -104,6 +112,9 @@ public struct ServerConfiguration: Sendable, Hashable {
         mediaAnnouncedAddress = nil
         let base = first.port == 0 ? 20_000 : min(Int(first.port) + 1, 65_535 - 1999)
         mediaPorts = UInt16(base)...UInt16(base + 1999)
+        sipListenAddress = nil
+        sipRequestsPerSecond = 50
+        sipRequestBurst = 100
         maxCallsPerUser = 10
         maxCallsPerApplication = 1000
         maxMediaLegsPerApplication = nil
