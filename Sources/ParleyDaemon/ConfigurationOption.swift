@@ -71,6 +71,8 @@ struct ConfigurationOption: Sendable, Hashable {
               help: "SIP requests per second per source IP (beyond: 503, then dropped)"),
         .init(name: "sip-request-burst", kind: .integer, valueName: "N", defaultText: "100",
               help: "SIP requests one source IP may send at once above the rate"),
+        .init(name: "sip-force-rport", kind: .switchOn, valueName: "", defaultText: "off",
+              help: "answer SIP over UDP at the packet's source even without rport (clients behind NAT)"),
         .init(name: "ring-timeout", kind: .seconds, valueName: "SECONDS", defaultText: "60",
               help: "how long callees ring before the call ends as noAnswer"),
         .init(name: "media-timeout", kind: .seconds, valueName: "SECONDS", defaultText: "30",

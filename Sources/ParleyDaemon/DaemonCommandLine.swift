@@ -250,6 +250,7 @@ enum DaemonCommandLine {
         }
         if let (value, source) = one("sip-requests-per-second") { configuration.sipRequestsPerSecond = try integer(value, source, 1...1_000_000) }
         if let (value, source) = one("sip-request-burst") { configuration.sipRequestBurst = try integer(value, source, 1...1_000_000) }
+        if let (value, source) = one("sip-force-rport") { configuration.sipForceReturnPort = try boolean(value, source) }
         if let (value, source) = one("media-ports") { configuration.mediaPorts = try portRange(value, source) }
         if let (value, source) = one("media-address") { configuration.mediaBindAddress = try ipAddress(value, source) }
         if let (value, source) = one("announce-address") { configuration.mediaAnnouncedAddress = try ipAddress(value, source) }

@@ -167,8 +167,10 @@ public final class ParleyServer: Sendable {
             let rateLimit = SIPSourceRateLimit(requestsPerSecond: Double(configuration.sipRequestsPerSecond),
                                                burst: configuration.sipRequestBurst)
             // Until the transaction layer and SIP calls exist, a stateless responder answers.
-            let sip = try SIPTransportServer(configuration: SIPTransportConfiguration(listenAddress: address, rateLimit: rateLimit),
-                                             delegate: SIPStatelessResponder())
+            let sip = try SIPTransportServer(
+                configuration: SIPTransportConfiguration(listenAddress: address, rateLimit: rateLimit,
+                                                         forceReturnPort: configuration.sipForceReturnPort),
+                delegate: SIPStatelessResponder())
             state.withLock { $0.sip = sip }
             metrics.attachSIPStatistics { [sip] in sip.statistics }
             log.info("sip.listen", ["address": sip.localAddress.description, "transports": "udp,tcp", "handler": "stateless"])

@@ -35,6 +35,9 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// above it; a request over them is answered 503 (a few per second) or dropped.
     public var sipRequestsPerSecond: Int
     public var sipRequestBurst: Int
+    /// Answer every SIP request over UDP at its packet's source address and port, as if it
+    /// asked with `rport` (RFC 3581), for clients behind NAT that do not ask.
+    public var sipForceReturnPort: Bool
 
     /// Calls in progress one user may have started; more `call.start`s are refused with
     /// `too_many_calls`.
@@ -115,6 +118,7 @@ public struct ServerConfiguration: Sendable, Hashable {
         sipListenAddress = nil
         sipRequestsPerSecond = 50
         sipRequestBurst = 100
+        sipForceReturnPort = false
         maxCallsPerUser = 10
         maxCallsPerApplication = 1000
         maxMediaLegsPerApplication = nil

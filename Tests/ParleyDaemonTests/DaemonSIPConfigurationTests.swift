@@ -35,6 +35,7 @@ import Testing
         let plain = try configuration([])
         #expect(plain.sipListenAddress == nil)
         #expect(plain.sipRequestsPerSecond == 50 && plain.sipRequestBurst == 100)
+        #expect(!plain.sipForceReturnPort)
     }
 
     @Test func flagEnvironmentAndFileSetTheAddress() throws {
@@ -50,6 +51,9 @@ import Testing
         #expect(try configuration(["--config", "p.json", "--sip-listen", "127.0.0.1:5090"],
                                   files: ["p.json": #"{"sipListen": "127.0.0.1:5080"}"#]).sipListenAddress?.port == 5090)
         #expect(try configuration(["--sip-requests-per-second", "5", "--sip-request-burst", "7"]).sipRequestBurst == 7)
+        #expect(try configuration(["--sip-force-rport"]).sipForceReturnPort)
+        #expect(try configuration([], environment: ["PARLEY_SIP_FORCE_RPORT": "yes"]).sipForceReturnPort)
+        #expect(try configuration(["--config", "p.json"], files: ["p.json": #"{"sipForceRport": true}"#]).sipForceReturnPort)
     }
 
     @Test func badValuesAreRefused() {
