@@ -228,7 +228,7 @@ let package = Package(
         .testTarget(name: "ParleyDaemonTests", dependencies: ["ParleyDaemon", "ParleyServer", "ParleyStore", "ParleyNetCore", "ParleyNetLinux", "ParleyCrypto", "ParleyPush"], swiftSettings: upcoming),
         .testTarget(name: "ParleyCLITests", dependencies: ["ParleyCLI", "ParleyAuth", "ParleySDK", "ParleyTestSupport"], swiftSettings: upcoming),
         // Runs the built `parleyd` and `parley` executables: `swift build` must run first.
-        .testTarget(name: "ParleyEndToEndTests", dependencies: ["ParleyMediaCore", "ParleyPushTestSupport"], swiftSettings: upcoming),
+        .testTarget(name: "ParleyEndToEndTests", dependencies: ["ParleyMediaCore", "ParleyPushTestSupport", "ParleySIP", "ParleySIPIO", "ParleyNetCore", "ParleyNetLinux", "ParleyWireCore"], swiftSettings: upcoming),
     ],
     swiftLanguageModes: [.v6]
 )

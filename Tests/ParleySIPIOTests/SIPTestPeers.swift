@@ -1,3 +1,5 @@
+// Shared by a link with Tests/ParleyEndToEndTests (the torture replay and the flood
+// against parleyd use these peers).
 import Glibc
 import ParleyNetCore
 import ParleyNetLinux
@@ -158,6 +160,18 @@ func options(callID: String, via: String, transport: String = "UDP", rport: Bool
 
         """
     return Array(text.utf8)
+}
+
+extension Array where Element == UInt8 {
+    /// The same message with another method in the Request-Line and CSeq.
+    func replacingOptions(of method: String = "OPTIONS", with other: String) -> [UInt8] {
+        replacingText(method, with: other)
+    }
+
+    /// The same bytes, read as text, with every `text` replaced.
+    func replacingText(_ text: String, with replacement: String) -> [UInt8] {
+        Array(String(decoding: self, as: UTF8.self).replacing(text, with: replacement).utf8)
+    }
 }
 
 /// A server for one test, its stateless responder answering; shut down by the caller.

@@ -314,18 +314,6 @@ import Testing
     }
 }
 
-extension Array where Element == UInt8 {
-    /// The same message with another method in the Request-Line and CSeq.
-    func replacingOptions(of method: String = "OPTIONS", with other: String) -> [UInt8] {
-        replacingText(method, with: other)
-    }
-
-    /// The same bytes, read as text, with every `text` replaced.
-    func replacingText(_ text: String, with replacement: String) -> [UInt8] {
-        Array(String(decoding: self, as: UTF8.self).replacing(text, with: replacement).utf8)
-    }
-}
-
 /// A delegate that answers nothing and keeps what it got, for tests that answer later.
 final class RecordingDelegate: SIPTransportDelegate {
     private let messages = Mutex<[(SIPMessage, SIPMessageSource)]>([])
