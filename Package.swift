@@ -113,6 +113,8 @@ let package = Package(
             dependencies: ["ParleyMediaLegCore", "ParleyICECore", "ParleySTUN", "ParleyRTP", "ParleyMediaCore", "ParleyNetCore", "ParleyNetLinux"],
             swiftSettings: upcoming
         ),
+        // SIP's transport layer (RFC 3261 §18): UDP and TCP on the parley-sip loop (docs/sip.md)
+        .target(name: "ParleySIPIO", dependencies: ["ParleyWireCore", "ParleyNetCore", "ParleyNetLinux", "ParleySIP"], swiftSettings: upcoming),
         // The signaling bus and device directory ports with their in-process adapters
         .target(name: "ParleyBus", dependencies: ["ParleyCallCore", "ParleySignaling"], swiftSettings: upcoming),
         .target(name: "ParleyStore", dependencies: ["ParleyWireCore", "ParleySQLite", "ParleyCallModel"], swiftSettings: upcoming),
@@ -124,7 +126,7 @@ let package = Package(
         // MARK: Layer 7: products: parleyd's core and the client SDK (docs/sdk.md)
         .target(
             name: "ParleyServer",
-            dependencies: ["ParleyWireCore", "ParleyNetCore", "ParleyNetLinux", "ParleyHTTP", "ParleyEdgeIO", "ParleyAuth", "ParleySignaling", "ParleyCallModel", "ParleyCallCore", "ParleySessionCore", "ParleyBus", "ParleyStore", "ParleyMediaLegCore", "ParleyCrypto", "ParleyICECore", "ParleySTUN", "ParleyMediaCore", "ParleyWebSocket", "ParleyPush", "ParleyRTP"],
+            dependencies: ["ParleyWireCore", "ParleyNetCore", "ParleyNetLinux", "ParleyHTTP", "ParleyEdgeIO", "ParleyAuth", "ParleySignaling", "ParleyCallModel", "ParleyCallCore", "ParleySessionCore", "ParleyBus", "ParleyStore", "ParleyMediaLegCore", "ParleyCrypto", "ParleyICECore", "ParleySTUN", "ParleyMediaCore", "ParleyWebSocket", "ParleyPush", "ParleyRTP", "ParleySIPIO"],
             swiftSettings: upcoming
         ),
         // The SDK's portable core: Foundation and portable Parley targets only, no C library,
@@ -193,6 +195,7 @@ let package = Package(
         .testTarget(name: "ParleyRTPTests", dependencies: ["ParleyRTP", "ParleyWireCore", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleySDPTests", dependencies: ["ParleySDP", "ParleyTestSupport"], resources: [.copy("Fixtures")], swiftSettings: upcoming),
         .testTarget(name: "ParleySIPTests", dependencies: ["ParleySIP", "ParleyTestSupport"], swiftSettings: upcoming),
+        .testTarget(name: "ParleySIPIOTests", dependencies: ["ParleySIPIO", "ParleySIP", "ParleyNetCore", "ParleyNetLinux", "ParleyWireCore"], swiftSettings: upcoming),
         .testTarget(name: "ParleyHTTPTests", dependencies: ["ParleyHTTP", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleyWebSocketTests", dependencies: ["ParleyWebSocket", "ParleyHTTP", "ParleyWireCore", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleySignalingTests", dependencies: ["ParleySignaling", "ParleyTestSupport"], swiftSettings: upcoming),
@@ -216,7 +219,7 @@ let package = Package(
         .testTarget(name: "ParleyPushTests", dependencies: ["ParleyPush", "ParleyPushTestSupport", "ParleyCrypto", "ParleyWireCore", "ParleySignaling", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(
             name: "ParleyServerTests",
-            dependencies: ["ParleyServer", "ParleyTestSupport", "ParleyBus", "ParleyPush", "ParleyPushTestSupport", "ParleyWireCore", "ParleyHTTP", "ParleyEdgeIO", "ParleyWebSocketClientIO", "ParleyAuth", "ParleySignaling", "ParleyStore", "ParleyCallModel", "ParleyCallCore", "ParleyMediaLegCore", "ParleyMediaCore", "ParleyCrypto", "ParleyNetCore", "ParleyNetLinux", "ParleyICECore", "ParleySTUN", "ParleySQLite", "ParleyMediaLegIO"],
+            dependencies: ["ParleyServer", "ParleyTestSupport", "ParleyBus", "ParleyPush", "ParleyPushTestSupport", "ParleyWireCore", "ParleyHTTP", "ParleyEdgeIO", "ParleyWebSocketClientIO", "ParleyAuth", "ParleySignaling", "ParleyStore", "ParleyCallModel", "ParleyCallCore", "ParleyMediaLegCore", "ParleyMediaCore", "ParleyCrypto", "ParleyNetCore", "ParleyNetLinux", "ParleyICECore", "ParleySTUN", "ParleySQLite", "ParleyMediaLegIO", "ParleySIPIO"],
             swiftSettings: upcoming
         ),
         .testTarget(name: "ParleySDKCoreTests", dependencies: ["ParleySDKCore", "ParleySignaling", "ParleyCrypto", "ParleyTestSupport"], swiftSettings: upcoming),
@@ -228,7 +231,7 @@ let package = Package(
         .testTarget(name: "ParleyDaemonTests", dependencies: ["ParleyDaemon", "ParleyServer", "ParleyStore", "ParleyNetCore", "ParleyNetLinux", "ParleyCrypto", "ParleyPush"], swiftSettings: upcoming),
         .testTarget(name: "ParleyCLITests", dependencies: ["ParleyCLI", "ParleyAuth", "ParleySDK", "ParleyTestSupport"], swiftSettings: upcoming),
         // Runs the built `parleyd` and `parley` executables: `swift build` must run first.
-        .testTarget(name: "ParleyEndToEndTests", dependencies: ["ParleyMediaCore", "ParleyPushTestSupport"], swiftSettings: upcoming),
+        .testTarget(name: "ParleyEndToEndTests", dependencies: ["ParleyMediaCore", "ParleyPushTestSupport", "ParleySIP", "ParleySIPIO", "ParleyNetCore", "ParleyNetLinux", "ParleyWireCore"], swiftSettings: upcoming),
     ],
     swiftLanguageModes: [.v6]
 )

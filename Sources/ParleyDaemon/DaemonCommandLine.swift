@@ -237,6 +237,20 @@ enum DaemonCommandLine {
         if configuration.tlsCertificateFile == "" || configuration.tlsKeyFile == "" {
             throw DaemonUsageError("--tls-cert and --tls-key must name files")
         }
+        if let (value, source) = one("sip-listen") {
+            let address: SocketAddress
+            do { address = try SocketAddress(parsing: value) } catch {
+                throw DaemonUsageError("\(source): \"\(value)\" is not HOST:PORT with an IP address (IPv6 as [::1]:5060)")
+            }
+            // SIP's TCP listener cannot share a port with the HTTP ones.
+            if address.port != 0, (listen + configuration.tlsListenAddresses).contains(address) {
+                throw DaemonUsageError("\(source): \(address) is also a listen address for HTTP")
+            }
+            configuration.sipListenAddress = address
+        }
+        if let (value, source) = one("sip-requests-per-second") { configuration.sipRequestsPerSecond = try integer(value, source, 1...1_000_000) }
+        if let (value, source) = one("sip-request-burst") { configuration.sipRequestBurst = try integer(value, source, 1...1_000_000) }
+        if let (value, source) = one("sip-force-rport") { configuration.sipForceReturnPort = try boolean(value, source) }
         if let (value, source) = one("media-ports") { configuration.mediaPorts = try portRange(value, source) }
         if let (value, source) = one("media-address") { configuration.mediaBindAddress = try ipAddress(value, source) }
         if let (value, source) = one("announce-address") { configuration.mediaAnnouncedAddress = try ipAddress(value, source) }

@@ -52,7 +52,7 @@ enum Serve {
         // test reading a pipe sees the addresses at once.
         let text = banner(addresses: server.localAddresses, developmentApplication: server.developmentApplication,
                           dataDirectory: configuration.dataDirectory, tlsAddresses: server.tlsLocalAddresses,
-                          softphone: softphoneCommand())
+                          sipAddress: server.sipLocalAddress, softphone: softphoneCommand())
         FileHandle.standardOutput.write(Data(text.utf8))
 
         stop.wait()
@@ -63,13 +63,16 @@ enum Serve {
 
     /// What `serve` prints on standard output once listening.
     static func banner(addresses: [SocketAddress], developmentApplication: Application?, dataDirectory: String,
-                       tlsAddresses: [SocketAddress] = [], softphone: String = "parley") -> String {
+                       tlsAddresses: [SocketAddress] = [], sipAddress: SocketAddress? = nil, softphone: String = "parley") -> String {
         var out = ""
         for address in addresses {
             out += "parleyd listening on http://\(address) (signaling ws://\(address)/v1/ws)\n"
         }
         for address in tlsAddresses {
             out += "parleyd listening on https://\(address) (signaling wss://\(address)/v1/ws)\n"
+        }
+        if let sipAddress {
+            out += "parleyd listening for SIP on udp and tcp \(sipAddress)\n"
         }
         let server = "http://" + (addresses.first.map(reachable) ?? SocketAddress.ipv4Loopback(port: 8080)).description
         if let app = developmentApplication {

@@ -1,6 +1,7 @@
 public import ParleyCallModel
 import ParleyCallCore
 import ParleySignaling
+import ParleySIPIO
 
 /// Turns the server's counters into the Prometheus text exposition format, version 0.0.4
 /// (`GET /metrics`): `# HELP` and `# TYPE` before each family, one sample per line, label
@@ -14,7 +15,12 @@ import ParleySignaling
 /// `parley_media_packets_received_total`, `parley_media_packets_forwarded_total`,
 /// `parley_media_packets_lost_total`, `parley_media_packets_dropped_total`,
 /// `parley_media_loss_ratio`, `parley_store_writes_pending`, `parley_store_write_retries_total`,
-/// `parley_store_writes_dropped_total`, `parley_signaling_held_batches`.
+/// `parley_store_writes_dropped_total`, `parley_signaling_held_batches`; with SIP on,
+/// `parley_sip_messages_received_total{transport}`, `parley_sip_messages_sent_total{transport}`,
+/// `parley_sip_messages_dropped_total{reason}`, `parley_sip_requests_rejected_total`,
+/// `parley_sip_requests_rate_limited_total{action}`, `parley_sip_keepalives_total`,
+/// `parley_sip_connections_open`, `parley_sip_connections_refused_total`,
+/// `parley_sip_connection_timeouts_total`.
 public enum MetricsRenderer {
     /// The exposition text for one scrape.
     /// - Parameters:
@@ -75,7 +81,36 @@ public enum MetricsRenderer {
         let expected = counters.mediaPacketsReceived + counters.mediaPacketsLost
         family(&out, "parley_media_loss_ratio", .gauge, "Lost over expected media packets since the server started.",
                [([], expected > 0 ? Double(counters.mediaPacketsLost) / Double(expected) : 0)])
+        if let sip = counters.sip { renderSIP(sip, into: &out) }
         return out
+    }
+
+    /// The SIP transport's families (docs/sip.md, "Transports"), every label value written
+    /// even at 0 so a rate can be taken from the first scrape.
+    private static func renderSIP(_ sip: SIPTransportStatistics, into out: inout String) {
+        let transports = SIPTransport.allCases
+        family(&out, "parley_sip_messages_received_total", .counter, "SIP messages read off the wire, invalid ones included, by transport.",
+               transports.map { ([("transport", $0.rawValue)], Double(sip.received[$0] ?? 0)) })
+        family(&out, "parley_sip_messages_sent_total", .counter, "SIP messages handed to a socket, by transport.",
+               transports.map { ([("transport", $0.rawValue)], Double(sip.sent[$0] ?? 0)) })
+        family(&out, "parley_sip_messages_dropped_total", .counter, "SIP messages dropped, by reason.",
+               SIPTransportStatistics.DropReason.allCases.map { ([("reason", $0.rawValue)], Double(sip.dropped[$0] ?? 0)) })
+        family(&out, "parley_sip_requests_rejected_total", .counter,
+               "SIP requests that failed validation and were answered by the transport (400, 416, 505, 513).",
+               [([], Double(sip.rejected))])
+        family(&out, "parley_sip_requests_rate_limited_total", .counter,
+               "SIP requests over their source's rate limit: refused with 503, or dropped.",
+               [([("action", "refused")], Double(sip.rateLimitRefused)), ([("action", "dropped")], Double(sip.rateLimitDropped))])
+        family(&out, "parley_sip_keepalives_total", .counter, "SIP keepalives received (CRLF CRLF over TCP, line breaks over UDP).",
+               [([], Double(sip.keepalives))])
+        family(&out, "parley_sip_connections_open", .gauge, "SIP TCP connections open now, accepted and opened.",
+               [([], Double(sip.connectionsOpen))])
+        family(&out, "parley_sip_connections_refused_total", .counter,
+               "SIP TCP connections closed at accept: over the total or the per-source limit.",
+               [([], Double(sip.connectionsRefused))])
+        family(&out, "parley_sip_connection_timeouts_total", .counter,
+               "SIP TCP connections closed for idleness, an incomplete message or a slow connect.",
+               [([], Double(sip.connectionTimeouts))])
     }
 
     /// A label value escaped for the text format: backslash, double quote and line feed

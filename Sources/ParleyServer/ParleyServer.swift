@@ -9,6 +9,7 @@ import ParleyCallModel
 import ParleyCallCore
 import ParleyCrypto
 import ParleyWebSocket
+import ParleySIPIO
 import Synchronization
 
 /// Answers an HTTP request that is not the WebSocket upgrade, from any thread, through the
@@ -29,8 +30,9 @@ public typealias HTTPHandler = @Sendable (HTTPRequest, EdgeRequestContext, EdgeR
 ///
 /// Threads: the edge runs its own loops; the engine (sessions, `CallRegistry`) runs on one
 /// loop of its own ("parley-calls"); media legs on media loops, one per core
-/// ("parley-media-N"); the store runs on its queues and its writer's thread, each with a
-/// connection of its own from the factory the caller chose.
+/// ("parley-media-N"); SIP, when configured, on a loop of its own ("parley-sip"); the
+/// store runs on its queues and its writer's thread, each with a connection of its own
+/// from the factory the caller chose.
 public final class ParleyServer: Sendable {
     /// The settings the server runs with.
     public let configuration: ServerConfiguration
@@ -57,6 +59,7 @@ public final class ParleyServer: Sendable {
     private struct State {
         var httpHandler: HTTPHandler?
         var edge: EdgeServer?
+        var sip: SIPTransportServer?
         var stopped = false
     }
 
@@ -133,7 +136,8 @@ public final class ParleyServer: Sendable {
         state.withLock { $0.httpHandler = handler }
     }
 
-    /// Binds the edge (signaling and REST on `listenAddresses`); returns when listening.
+    /// Binds the edge (signaling and REST on `listenAddresses`) and, when configured, SIP
+    /// on `sipListenAddress` (its own `parley-sip` loop); returns when listening.
     public func start() throws {
         let handler = state.withLock { $0.httpHandler } ?? Self.defaultHTTPHandler
         var edgeConfiguration = EdgeConfiguration(
@@ -159,6 +163,24 @@ public final class ParleyServer: Sendable {
         state.withLock { $0.edge = edge }
         log.info("server.listening", ["addresses": edge.localAddresses.map(\.description).joined(separator: ","),
                                       "tlsAddresses": edge.tlsLocalAddresses.map(\.description).joined(separator: ",")])
+        if let address = configuration.sipListenAddress {
+            let rateLimit = SIPSourceRateLimit(requestsPerSecond: Double(configuration.sipRequestsPerSecond),
+                                               burst: configuration.sipRequestBurst)
+            // Until the transaction layer and SIP calls exist, a stateless responder answers.
+            let sip = try SIPTransportServer(
+                configuration: SIPTransportConfiguration(listenAddress: address, rateLimit: rateLimit,
+                                                         forceReturnPort: configuration.sipForceReturnPort),
+                delegate: SIPStatelessResponder())
+            state.withLock { $0.sip = sip }
+            metrics.attachSIPStatistics { [sip] in sip.statistics }
+            log.info("sip.listen", ["address": sip.localAddress.description, "transports": "udp,tcp", "handler": "stateless"])
+        }
+    }
+
+    /// The bound SIP address (UDP and TCP; the port chosen for port 0); nil before
+    /// `start()` or without `sipListenAddress`.
+    public var sipLocalAddress: SocketAddress? {
+        state.withLock { $0.sip?.localAddress }
     }
 
     /// The bound TLS addresses (ports chosen for port 0); empty before `start()` or without TLS.
@@ -184,11 +206,12 @@ public final class ParleyServer: Sendable {
     /// `shutting_down` to every connection, closes them with 1001, closes the media legs
     /// and stops the loops. The store's last writes are done when this returns.
     public func shutdown() {
-        let (first, edge) = state.withLock { state -> (Bool, EdgeServer?) in
+        let (first, edge, sip) = state.withLock { state -> (Bool, EdgeServer?, SIPTransportServer?) in
             defer { state.stopped = true }
-            return (!state.stopped, state.edge)
+            return (!state.stopped, state.edge, state.sip)
         }
         guard first else { return }
+        sip?.shutdown()
         _ = engineLoop.runAndWait { [engine] in engine.stop() }
         edge?.shutdown(gracePeriod: .seconds(2))
         engineLoop.shutdown()
@@ -197,6 +220,7 @@ public final class ParleyServer: Sendable {
 
     deinit {
         if !state.withLock({ $0.stopped }) {
+            state.withLock { $0.sip }?.shutdown()
             state.withLock { $0.edge }?.shutdown(gracePeriod: .zero)
             engineLoop.shutdown()
         }

@@ -28,6 +28,17 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// the signaling port.
     public var mediaPorts: ClosedRange<UInt16>
 
+    /// SIP over UDP and TCP on this address and port (docs/sip.md, "Transports"); nil, the
+    /// default: no SIP at all. Until SIP calls exist, a stateless responder answers there.
+    public var sipListenAddress: SocketAddress?
+    /// SIP requests per second one source IP address may send, sustained, and the burst
+    /// above it; a request over them is answered 503 (a few per second) or dropped.
+    public var sipRequestsPerSecond: Int
+    public var sipRequestBurst: Int
+    /// Answer every SIP request over UDP at its packet's source address and port, as if it
+    /// asked with `rport` (RFC 3581), for clients behind NAT that do not ask.
+    public var sipForceReturnPort: Bool
+
     /// Calls in progress one user may have started; more `call.start`s are refused with
     /// `too_many_calls`.
     public var maxCallsPerUser: Int
@@ -104,6 +115,10 @@ public struct ServerConfiguration: Sendable, Hashable {
         mediaAnnouncedAddress = nil
         let base = first.port == 0 ? 20_000 : min(Int(first.port) + 1, 65_535 - 1999)
         mediaPorts = UInt16(base)...UInt16(base + 1999)
+        sipListenAddress = nil
+        sipRequestsPerSecond = 50
+        sipRequestBurst = 100
+        sipForceReturnPort = false
         maxCallsPerUser = 10
         maxCallsPerApplication = 1000
         maxMediaLegsPerApplication = nil

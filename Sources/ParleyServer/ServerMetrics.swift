@@ -1,3 +1,4 @@
+public import ParleySIPIO
 import Synchronization
 
 /// Counters and gauges the server keeps for `/metrics` (Prometheus text format). Updated
@@ -31,10 +32,14 @@ public final class ServerMetrics: Sendable {
         public var storeWritesDropped = 0
         /// Action batches (replies, events, media instructions) waiting for a record commit.
         public var heldActions = 0
+        /// The SIP transport's counters when the server listens for SIP; nil otherwise.
+        public var sip: SIPTransportStatistics?
         public init() {}
     }
 
     private let counters = Mutex(Counters())
+    /// Reads the SIP transport's counters, once the server listens for SIP.
+    private let sipStatistics = Mutex<(@Sendable () -> SIPTransportStatistics)?>(nil)
 
     public init() {}
 
@@ -43,6 +48,15 @@ public final class ServerMetrics: Sendable {
         counters.withLock { body(&$0) }
     }
 
-    /// A copy of the counters now.
-    public var snapshot: Counters { counters.withLock { $0 } }
+    /// A copy of the counters now, the SIP transport's included.
+    public var snapshot: Counters {
+        var snapshot = counters.withLock { $0 }
+        snapshot.sip = sipStatistics.withLock { $0 }?()
+        return snapshot
+    }
+
+    /// Where `snapshot` reads the SIP transport's counters from (the transport keeps them).
+    func attachSIPStatistics(_ read: @escaping @Sendable () -> SIPTransportStatistics) {
+        sipStatistics.withLock { $0 = read }
+    }
 }

@@ -1,0 +1,1 @@
+../ParleySIPIOTests/SIPTestPeers.swift

@@ -1,0 +1,1 @@
+../ParleySIPTests/TortureMessages.swift
