@@ -337,7 +337,7 @@ public struct CallStateMachine: Sendable {
                 return
             }
             phase = .initiating(offering, relayedEarly: false)
-            output.append(.media(.answerCaller(callID: callID, offer: callerOffer)))
+            output.append(.media(.answerCaller(callID: callID, offer: callerOffer, topology: .relay)))
             if pushed {
                 output.append(.push(PushInstruction(
                     callID: callID, devices: offering.callees.compactMap(\.device), caller: caller.user, headers: headers,
@@ -364,7 +364,7 @@ public struct CallStateMachine: Sendable {
         let offering = Offering(callees: [party], status: [party: .awaitingOffer],
                                 ringDeadline: startInstant.advanced(by: configuration.ringTimeout), callerGrace: routing.callerGrace)
         phase = .initiating(offering, relayedEarly: false)
-        output.append(.media(.answerCaller(callID: callID, offer: callerOffer)))
+        output.append(.media(.answerCaller(callID: callID, offer: callerOffer, topology: .gateway)))
     }
 
     // MARK: Requests
@@ -689,6 +689,8 @@ public struct CallStateMachine: Sendable {
             }
         case .legInactive(let leg):
             if isPartyLeg(leg) { end(.inactive, now: now) }
+        case .dtmfReceived:
+            break  // issue 10: told to the other party by the engine (wired by the SIP user agent work)
         }
     }
 

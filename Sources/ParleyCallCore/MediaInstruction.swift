@@ -1,10 +1,11 @@
 /// What the media layer must do for a call. The engine runs no media itself: parleyd
 /// performs each instruction on `MediaLegCore` and reports back with a `MediaEvent`.
 public enum MediaInstruction: Sendable, Hashable {
-    /// Create the caller's leg (ICE-lite, DTLS passive) and answer `offer`, the SDP of
-    /// `call.start` (`MediaLegCore.answer(offer:)`). Report `.callerLegReady(sdp:)` with
-    /// the answer, or `.legFailed(.caller, reason:)`.
-    case answerCaller(callID: String, offer: String)
+    /// Create the call's media with `topology` (a relay between devices, a gateway toward a
+    /// SIP party), then the caller's leg (ICE-lite, DTLS passive), and answer `offer`, the
+    /// SDP of `call.start` (`MediaLegCore.answer(offer:)`). Report `.callerLegReady(sdp:)`
+    /// with the answer, or `.legFailed(.caller, reason:)`.
+    case answerCaller(callID: String, offer: String, topology: MediaTopologyKind)
     /// Create a leg for this callee party and make its offer (`MediaLegCore.makeOffer()`):
     /// a WebRTC leg for a device, a plain RTP leg for a SIP party. Report
     /// `.calleeLegReady(party, sdp:)`, or `.legFailed(.callee(party), reason:)`.
@@ -17,7 +18,8 @@ public enum MediaInstruction: Sendable, Hashable {
     /// from now on (packets flow once each leg is connected). Report each leg's
     /// `.legConnected` when ICE and DTLS are done.
     case bridge(callID: String, party: Party)
-    /// Send DTMF digits (RFC 4733) on `leg`, toward its party.
+    /// Send DTMF digits (RFC 4733) on `leg`, toward its party (a gateway call's; a relay
+    /// call sends none).
     case sendDTMF(callID: String, leg: CallLegID, digits: String)
     /// Close one leg (a callee party that will not take part any more).
     case closeLeg(callID: String, leg: CallLegID)
@@ -38,4 +40,7 @@ public enum MediaEvent: Sendable, Hashable {
     case legFailed(CallLegID, reason: String)
     /// No packets arrived on the leg for the media layer's inactivity time.
     case legInactive(CallLegID)
+    /// The leg's party sent these DTMF digits (RFC 4733 events on a gateway call's leg),
+    /// each reported once, as its event begins (or ends, when its beginning was lost).
+    case dtmfReceived(CallLegID, digits: String)
 }

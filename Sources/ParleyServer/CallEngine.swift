@@ -707,6 +707,8 @@ final class CallEngine: @unchecked Sendable {
         case .legConnected(let leg): "legConnected \(leg)"
         case .legFailed(let leg, let reason): "legFailed \(leg): \(reason)"
         case .legInactive(let leg): "legInactive \(leg)"
+        // Digits can be PINs or card numbers: the log names how many, not which.
+        case .dtmfReceived(let leg, let digits): "dtmfReceived \(leg): \(digits.count) digit(s)"
         }
     }
 
@@ -869,7 +871,7 @@ extension MediaInstruction {
     /// The call the instruction is for.
     var callID: String {
         switch self {
-        case .answerCaller(let callID, _), .offerCallee(let callID, _), .acceptAnswer(let callID, _, _), .bridge(let callID, _),
+        case .answerCaller(let callID, _, _), .offerCallee(let callID, _), .acceptAnswer(let callID, _, _), .bridge(let callID, _),
              .sendDTMF(let callID, _, _), .closeLeg(let callID, _), .closeAll(let callID):
             callID
         }

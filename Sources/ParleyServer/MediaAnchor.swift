@@ -14,11 +14,15 @@ import ParleyWireCore
 import Synchronization
 
 /// The server's media anchor: performs the call engine's `MediaInstruction`s and reports
-/// `MediaEvent`s back. Each call owns one `MediaTopology` (today a `RelayBridge`: legs in
-/// `.forward` mode, ICE-lite, DTLS-SRTP, Opus passed through undecoded) that holds its
-/// legs' cores and decides where media goes; the anchor keeps what touches the system:
-/// one UDP socket per leg from the configured port pool, the legs' timers, the per
-/// application leg quota and the inactivity check.
+/// `MediaEvent`s back. Each call owns one `MediaTopology`, chosen when its media is created
+/// (`answerCaller`'s `MediaTopologyKind`), that holds its legs' cores and decides where
+/// media goes: a `RelayBridge` between devices (legs in `.forward` mode, ICE-lite,
+/// DTLS-SRTP, Opus passed through undecoded), or a `GatewayBridge` toward a SIP party (the
+/// caller's leg as before, the SIP party's a plain RTP leg offering PCMU, PCMA, Opus and
+/// telephone-event; transcoded on the gateway's 20 ms clock, RFC 4733 events both ways).
+/// The anchor keeps what touches the system: one UDP socket per leg from the configured
+/// port pool, the legs' timers and the topology's clock, the per application leg quota
+/// and the inactivity check.
 ///
 /// Threads: the methods the engine calls run on the engine's loop (`engineLoop`), which only
 /// places a call and hands its instructions on. Every call lives on one media loop (an
@@ -43,16 +47,32 @@ final class MediaAnchor: @unchecked Sendable {
         /// The receive buffers of `loop`, shared by the calls on it.
         let buffers: MediaLoopBuffers
         let topology: any MediaTopology<CallLegID>
+        /// The topology when it is a gateway (DTMF is sent and reported through it); nil for
+        /// a relay.
+        let gateway: GatewayBridge<CallLegID>?
         var legs: [CallLegID: AnchoredLeg] = [:]
         var inactivityTimer: TimerID?
+        /// The topology's own clock (a gateway's 20 ms tick): one timer at its next deadline.
+        var topologyTimer: (id: TimerID, at: ContinuousClock.Instant)?
+        /// The RTP timestamp of the last telephone event told to the engine, per leg: the
+        /// core reports an event as it begins and again as it ends, the engine hears it once.
+        var lastReportedEvent: [CallLegID: UInt32] = [:]
         /// Set when `closeAll` ran: later instructions find no call.
         var ended = false
 
-        init(callID: String, loop: any MediaLoop, buffers: MediaLoopBuffers, topology: any MediaTopology<CallLegID>) {
+        init(callID: String, loop: any MediaLoop, buffers: MediaLoopBuffers, kind: MediaTopologyKind) {
             self.callID = callID
             self.loop = loop
             self.buffers = buffers
-            self.topology = topology
+            switch kind {
+            case .relay:
+                topology = RelayBridge<CallLegID>()
+                gateway = nil
+            case .gateway:
+                let gateway = GatewayBridge<CallLegID>()
+                topology = gateway
+                self.gateway = gateway
+            }
         }
     }
 
@@ -85,6 +105,8 @@ final class MediaAnchor: @unchecked Sendable {
     private let certificate: DTLSCertificate
     private let announcedHost: SocketAddress?
     private let inactivityTimeout: Duration
+    /// Whether a SIP party's leg offers SDES-keyed SRTP (`ServerConfiguration.sipMediaOffersSDES`).
+    private let sipOffersSDES: Bool
     private let log: ServerLog
     private let metrics: ServerMetrics
     private let reportToEngine: (MediaEvent, String) -> Void
@@ -133,6 +155,7 @@ final class MediaAnchor: @unchecked Sendable {
         self.certificate = certificate
         announcedHost = configuration.mediaAnnouncedAddress
         inactivityTimeout = configuration.mediaInactivityTimeout
+        sipOffersSDES = configuration.sipMediaOffersSDES
         self.log = log
         self.metrics = metrics
         reportToEngine = report
@@ -172,17 +195,13 @@ final class MediaAnchor: @unchecked Sendable {
             closeAll(callID: callID, now: now.instant) { _ in }
             return
         case .sendDTMF(_, let leg, let digits):
-            // Nothing paces RFC 4733 packets on a leg yet: the request is accepted by the
-            // engine but no tones are generated.
-            log.warning("media.dtmf.unsupported", ["call": callID, "leg": leg.description, "digits": digits])
-            return
-        case .offerCallee(_, .sip(let party)):
-            // A SIP party needs a plain RTP leg and the gateway topology, which the anchor
-            // does not open yet; the call fails cleanly (`media_failed`). Nothing gets here
-            // while no SIP port is given: without one no SIP call is placed.
-            log.warning("media.leg.failed", ["call": callID, "leg": Party.sip(party).logName, "reason": "plain RTP legs not wired yet"])
-            reportToEngine(.legFailed(.callee(.sip(party)), reason: "plain RTP legs not wired yet"), callID)
-            return
+            // Only a gateway paces RFC 4733 packets of its own; a relay sends none. Digits
+            // can be PINs: logs say how many, not which.
+            guard let existing = calls[callID], existing.gateway != nil else {
+                log.warning("media.dtmf.unsupported", ["call": callID, "leg": leg.description, "digits": String(digits.count)])
+                return
+            }
+            call = existing
         case .answerCaller, .offerCallee:
             if let existing = calls[callID] {
                 call = existing
@@ -194,7 +213,7 @@ final class MediaAnchor: @unchecked Sendable {
                 }
                 let loop = mediaLoops[nextLoop % mediaLoops.count]
                 nextLoop &+= 1
-                call = CallMedia(callID: callID, loop: loop, buffers: buffers[ObjectIdentifier(loop)]!, topology: RelayBridge<CallLegID>())
+                call = CallMedia(callID: callID, loop: loop, buffers: buffers[ObjectIdentifier(loop)]!, kind: instruction.topologyKind)
                 calls[callID] = call
             }
         case .acceptAnswer(_, let party, _):
@@ -291,9 +310,15 @@ final class MediaAnchor: @unchecked Sendable {
     // MARK: Instructions (the call's media loop)
 
     private func perform(_ instruction: MediaInstruction, in call: CallMedia, applicationKey: String, now: ClockReading) {
+        run(instruction, in: call, applicationKey: applicationKey, now: now)
+        // Any call into the topology may move its clock or a leg's deadline.
+        rescheduleAll(in: call)
+    }
+
+    private func run(_ instruction: MediaInstruction, in call: CallMedia, applicationKey: String, now: ClockReading) {
         let callID = call.callID
         switch instruction {
-        case .answerCaller(_, let offer):
+        case .answerCaller(_, let offer, _):
             do throws(MediaLegError) {
                 let leg = try openLeg(.caller, in: call, applicationKey: applicationKey, now: now)
                 let answer = try call.topology.withLeg(.caller) { (core: inout MediaLegCore) throws(MediaLegError) in
@@ -309,6 +334,9 @@ final class MediaAnchor: @unchecked Sendable {
             }
         case .offerCallee(_, let party):
             do throws(MediaLegError) {
+                if case .sip = party, call.gateway == nil {
+                    throw MediaLegError(.state, "a SIP party's leg needs a gateway call; this call's media relays between devices")
+                }
                 let leg = try openLeg(.callee(party), in: call, applicationKey: applicationKey, now: now)
                 let offer = try call.topology.withLeg(.callee(party)) { (core: inout MediaLegCore) throws(MediaLegError) in
                     try core.makeOffer()
@@ -347,7 +375,15 @@ final class MediaAnchor: @unchecked Sendable {
             // A leg connected before the bridge existed was reported then; nothing to redo.
         case .closeLeg(_, let leg):
             closeLeg(leg, in: call, now: now.instant)
-        case .closeAll, .sendDTMF:
+        case .sendDTMF(_, let leg, let digits):
+            guard let gateway = call.gateway, !call.ended else { return }
+            if !gateway.sendDTMF(digits, on: leg) {
+                log.warning("media.dtmf.refused", [
+                    "call": callID, "leg": leg.description, "digits": String(digits.count),
+                    "reason": "not 1-64 of 0-9 * # A-D, or the leg is not joined, connected and negotiated telephone-event",
+                ])
+            }
+        case .closeAll:
             break  // handled on the engine's loop
         }
     }
@@ -357,6 +393,8 @@ final class MediaAnchor: @unchecked Sendable {
         call.ended = true
         if let timer = call.inactivityTimer { call.loop.cancel(timer) }
         call.inactivityTimer = nil
+        if let timer = call.topologyTimer { call.loop.cancel(timer.id) }
+        call.topologyTimer = nil
         var statistics: [CallLegID: MediaLegStatistics] = [:]
         for id in Array(call.legs.keys) {
             if let final = shut(id, of: call, now: now) { statistics[id] = final }
@@ -386,14 +424,27 @@ final class MediaAnchor: @unchecked Sendable {
         }
         let host = announcedHost ?? socket.localAddress
         let local = ICETransportAddress(ip: STUNIPAddress(bytes: host.hostBytes) ?? .ipv4(0), port: socket.localAddress.port)
-        var configuration = MediaLegConfiguration(iceMode: .lite, certificate: certificate)
-        configuration.codecs = [.opus]
+        var configuration: MediaLegConfiguration
+        if case .callee(.sip) = id {
+            // Plain RTP to the address the party's SDP names, latching within the
+            // transport's window; our `c=` is `local`, the announced address.
+            configuration = MediaLegConfiguration(plainRTP: PlainRTPTransport.Options(offersSDES: sipOffersSDES))
+            // G.711 first: a trunk toward the PSTN takes the first codec it shares, and PSTN
+            // audio is G.711 already, so nothing is transcoded twice; Opus stays for SIP
+            // phones that prefer it.
+            configuration.codecs = [.pcmu, .pcma, .opus]
+            // RFC 2198 RED is WebRTC's; a SIP peer gets plain Opus.
+            configuration.opusRedundancy = false
+        } else {
+            configuration = MediaLegConfiguration(iceMode: .lite, certificate: certificate)
+            configuration.codecs = [.opus]
+            // Consent (RFC 7675) for an ICE-lite leg is the device's checks, every 4-6 s: a
+            // shorter expiry would fail talking legs between two checks. A shorter media
+            // timeout still ends silent calls through the inactivity check (packets).
+            configuration.consentTimeout = max(inactivityTimeout, Self.minimumConsentTimeout)
+            configuration.consentDisconnectedAfter = min(.seconds(10), inactivityTimeout)
+        }
         configuration.mediaMode = call.topology.mediaMode(for: id)
-        // Consent (RFC 7675) for an ICE-lite leg is the device's checks, every 4-6 s: a
-        // shorter expiry would fail talking legs between two checks. A shorter media
-        // timeout still ends silent calls through the inactivity check (packets).
-        configuration.consentTimeout = max(inactivityTimeout, Self.minimumConsentTimeout)
-        configuration.consentDisconnectedAfter = min(.seconds(10), inactivityTimeout)
         let core = MediaLegCore(configuration: configuration, localAddresses: [local],
                                 now: ClockReading(instant: now.instant, unixNanoseconds: wallClockNanoseconds()),
                                 random: SystemRandomNumberGenerator())
@@ -553,16 +604,24 @@ final class MediaAnchor: @unchecked Sendable {
             case .forwarded:
                 counted.forwarded += 1
             case .receivedTelephoneEvent(let id, let event, let timestamp):
-                // Not yet an input of the call engine (DTMF is the SIP issue's): logged.
-                log.info("media.dtmf.received", [
-                    "call": call.callID, "leg": id.description,
-                    "event": TelephoneEvent.key(for: event.event).map(String.init) ?? String(event.event),
-                    "end": event.isEnd ? "true" : "false", "timestamp": String(timestamp),
-                ])
+                receivedTelephoneEvent(event, timestamp: timestamp, on: id, in: call)
             case .dropped:
                 counted.dropped += 1
             }
         }
+    }
+
+    /// A gateway call tells the engine each DTMF key once, as its event begins (or as it
+    /// ends when its first packets were lost); the gateway itself re-sends it on the other
+    /// leg. A relay call's events are only logged, as before (DTMF between two apps is not
+    /// a feature). Logs name the leg, not the key (digits can be PINs).
+    private func receivedTelephoneEvent(_ event: TelephoneEvent, timestamp: UInt32, on id: CallLegID, in call: CallMedia) {
+        log.info("media.dtmf.received", [
+            "call": call.callID, "leg": id.description, "end": event.isEnd ? "true" : "false", "timestamp": String(timestamp),
+        ])
+        guard call.gateway != nil, let key = event.key, call.lastReportedEvent[id] != timestamp else { return }
+        call.lastReportedEvent[id] = timestamp
+        report(.dtmfReceived(id, digits: String(key)), call.callID)
     }
 
     private func stateChanged(_ leg: AnchoredLeg, in call: CallMedia, to state: MediaLegState) {
@@ -599,6 +658,28 @@ final class MediaAnchor: @unchecked Sendable {
     /// have moved.
     private func rescheduleAll(in call: CallMedia) {
         for leg in call.legs.values { reschedule(leg, in: call) }
+        rescheduleTopology(call)
+    }
+
+    /// Keeps the call's one topology timer at `nextTopologyDeadline` (none for a relay, nor
+    /// for a gateway with no leg joined).
+    private func rescheduleTopology(_ call: CallMedia) {
+        let next = call.ended ? nil : call.topology.nextTopologyDeadline
+        if let timer = call.topologyTimer {
+            if timer.at == next { return }
+            call.loop.cancel(timer.id)
+            call.topologyTimer = nil
+        }
+        guard let next else { return }
+        let id = call.loop.schedule(at: next) { [weak self, weak call] in
+            guard let self, let call else { return }
+            call.topologyTimer = nil
+            guard !call.ended else { return }
+            let now = call.loop.now
+            self.perform(call.topology.handleTopologyTimeout(now: now), in: call)
+            self.rescheduleAll(in: call)
+        }
+        call.topologyTimer = (id, next)
     }
 
     private func reschedule(_ leg: AnchoredLeg, in call: CallMedia) {
@@ -652,6 +733,18 @@ extension CallLegStatistics {
             inboundJitterMilliseconds: rtp.inboundJitterMilliseconds, outboundFractionLost: rtp.outboundFractionLost,
             outboundCumulativeLost: rtp.outboundCumulativeLost, outboundJitterMilliseconds: rtp.outboundJitterMilliseconds,
             roundTripTimeMilliseconds: rtp.roundTripTimeMilliseconds)
+    }
+}
+
+extension MediaInstruction {
+    /// The topology a call's media gets when this instruction creates it: what
+    /// `answerCaller` says, else what its party needs.
+    fileprivate var topologyKind: MediaTopologyKind {
+        switch self {
+        case .answerCaller(_, _, let topology): topology
+        case .offerCallee(_, .sip): .gateway
+        default: .relay
+        }
     }
 }
 

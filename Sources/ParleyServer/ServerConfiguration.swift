@@ -38,6 +38,10 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// Answer every SIP request over UDP at its packet's source address and port, as if it
     /// asked with `rport` (RFC 3581), for clients behind NAT that do not ask.
     public var sipForceReturnPort: Bool
+    /// Offer SRTP keyed by SDES (`RTP/SAVP` with `a=crypto`, RFC 4568) on the media legs of
+    /// calls to SIP parties, rather than plain `RTP/AVP`. Off by default: a trunk or phone
+    /// without SRTP refuses an `RTP/SAVP` offer (488), and most trunks have none.
+    public var sipMediaOffersSDES: Bool
 
     /// Calls in progress one user may have started; more `call.start`s are refused with
     /// `too_many_calls`.
@@ -119,6 +123,7 @@ public struct ServerConfiguration: Sendable, Hashable {
         sipRequestsPerSecond = 50
         sipRequestBurst = 100
         sipForceReturnPort = false
+        sipMediaOffersSDES = false
         maxCallsPerUser = 10
         maxCallsPerApplication = 1000
         maxMediaLegsPerApplication = nil

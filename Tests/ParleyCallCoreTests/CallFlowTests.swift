@@ -57,7 +57,7 @@ struct CallFlowTests {
         #expect(incoming.from == .user("alice"))
         #expect(incoming.time == world.records.first?.times.startedTime)
         #expect(world.mediaLog == [
-            .answerCaller(callID: id, offer: CallWorld.callerOffer),
+            .answerCaller(callID: id, offer: CallWorld.callerOffer, topology: .relay),
             .offerCallee(callID: id, party: .device(bob1)),
             .offerCallee(callID: id, party: .device(bob2)),
             .closeLeg(callID: id, leg: .callee(.device(bob2))),

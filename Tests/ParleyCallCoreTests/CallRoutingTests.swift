@@ -35,7 +35,7 @@ struct CallRoutingTests {
         #expect(world.log(alice) == ["result", "call.media", "call.progress"])
         #expect(world.log(bob1) == ["call.incoming"])
         #expect(world.log(bob2) == ["call.incoming"])
-        #expect(world.mediaLog.first == .answerCaller(callID: id, offer: CallWorld.callerOffer))
+        #expect(world.mediaLog.first == .answerCaller(callID: id, offer: CallWorld.callerOffer, topology: .relay))
 
         // A second decision for a routed call changes nothing.
         let before = world.inbox
@@ -152,7 +152,7 @@ struct CallRoutingTests {
         world.call(from: alice, to: "bob", callID: id)
         world.advance(by: .seconds(1))
         world.route(id, .pushDevices([bob1]))
-        #expect(world.mediaLog == [.answerCaller(callID: id, offer: CallWorld.callerOffer)])
+        #expect(world.mediaLog == [.answerCaller(callID: id, offer: CallWorld.callerOffer, topology: .relay)])
         let push = try #require(world.pushes.first)
         #expect(push.devices == [bob1])
         #expect(push.issuedTime == world.now.unixMilliseconds)

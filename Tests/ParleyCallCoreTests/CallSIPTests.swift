@@ -81,7 +81,7 @@ struct CallSIPTests {
         #expect(world.log(alice) == ["result", "call.media", "call.progress"])
         let party = phoneParty()
         #expect(world.mediaLog == [
-            .answerCaller(callID: id, offer: CallWorld.callerOffer),
+            .answerCaller(callID: id, offer: CallWorld.callerOffer, topology: .gateway),
             .offerCallee(callID: id, party: .sip(party)),
         ])
         #expect(told(world) == ["offered"])

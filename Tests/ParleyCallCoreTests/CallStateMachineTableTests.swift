@@ -89,7 +89,7 @@ struct CallStateMachineTableTests {
     static let rows: [Row] = [
         Row(name: "routing + ring decision: the caller's leg is asked for", start: .routing, state: .initiating,
             input: .routed(.ringDevices([alice, bob1]))) { _ in
-            [.media(.answerCaller(callID: id, offer: CallWorld.callerOffer))]
+            [.media(.answerCaller(callID: id, offer: CallWorld.callerOffer, topology: .relay))]
         },
         Row(name: "routing + media report: ignored (no leg exists)", start: .routing, state: .initiating,
             input: .media(.callerLegReady(sdp: CallWorld.anchorAnswer))) { _ in [] },

@@ -165,7 +165,7 @@ struct CallTimerTests {
         world.media(.legFailed(.caller, reason: "no Opus in the offer"), id)
         #expect(world.log(alice) == ["result", "call.ended:error"])
         #expect(world.log(bob1) == [])
-        #expect(world.mediaLog == [.answerCaller(callID: id, offer: CallWorld.callerOffer), .closeAll(callID: id)])
+        #expect(world.mediaLog == [.answerCaller(callID: id, offer: CallWorld.callerOffer, topology: .relay), .closeAll(callID: id)])
     }
 
     @Test("A ringing device drops: it leaves the ring set, the others keep ringing")

@@ -101,7 +101,7 @@ import Testing
         let time = { ClockReading(instant: scheduler.now, unixMilliseconds: 1_800_000_000_000) }
 
         // The engine's instructions, in the order the call state machine gives them.
-        anchor.perform(.answerCaller(callID: callID, offer: try caller.core.makeOffer()), applicationKey: "app", now: time())
+        anchor.perform(.answerCaller(callID: callID, offer: try caller.core.makeOffer(), topology: .relay), applicationKey: "app", now: time())
         scheduler.run()
         guard case .callerLegReady(let callerAnswer)? = reports.all.first else {
             Issue.record("no caller leg: \(reports.all)")
