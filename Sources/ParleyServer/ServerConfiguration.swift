@@ -38,6 +38,10 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// Answer every SIP request over UDP at its packet's source address and port, as if it
     /// asked with `rport` (RFC 3581), for clients behind NAT that do not ask.
     public var sipForceReturnPort: Bool
+    /// Calls to phone numbers and SIP addresses (docs/sip.md, "Routing"): where their
+    /// INVITEs go. nil, the default: such calls are refused `not_implemented`. The
+    /// composition root builds the `SIPUserAgent` from it.
+    public var sipGateway: SIPGatewayConfiguration?
 
     /// Calls in progress one user may have started; more `call.start`s are refused with
     /// `too_many_calls`.
@@ -119,6 +123,7 @@ public struct ServerConfiguration: Sendable, Hashable {
         sipRequestsPerSecond = 50
         sipRequestBurst = 100
         sipForceReturnPort = false
+        sipGateway = nil
         maxCallsPerUser = 10
         maxCallsPerApplication = 1000
         maxMediaLegsPerApplication = nil
