@@ -10,14 +10,16 @@ import ParleySIPCore
 enum SIPGatewaySettings {
     /// The options, in the order `--help` lists them (after `sip-force-rport`).
     static let options: [ConfigurationOption] = [
-        .init(name: "sip-trunk", kind: .text, valueName: "IP:PORT[;transport=tcp]", defaultText: "none",
-              help: "SIP trunk that calls to phone numbers go through (its first hop)"),
+        .init(name: "sip-trunk", kind: .text, valueName: "URI", defaultText: "none",
+              help: "SIP trunk that calls to phone numbers go through: sip:IP:PORT[;transport=tcp] (or IP:PORT)"),
         .init(name: "sip-trunk-domain", kind: .text, valueName: "HOST", defaultText: "the trunk's IP",
               help: "host written in the trunk's Request-URI, From and P-Asserted-Identity"),
-        .init(name: "sip-trunk-username", kind: .text, valueName: "NAME", defaultText: "none",
+        .init(name: "sip-trunk-user", kind: .text, valueName: "NAME", defaultText: "none",
               help: "account answering the trunk's digest challenges (401/407)"),
+        .init(name: "sip-trunk-password", kind: .text, valueName: "PASSWORD", defaultText: "none",
+              help: "that account's password (visible to ps: prefer the file or the environment)"),
         .init(name: "sip-trunk-password-file", kind: .text, valueName: "FILE", defaultText: "none",
-              help: "file holding that account's password (its first line)"),
+              help: "file holding that account's password (its first line), instead of --sip-trunk-password"),
         .init(name: "sip-trunk-number-format", kind: .text, valueName: "e164|digits", defaultText: "e164",
               help: "numbers as +4615550101 (e164) or 4615550101 (digits) toward the trunk"),
         .init(name: "sip-route", kind: .list, valueName: "DOMAIN=IP:PORT[;transport=tcp]", defaultText: "none",
@@ -46,8 +48,12 @@ enum SIPGatewaySettings {
                 guard isHost(domain) else { throw DaemonUsageError("\(source): \"\(domain)\" is not a host name or IP address") }
                 trunk.domain = domain
             }
-            trunk.username = one("sip-trunk-username")?.value
+            trunk.username = one("sip-trunk-user")?.value
+            trunk.password = one("sip-trunk-password")?.value
             if let (path, source) = one("sip-trunk-password-file") {
+                guard trunk.password == nil else {
+                    throw DaemonUsageError("\(source): give the password or a file holding it, not both")
+                }
                 let text: String
                 do { text = try readFile(path) } catch {
                     throw DaemonUsageError("\(source): cannot read \(path): \(error)")
@@ -56,7 +62,7 @@ enum SIPGatewaySettings {
                     .trimmingSuffix("\r")
             }
             if trunk.username == nil, trunk.password != nil {
-                throw DaemonUsageError("--sip-trunk-password-file needs --sip-trunk-username")
+                throw DaemonUsageError("a trunk password needs --sip-trunk-user")
             }
             if let (format, source) = one("sip-trunk-number-format") {
                 guard let parsed = SIPGatewayConfiguration.Trunk.NumberFormat(rawValue: format) else {
@@ -67,7 +73,7 @@ enum SIPGatewaySettings {
             gateway.trunk = trunk
             enabled = true
         } else {
-            for name in ["sip-trunk-domain", "sip-trunk-username", "sip-trunk-password-file", "sip-trunk-number-format"] {
+            for name in ["sip-trunk-domain", "sip-trunk-user", "sip-trunk-password", "sip-trunk-password-file", "sip-trunk-number-format"] {
                 if let (_, source) = one(name) { throw DaemonUsageError("\(source) needs --sip-trunk") }
             }
         }
@@ -101,13 +107,15 @@ enum SIPGatewaySettings {
         return enabled ? gateway : nil
     }
 
-    /// `IP:PORT[;transport=udp|tcp]` (IPv6 as `[::1]:5060`): names are not resolved.
+    /// `IP:PORT[;transport=udp|tcp]` (IPv6 as `[::1]:5060`), or the same as a URI
+    /// (`sip:IP:PORT;transport=udp`): names are not resolved.
     static func hop(_ text: String, _ source: String) throws -> SIPHop {
-        var address = Substring(text)
+        let bare = text.lowercased().hasPrefix("sip:") ? String(text.dropFirst(4)) : text
+        var address = Substring(bare)
         var transport = SIPHop.Transport.udp
-        if let semicolon = text.firstIndex(of: ";") {
-            address = text[..<semicolon]
-            let parameter = text[text.index(after: semicolon)...].lowercased()
+        if let semicolon = bare.firstIndex(of: ";") {
+            address = bare[..<semicolon]
+            let parameter = bare[bare.index(after: semicolon)...].lowercased()
             guard parameter.hasPrefix("transport="),
                   let named = SIPHop.Transport(name: String(parameter.dropFirst("transport=".count))), named != .tls else {
                 throw DaemonUsageError("\(source): \"\(text)\": the only parameter is ;transport=udp or ;transport=tcp")
@@ -116,7 +124,7 @@ enum SIPGatewaySettings {
         }
         let socket: SocketAddress
         do { socket = try SocketAddress(parsing: String(address)) } catch {
-            throw DaemonUsageError("\(source): \"\(text)\" is not IP:PORT (names are not looked up; IPv6 as [::1]:5060)")
+            throw DaemonUsageError("\(source): \"\(text)\" is not [sip:]IP:PORT (names are not looked up; IPv6 as [::1]:5060)")
         }
         let host: SIPHost
         do {

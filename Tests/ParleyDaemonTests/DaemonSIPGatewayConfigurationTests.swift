@@ -30,8 +30,8 @@ import Testing
 
     @Test func flagsBuildTheTrunkRoutesProxyAndDirectDialling() throws {
         let gateway = try #require(try gateway(
-            ["--sip-listen", "127.0.0.1:5060", "--sip-trunk", "192.0.2.1:5070;transport=tcp", "--sip-trunk-domain", "carrier.example",
-             "--sip-trunk-username", "acct", "--sip-trunk-password-file", "/secret", "--sip-trunk-number-format", "digits",
+            ["--sip-listen", "127.0.0.1:5060", "--sip-trunk", "sip:192.0.2.1:5070;transport=tcp", "--sip-trunk-domain", "carrier.example",
+             "--sip-trunk-user", "acct", "--sip-trunk-password-file", "/secret", "--sip-trunk-number-format", "digits",
              "--sip-route", "PBX.example=192.0.2.2:5080", "--sip-route", "lab.example=[::1]:5090",
              "--sip-outbound-proxy", "192.0.2.3:5060", "--sip-allow-direct", "--sip-advertised-host", "sip.parley.example",
              "--sip-max-calls", "50"],
@@ -57,21 +57,28 @@ import Testing
             ["--config", "/c.json"],
             files: ["/c.json": #"{"sipListen": "127.0.0.1:5060", "sipTrunk": "192.0.2.1:5060", "sipRoute": ["a.example=192.0.2.2:5080"], "sipAllowDirect": true}"#]))
         #expect(fromFile.trunk?.hop.port == 5060 && fromFile.routes.count == 1 && fromFile.allowDirect)
+        let withPassword = try #require(try gateway(
+            ["--sip-listen", "127.0.0.1:5060", "--sip-trunk", "sip:127.0.0.1:5070;transport=udp", "--sip-trunk-user", "acct"],
+            environment: ["PARLEY_SIP_TRUNK_PASSWORD": "pw"]))
+        #expect(withPassword.trunk?.password == "pw" && withPassword.trunk?.hop.transport == .udp)
     }
 
     @Test(arguments: [
         (["--sip-trunk", "192.0.2.1:5070"], "calls through SIP (--sip-trunk, --sip-route, --sip-outbound-proxy, --sip-allow-direct) need --sip-listen"),
         (["--sip-listen", "127.0.0.1:5060", "--sip-trunk", "carrier.example:5060"],
-         #"--sip-trunk: "carrier.example:5060" is not IP:PORT (names are not looked up; IPv6 as [::1]:5060)"#),
+         #"--sip-trunk: "carrier.example:5060" is not [sip:]IP:PORT (names are not looked up; IPv6 as [::1]:5060)"#),
         (["--sip-listen", "127.0.0.1:5060", "--sip-trunk", "192.0.2.1:5061;transport=tls"],
          #"--sip-trunk: "192.0.2.1:5061;transport=tls": the only parameter is ;transport=udp or ;transport=tcp"#),
         (["--sip-listen", "127.0.0.1:5060", "--sip-route", "192.0.2.2:5080"], #"--sip-route: "192.0.2.2:5080" is not DOMAIN=IP:PORT"#),
         (["--sip-listen", "127.0.0.1:5060", "--sip-route", "a.example=192.0.2.2:5080", "--sip-route", "A.example=192.0.2.3:5080"],
          "--sip-route: a.example is routed more than once"),
-        (["--sip-listen", "127.0.0.1:5060", "--sip-trunk-username", "acct"], "--sip-trunk-username needs --sip-trunk"),
+        (["--sip-listen", "127.0.0.1:5060", "--sip-trunk-user", "acct"], "--sip-trunk-user needs --sip-trunk"),
+        (["--sip-listen", "127.0.0.1:5060", "--sip-trunk", "192.0.2.1:5070", "--sip-trunk-password", "x"], "a trunk password needs --sip-trunk-user"),
+        (["--sip-listen", "127.0.0.1:5060", "--sip-trunk", "192.0.2.1:5070", "--sip-trunk-user", "a", "--sip-trunk-password", "x",
+          "--sip-trunk-password-file", "/secret"], "--sip-trunk-password-file: give the password or a file holding it, not both"),
         (["--sip-listen", "127.0.0.1:5060", "--sip-trunk", "192.0.2.1:5070", "--sip-trunk-number-format", "national"],
          #"--sip-trunk-number-format: "national" is not a number format (e164, digits)"#),
-        (["--sip-listen", "127.0.0.1:5060", "--sip-trunk", "192.0.2.1:5070", "--sip-trunk-username", "a", "--sip-trunk-password-file", "/missing"],
+        (["--sip-listen", "127.0.0.1:5060", "--sip-trunk", "192.0.2.1:5070", "--sip-trunk-user", "a", "--sip-trunk-password-file", "/missing"],
          "--sip-trunk-password-file: cannot read /missing: NoFile()"),
     ])
     func badGatewaySettingsAreOneClearLine(arguments: [String], message: String) {
