@@ -126,7 +126,7 @@ let package = Package(
         // MARK: Layer 7: products: parleyd's core and the client SDK (docs/sdk.md)
         .target(
             name: "ParleyServer",
-            dependencies: ["ParleyWireCore", "ParleyNetCore", "ParleyNetLinux", "ParleyHTTP", "ParleyEdgeIO", "ParleyAuth", "ParleySignaling", "ParleyCallModel", "ParleyCallCore", "ParleySessionCore", "ParleyBus", "ParleyStore", "ParleyMediaLegCore", "ParleyCrypto", "ParleyICECore", "ParleySTUN", "ParleyMediaCore", "ParleyWebSocket", "ParleyPush", "ParleyRTP", "ParleySIPIO"],
+            dependencies: ["ParleyWireCore", "ParleyNetCore", "ParleyNetLinux", "ParleyHTTP", "ParleyEdgeIO", "ParleyAuth", "ParleySignaling", "ParleyCallModel", "ParleyCallCore", "ParleySessionCore", "ParleyBus", "ParleyStore", "ParleyMediaLegCore", "ParleyCrypto", "ParleyICECore", "ParleySTUN", "ParleyMediaCore", "ParleyWebSocket", "ParleyPush", "ParleyRTP", "ParleySIPIO", "ParleySIP", "ParleySIPCore", "ParleySDP"],
             swiftSettings: upcoming
         ),
         // The SDK's portable core: Foundation and portable Parley targets only, no C library,
@@ -159,7 +159,7 @@ let package = Package(
         // MARK: Layer 8: executables: parleyd (docs/operations.md) and the parley softphone
         .executableTarget(
             name: "ParleyDaemon",
-            dependencies: ["ParleyServer", "ParleyStore", "ParleyAuth", "ParleyWireCore", "ParleyNetCore", "ParleyPush", "ParleyBus", "ParleyCallCore", "ParleyNetLinux"],
+            dependencies: ["ParleyServer", "ParleyStore", "ParleyAuth", "ParleyWireCore", "ParleyNetCore", "ParleyPush", "ParleyBus", "ParleyCallCore", "ParleyNetLinux", "ParleySIPCore", "ParleySIP"],
             swiftSettings: upcoming
         ),
         .executableTarget(
@@ -219,7 +219,7 @@ let package = Package(
         .testTarget(name: "ParleyPushTests", dependencies: ["ParleyPush", "ParleyPushTestSupport", "ParleyCrypto", "ParleyWireCore", "ParleySignaling", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(
             name: "ParleyServerTests",
-            dependencies: ["ParleyServer", "ParleyTestSupport", "ParleyBus", "ParleyPush", "ParleyPushTestSupport", "ParleyWireCore", "ParleyHTTP", "ParleyEdgeIO", "ParleyWebSocketClientIO", "ParleyAuth", "ParleySignaling", "ParleyStore", "ParleyCallModel", "ParleyCallCore", "ParleyMediaLegCore", "ParleyMediaCore", "ParleyCrypto", "ParleyNetCore", "ParleyNetLinux", "ParleyICECore", "ParleySTUN", "ParleySQLite", "ParleyMediaLegIO", "ParleySIPIO"],
+            dependencies: ["ParleyServer", "ParleyTestSupport", "ParleyBus", "ParleyPush", "ParleyPushTestSupport", "ParleyWireCore", "ParleyHTTP", "ParleyEdgeIO", "ParleyWebSocketClientIO", "ParleyAuth", "ParleySignaling", "ParleyStore", "ParleyCallModel", "ParleyCallCore", "ParleyMediaLegCore", "ParleyMediaCore", "ParleyCrypto", "ParleyNetCore", "ParleyNetLinux", "ParleyICECore", "ParleySTUN", "ParleySQLite", "ParleyMediaLegIO", "ParleySIPIO", "ParleySIP", "ParleySIPCore"],
             swiftSettings: upcoming
         ),
         .testTarget(name: "ParleySDKCoreTests", dependencies: ["ParleySDKCore", "ParleySignaling", "ParleyCrypto", "ParleyTestSupport"], swiftSettings: upcoming),
@@ -228,7 +228,7 @@ let package = Package(
         .testTarget(name: "ParleySDKTests", dependencies: ["ParleySDK", "ParleySDKCore", "ParleySDKLinux", "ParleyEdgeIO", "ParleyWebSocket", "ParleyMediaLegCore", "ParleySignaling", "ParleyMediaCore", "ParleyNetCore", "ParleyNetLinux", "ParleyCrypto", "ParleyMediaLegIO"], swiftSettings: upcoming),
         // Issue 5, SDK side: the SDK's push relay against a real server (docs/push-and-callkit.md)
         .testTarget(name: "ParleySDKPushTests", dependencies: ["ParleySDK", "ParleyServer", "ParleyCallModel", "ParleyPushTestSupport", "ParleyPush", "ParleyStore", "ParleyAuth", "ParleyNetCore", "ParleyTestSupport"], swiftSettings: upcoming),
-        .testTarget(name: "ParleyDaemonTests", dependencies: ["ParleyDaemon", "ParleyServer", "ParleyStore", "ParleyNetCore", "ParleyNetLinux", "ParleyCrypto", "ParleyPush"], swiftSettings: upcoming),
+        .testTarget(name: "ParleyDaemonTests", dependencies: ["ParleyDaemon", "ParleyServer", "ParleyStore", "ParleyNetCore", "ParleyNetLinux", "ParleyCrypto", "ParleyPush", "ParleySIP", "ParleySIPCore"], swiftSettings: upcoming),
         .testTarget(name: "ParleyCLITests", dependencies: ["ParleyCLI", "ParleyAuth", "ParleySDK", "ParleyTestSupport"], swiftSettings: upcoming),
         // Runs the built `parleyd` and `parley` executables: `swift build` must run first.
         .testTarget(name: "ParleyEndToEndTests", dependencies: ["ParleyMediaCore", "ParleyPushTestSupport", "ParleySIP", "ParleySIPIO", "ParleyNetCore", "ParleyNetLinux", "ParleyWireCore"], swiftSettings: upcoming),

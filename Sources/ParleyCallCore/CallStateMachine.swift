@@ -610,6 +610,8 @@ public struct CallStateMachine: Sendable {
                 end(ending.cause, error: ending.error, now: now)
             case .hungUp:
                 end(.denied, now: now)
+            case .dtmf:
+                break  // digits before the answer go nowhere: the caller's call is not established
             }
         case .answered, .established:
             guard party == answerer else { return }
@@ -620,10 +622,18 @@ public struct CallStateMachine: Sendable {
                 end(.error, error: SIPCallEvent.sipError(status: status, reason: reason), now: now)
             case .hungUp:
                 end(.hungUp, now: now)
+            case .dtmf(let digits):
+                dtmfReceived(digits, from: .callee(party), now: now)
             }
         case .routing, .initiating, .ended, .modifying:
             break
         }
+    }
+
+    /// Digits the far side of a gateway call sent (RFC 4733 or SIP INFO), for the caller.
+    private mutating func dtmfReceived(_ digits: String, from leg: CallLegID, now: ClockReading) {
+        // issue 10: rendered as the server-to-device call.dtmf event once the signaling has it.
+        _ = (digits, leg, now)
     }
 
     /// The first SDP of the SIP side (in a 180 or 183) answers its leg's offer; the leg is

@@ -25,6 +25,9 @@ public enum SIPCallEvent: Sendable, Hashable {
     /// The far side sent BYE: `hungUp` after the answer. (A BYE before the answer is not
     /// SIP, RFC 3261 §15; it is taken as a callee hanging up before answering: `denied`.)
     case hungUp
+    /// DTMF the far side sent in a SIP INFO (`application/dtmf-relay`), not as RFC 4733
+    /// events in the media (those come from the media layer); for the caller to hear.
+    case dtmf(digits: String)
 
     /// How a final failure status ends a call that was not answered: 486 Busy Here, 600
     /// Busy Everywhere and 603 Decline are `denied`; 408 Request Timeout and 480

@@ -46,7 +46,13 @@ struct ConfigurationOption: Sendable, Hashable {
     }
 
     /// Every option `serve` knows, in the order `--help` lists them.
-    static let all: [ConfigurationOption] = [
+    static let all: [ConfigurationOption] = {
+        // The SIP gateway's options (SIPGatewaySettings) follow the other SIP ones.
+        let split = (general.firstIndex { $0.name == "sip-force-rport" } ?? general.count - 1) + 1
+        return Array(general[..<split]) + SIPGatewaySettings.options + general[split...]
+    }()
+
+    private static let general: [ConfigurationOption] = [
         .init(name: "config", kind: .text, valueName: "FILE", defaultText: "none",
               help: "JSON file of settings (keys as below in camelCase); flags and environment override it", inFile: false),
         .init(name: "data-dir", kind: .text, valueName: "DIR", defaultText: "./.parley",
@@ -66,7 +72,7 @@ struct ConfigurationOption: Sendable, Hashable {
         .init(name: "announce-address", kind: .text, valueName: "IP", defaultText: "the media address",
               help: "IP announced in SDP (the public IP behind 1:1 NAT)"),
         .init(name: "sip-listen", kind: .text, valueName: "HOST:PORT", defaultText: "off",
-              help: "SIP over UDP and TCP on this address (IPv6: [::1]:5060); for now OPTIONS gets 200, INVITE 403"),
+              help: "SIP over UDP and TCP on this address (IPv6: [::1]:5060); calls go out with the gateway options below"),
         .init(name: "sip-requests-per-second", kind: .integer, valueName: "N", defaultText: "50",
               help: "SIP requests per second per source IP (beyond: 503, then dropped)"),
         .init(name: "sip-request-burst", kind: .integer, valueName: "N", defaultText: "100",

@@ -110,7 +110,7 @@ enum DaemonCommandLine {
             flags[option.name, default: Setting(source: option.flag, values: [])].values.append(value)
         }
         let settings = try mergedSettings(flags: flags, environment, readFile)
-        return .serve(try configuration(from: settings))
+        return .serve(try configuration(from: settings, readFile: readFile))
     }
 
     /// `--name=value` into its name and value; `--name` into the name and nil.
@@ -194,7 +194,7 @@ enum DaemonCommandLine {
 
     // MARK: Values
 
-    private static func configuration(from settings: SettingValues) throws -> ServerConfiguration {
+    private static func configuration(from settings: SettingValues, readFile: (String) throws -> String) throws -> ServerConfiguration {
         func one(_ name: String) -> (value: String, source: String)? {
             settings[name].map { ($0.values.last ?? "", $0.source) }
         }
@@ -251,6 +251,10 @@ enum DaemonCommandLine {
         if let (value, source) = one("sip-requests-per-second") { configuration.sipRequestsPerSecond = try integer(value, source, 1...1_000_000) }
         if let (value, source) = one("sip-request-burst") { configuration.sipRequestBurst = try integer(value, source, 1...1_000_000) }
         if let (value, source) = one("sip-force-rport") { configuration.sipForceReturnPort = try boolean(value, source) }
+        configuration.sipGateway = try SIPGatewaySettings.gateway(settings, readFile: readFile)
+        if configuration.sipGateway != nil, configuration.sipListenAddress == nil {
+            throw DaemonUsageError("calls through SIP (--sip-trunk, --sip-route, --sip-outbound-proxy, --sip-allow-direct) need --sip-listen")
+        }
         if let (value, source) = one("media-ports") { configuration.mediaPorts = try portRange(value, source) }
         if let (value, source) = one("media-address") { configuration.mediaBindAddress = try ipAddress(value, source) }
         if let (value, source) = one("announce-address") { configuration.mediaAnnouncedAddress = try ipAddress(value, source) }

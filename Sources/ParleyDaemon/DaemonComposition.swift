@@ -12,7 +12,7 @@ import ParleyStore
 /// A shared store, a Redis bus and directory or a customer backend's router are a switch
 /// here, on a configuration setting, with nothing changed in the server.
 enum DaemonComposition {
-    static func components(for configuration: ServerConfiguration) throws -> ServerComponents {
+    static func components(for configuration: ServerConfiguration, log: ServerLog) throws -> ServerComponents {
         ServerComponents(
             stores: try DaemonStores.serving(configuration.dataDirectory),
             node: .local,
@@ -21,6 +21,8 @@ enum DaemonComposition {
             router: PresenceRouter(),
             engineLoop: try EventLoop(name: "parley-calls"),
             // APNs and FCM over HTTP/2 (libcurl), as the configuration names them.
-            pushSender: ServerComponents.pushSender(for: configuration))
+            pushSender: ServerComponents.pushSender(for: configuration),
+            // Calls to phone numbers and SIP addresses, when a gateway is configured.
+            sipCalls: configuration.sipGateway.map { SIPUserAgent(configuration: $0, log: log) })
     }
 }

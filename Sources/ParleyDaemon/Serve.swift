@@ -20,7 +20,7 @@ enum Serve {
             return 1
         }
         do {
-            server = try ParleyServer(configuration: configuration, components: DaemonComposition.components(for: configuration), log: log)
+            server = try ParleyServer(configuration: configuration, components: DaemonComposition.components(for: configuration, log: log), log: log)
         } catch {
             standardError("parleyd: cannot open the store in \(configuration.dataDirectory): \(error)")
             return 1

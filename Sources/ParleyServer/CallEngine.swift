@@ -635,6 +635,7 @@ final class CallEngine: @unchecked Sendable {
             case .answered(let sdp): sdp == nil ? "answered" : "answered with SDP"
             case .failed(let status, _): "failed \(status)"
             case .hungUp: "hungUp"
+            case .dtmf: "dtmf"
             }
         log.info("sip.report", ["call": party.callID, "event": described])
         perform(registry.handleSIP(event, from: party, now: now()))

@@ -50,6 +50,9 @@ public final class ParleyServer: Sendable {
     public let restCursorKey: RESTCursorKey
 
     private let log: ServerLog
+    /// The SIP user agent of the components, when it is parleyd's: it becomes the SIP
+    /// transport's delegate at `start()`.
+    private let sipUserAgent: SIPUserAgent?
     /// Internal so tests can reach its loop (a stalled engine loop must not stop media).
     let engine: CallEngine
     /// The engine's event loop ("parley-calls"), which the server stops.
@@ -81,6 +84,10 @@ public final class ParleyServer: Sendable {
         defer { if !started { components.engineLoop.shutdown() } }
         self.configuration = configuration
         self.log = log
+        sipUserAgent = components.sipCalls as? SIPUserAgent
+        if sipUserAgent != nil, configuration.sipListenAddress == nil {
+            throw SIPGatewayConfigurationError("SIP calls need SIP to listen somewhere (--sip-listen)")
+        }
         metrics = ServerMetrics()
         store = try StoreQueue(opening: stores)
         // The REST cursor key stays in the data directory whatever the store is.
@@ -166,14 +173,23 @@ public final class ParleyServer: Sendable {
         if let address = configuration.sipListenAddress {
             let rateLimit = SIPSourceRateLimit(requestsPerSecond: Double(configuration.sipRequestsPerSecond),
                                                burst: configuration.sipRequestBurst)
-            // Until the transaction layer and SIP calls exist, a stateless responder answers.
+            // Without a user agent (no SIP calls configured) a stateless responder answers.
+            let delegate: any SIPTransportDelegate = sipUserAgent ?? SIPStatelessResponder()
             let sip = try SIPTransportServer(
                 configuration: SIPTransportConfiguration(listenAddress: address, rateLimit: rateLimit,
                                                          forceReturnPort: configuration.sipForceReturnPort),
-                delegate: SIPStatelessResponder())
+                delegate: delegate)
             state.withLock { $0.sip = sip }
+            if let sipUserAgent {
+                do { try sipUserAgent.attach(transport: sip) } catch {
+                    sip.shutdown()
+                    state.withLock { $0.sip = nil }
+                    throw error
+                }
+            }
             metrics.attachSIPStatistics { [sip] in sip.statistics }
-            log.info("sip.listen", ["address": sip.localAddress.description, "transports": "udp,tcp", "handler": "stateless"])
+            log.info("sip.listen", ["address": sip.localAddress.description, "transports": "udp,tcp",
+                                    "handler": sipUserAgent == nil ? "stateless" : "user agent"])
         }
     }
 
@@ -211,8 +227,10 @@ public final class ParleyServer: Sendable {
             return (!state.stopped, state.edge, state.sip)
         }
         guard first else { return }
-        sip?.shutdown()
+        // The engine first: the calls it ends tell the SIP user agent, whose CANCELs and
+        // BYEs are queued on the SIP loop before the transport's shutdown closes it.
         _ = engineLoop.runAndWait { [engine] in engine.stop() }
+        sip?.shutdown()
         edge?.shutdown(gracePeriod: .seconds(2))
         engineLoop.shutdown()
         log.info("server.stopped")

@@ -42,6 +42,10 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// calls to SIP parties, rather than plain `RTP/AVP`. Off by default: a trunk or phone
     /// without SRTP refuses an `RTP/SAVP` offer (488), and most trunks have none.
     public var sipMediaOffersSDES: Bool
+    /// Calls to phone numbers and SIP addresses (docs/sip.md, "Routing"): where their
+    /// INVITEs go. nil, the default: such calls are refused `not_implemented`. The
+    /// composition root builds the `SIPUserAgent` from it.
+    public var sipGateway: SIPGatewayConfiguration?
 
     /// Calls in progress one user may have started; more `call.start`s are refused with
     /// `too_many_calls`.
@@ -124,6 +128,7 @@ public struct ServerConfiguration: Sendable, Hashable {
         sipRequestBurst = 100
         sipForceReturnPort = false
         sipMediaOffersSDES = false
+        sipGateway = nil
         maxCallsPerUser = 10
         maxCallsPerApplication = 1000
         maxMediaLegsPerApplication = nil

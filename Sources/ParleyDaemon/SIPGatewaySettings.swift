@@ -1,0 +1,147 @@
+import ParleyNetCore
+import ParleyServer
+import ParleySIP
+import ParleySIPCore
+
+/// `parleyd serve`'s SIP gateway settings (docs/sip.md, "Routing"): the trunk for phone
+/// numbers, routes per SIP domain, the outbound proxy, direct dialling and the host
+/// parleyd names itself by. Any of the first four turns the gateway on; it needs
+/// `--sip-listen`.
+enum SIPGatewaySettings {
+    /// The options, in the order `--help` lists them (after `sip-force-rport`).
+    static let options: [ConfigurationOption] = [
+        .init(name: "sip-trunk", kind: .text, valueName: "URI", defaultText: "none",
+              help: "SIP trunk that calls to phone numbers go through: sip:IP:PORT[;transport=tcp] (or IP:PORT)"),
+        .init(name: "sip-trunk-domain", kind: .text, valueName: "HOST", defaultText: "the trunk's IP",
+              help: "host written in the trunk's Request-URI, From and P-Asserted-Identity"),
+        .init(name: "sip-trunk-user", kind: .text, valueName: "NAME", defaultText: "none",
+              help: "account answering the trunk's digest challenges (401/407)"),
+        .init(name: "sip-trunk-password", kind: .text, valueName: "PASSWORD", defaultText: "none",
+              help: "that account's password (visible to ps: prefer the file or the environment)"),
+        .init(name: "sip-trunk-password-file", kind: .text, valueName: "FILE", defaultText: "none",
+              help: "file holding that account's password (its first line), instead of --sip-trunk-password"),
+        .init(name: "sip-trunk-number-format", kind: .text, valueName: "e164|digits", defaultText: "e164",
+              help: "numbers as +4615550101 (e164) or 4615550101 (digits) toward the trunk"),
+        .init(name: "sip-route", kind: .list, valueName: "DOMAIN=IP:PORT[;transport=tcp]", defaultText: "none",
+              help: "where calls to a SIP domain go; repeatable; environment: comma-separated"),
+        .init(name: "sip-outbound-proxy", kind: .text, valueName: "IP:PORT[;transport=tcp]", defaultText: "none",
+              help: "where calls to SIP domains without a route go"),
+        .init(name: "sip-allow-direct", kind: .switchOn, valueName: "", defaultText: "off",
+              help: "let calls to sip addresses whose host is an IP address go straight there"),
+        .init(name: "sip-advertised-host", kind: .text, valueName: "HOST", defaultText: "the --sip-listen IP",
+              help: "host parleyd writes in its Via and Contact (needed when --sip-listen is a wildcard)"),
+        .init(name: "sip-max-calls", kind: .integer, valueName: "N", defaultText: "10000",
+              help: "SIP calls in progress at once, at most, over the whole server"),
+    ]
+
+    /// The gateway the settings describe, or nil when none of trunk, route, proxy or
+    /// direct dialling is given.
+    static func gateway(_ settings: DaemonCommandLine.SettingValues, readFile: (String) throws -> String) throws -> SIPGatewayConfiguration? {
+        func one(_ name: String) -> (value: String, source: String)? {
+            settings[name].map { ($0.values.last ?? "", $0.source) }
+        }
+        var gateway = SIPGatewayConfiguration()
+        var enabled = false
+        if let (value, source) = one("sip-trunk") {
+            var trunk = SIPGatewayConfiguration.Trunk(hop: try hop(value, source))
+            if let (domain, source) = one("sip-trunk-domain") {
+                guard isHost(domain) else { throw DaemonUsageError("\(source): \"\(domain)\" is not a host name or IP address") }
+                trunk.domain = domain
+            }
+            trunk.username = one("sip-trunk-user")?.value
+            trunk.password = one("sip-trunk-password")?.value
+            if let (path, source) = one("sip-trunk-password-file") {
+                guard trunk.password == nil else {
+                    throw DaemonUsageError("\(source): give the password or a file holding it, not both")
+                }
+                let text: String
+                do { text = try readFile(path) } catch {
+                    throw DaemonUsageError("\(source): cannot read \(path): \(error)")
+                }
+                trunk.password = String(text.split(separator: "\n", omittingEmptySubsequences: false).first ?? "")
+                    .trimmingSuffix("\r")
+            }
+            if trunk.username == nil, trunk.password != nil {
+                throw DaemonUsageError("a trunk password needs --sip-trunk-user")
+            }
+            if let (format, source) = one("sip-trunk-number-format") {
+                guard let parsed = SIPGatewayConfiguration.Trunk.NumberFormat(rawValue: format) else {
+                    throw DaemonUsageError("\(source): \"\(format)\" is not a number format (e164, digits)")
+                }
+                trunk.numberFormat = parsed
+            }
+            gateway.trunk = trunk
+            enabled = true
+        } else {
+            for name in ["sip-trunk-domain", "sip-trunk-user", "sip-trunk-password", "sip-trunk-password-file", "sip-trunk-number-format"] {
+                if let (_, source) = one(name) { throw DaemonUsageError("\(source) needs --sip-trunk") }
+            }
+        }
+        if let setting = settings["sip-route"] {
+            for text in setting.values {
+                guard let equals = text.firstIndex(of: "="), equals != text.startIndex else {
+                    throw DaemonUsageError("\(setting.source): \"\(text)\" is not DOMAIN=IP:PORT")
+                }
+                let domain = String(text[..<equals]).lowercased()
+                guard isHost(domain) else { throw DaemonUsageError("\(setting.source): \"\(domain)\" is not a domain") }
+                guard gateway.routes[domain] == nil else {
+                    throw DaemonUsageError("\(setting.source): \(domain) is routed more than once")
+                }
+                gateway.routes[domain] = try hop(String(text[text.index(after: equals)...]), setting.source)
+            }
+            enabled = enabled || !gateway.routes.isEmpty
+        }
+        if let (value, source) = one("sip-outbound-proxy") {
+            gateway.outboundProxy = try hop(value, source)
+            enabled = true
+        }
+        if let (value, source) = one("sip-allow-direct") {
+            gateway.allowDirect = try DaemonCommandLine.boolean(value, source)
+            enabled = enabled || gateway.allowDirect
+        }
+        if let (value, source) = one("sip-advertised-host") {
+            guard isHost(value) else { throw DaemonUsageError("\(source): \"\(value)\" is not a host name or IP address") }
+            gateway.advertisedHost = value
+        }
+        if let (value, source) = one("sip-max-calls") { gateway.maxCalls = try DaemonCommandLine.integer(value, source, 1...1_000_000) }
+        return enabled ? gateway : nil
+    }
+
+    /// `IP:PORT[;transport=udp|tcp]` (IPv6 as `[::1]:5060`), or the same as a URI
+    /// (`sip:IP:PORT;transport=udp`): names are not resolved.
+    static func hop(_ text: String, _ source: String) throws -> SIPHop {
+        let bare = text.lowercased().hasPrefix("sip:") ? String(text.dropFirst(4)) : text
+        var address = Substring(bare)
+        var transport = SIPHop.Transport.udp
+        if let semicolon = bare.firstIndex(of: ";") {
+            address = bare[..<semicolon]
+            let parameter = bare[bare.index(after: semicolon)...].lowercased()
+            guard parameter.hasPrefix("transport="),
+                  let named = SIPHop.Transport(name: String(parameter.dropFirst("transport=".count))), named != .tls else {
+                throw DaemonUsageError("\(source): \"\(text)\": the only parameter is ;transport=udp or ;transport=tcp")
+            }
+            transport = named
+        }
+        let socket: SocketAddress
+        do { socket = try SocketAddress(parsing: String(address)) } catch {
+            throw DaemonUsageError("\(source): \"\(text)\" is not [sip:]IP:PORT (names are not looked up; IPv6 as [::1]:5060)")
+        }
+        let host: SIPHost
+        do {
+            host = try SIPHost(parsing: socket.family == .ipv4 ? socket.hostDescription : "[\(socket.hostDescription)]")
+        } catch {
+            throw DaemonUsageError("\(source): \"\(text)\" is not IP:PORT")
+        }
+        return SIPHop(transport: transport, host: host, port: socket.port)
+    }
+
+    private static func isHost(_ text: String) -> Bool {
+        (try? SIPHost(parsing: text)) != nil
+    }
+}
+
+extension String {
+    fileprivate func trimmingSuffix(_ suffix: String) -> String {
+        hasSuffix(suffix) ? String(dropLast(suffix.count)) : self
+    }
+}

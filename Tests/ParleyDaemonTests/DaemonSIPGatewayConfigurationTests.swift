@@ -1,0 +1,91 @@
+@testable import ParleyDaemon
+import ParleyServer
+import ParleySIP
+import ParleySIPCore
+import Testing
+
+/// The SIP gateway's settings (`--sip-trunk`, `--sip-route`...) in their spellings, and their rules.
+@Suite struct DaemonSIPGatewayConfigurationTests {
+    struct NoFile: Error {}
+
+    private func parse(_ arguments: [String], environment: [String: String] = [:],
+                       files: [String: String] = [:]) -> Result<DaemonCommand, DaemonUsageError> {
+        DaemonCommandLine.parse(arguments: arguments, environment: environment) { path in
+            guard let text = files[path] else { throw NoFile() }
+            return text
+        }
+    }
+
+    private func gateway(_ arguments: [String], environment: [String: String] = [:],
+                         files: [String: String] = [:]) throws -> SIPGatewayConfiguration? {
+        guard case .serve(let configuration) = try parse(arguments, environment: environment, files: files).get() else {
+            throw NoFile()
+        }
+        return configuration.sipGateway
+    }
+
+    @Test func withoutGatewaySettingsThereIsNoGateway() throws {
+        #expect(try gateway(["--sip-listen", "127.0.0.1:5060"]) == nil)
+    }
+
+    @Test func flagsBuildTheTrunkRoutesProxyAndDirectDialling() throws {
+        let gateway = try #require(try gateway(
+            ["--sip-listen", "127.0.0.1:5060", "--sip-trunk", "sip:192.0.2.1:5070;transport=tcp", "--sip-trunk-domain", "carrier.example",
+             "--sip-trunk-user", "acct", "--sip-trunk-password-file", "/secret", "--sip-trunk-number-format", "digits",
+             "--sip-route", "PBX.example=192.0.2.2:5080", "--sip-route", "lab.example=[::1]:5090",
+             "--sip-outbound-proxy", "192.0.2.3:5060", "--sip-allow-direct", "--sip-advertised-host", "sip.parley.example",
+             "--sip-max-calls", "50"],
+            files: ["/secret": "s3cret\n"]))
+        let trunk = try #require(gateway.trunk)
+        #expect(trunk.hop == SIPHop(transport: .tcp, host: .ipv4("192.0.2.1"), port: 5070))
+        #expect(trunk.domain == "carrier.example" && trunk.uriHost == "carrier.example")
+        #expect(trunk.username == "acct" && trunk.password == "s3cret")
+        #expect(trunk.numberFormat == .digits)
+        #expect(gateway.routes == ["pbx.example": SIPHop(transport: .udp, host: .ipv4("192.0.2.2"), port: 5080),
+                                   "lab.example": SIPHop(transport: .udp, host: .ipv6("::1"), port: 5090)])
+        #expect(gateway.outboundProxy == SIPHop(transport: .udp, host: .ipv4("192.0.2.3"), port: 5060))
+        #expect(gateway.allowDirect)
+        #expect(gateway.advertisedHost == "sip.parley.example")
+        #expect(gateway.maxCalls == 50)
+    }
+
+    @Test func environmentAndFileSpellings() throws {
+        let fromEnvironment = try #require(try gateway(
+            [], environment: ["PARLEY_SIP_LISTEN": "127.0.0.1:5060", "PARLEY_SIP_ROUTE": "a.example=192.0.2.2:5080, b.example=192.0.2.4:5080"]))
+        #expect(fromEnvironment.routes.count == 2)
+        let fromFile = try #require(try gateway(
+            ["--config", "/c.json"],
+            files: ["/c.json": #"{"sipListen": "127.0.0.1:5060", "sipTrunk": "192.0.2.1:5060", "sipRoute": ["a.example=192.0.2.2:5080"], "sipAllowDirect": true}"#]))
+        #expect(fromFile.trunk?.hop.port == 5060 && fromFile.routes.count == 1 && fromFile.allowDirect)
+        let withPassword = try #require(try gateway(
+            ["--sip-listen", "127.0.0.1:5060", "--sip-trunk", "sip:127.0.0.1:5070;transport=udp", "--sip-trunk-user", "acct"],
+            environment: ["PARLEY_SIP_TRUNK_PASSWORD": "pw"]))
+        #expect(withPassword.trunk?.password == "pw" && withPassword.trunk?.hop.transport == .udp)
+    }
+
+    @Test(arguments: [
+        (["--sip-trunk", "192.0.2.1:5070"], "calls through SIP (--sip-trunk, --sip-route, --sip-outbound-proxy, --sip-allow-direct) need --sip-listen"),
+        (["--sip-listen", "127.0.0.1:5060", "--sip-trunk", "carrier.example:5060"],
+         #"--sip-trunk: "carrier.example:5060" is not [sip:]IP:PORT (names are not looked up; IPv6 as [::1]:5060)"#),
+        (["--sip-listen", "127.0.0.1:5060", "--sip-trunk", "192.0.2.1:5061;transport=tls"],
+         #"--sip-trunk: "192.0.2.1:5061;transport=tls": the only parameter is ;transport=udp or ;transport=tcp"#),
+        (["--sip-listen", "127.0.0.1:5060", "--sip-route", "192.0.2.2:5080"], #"--sip-route: "192.0.2.2:5080" is not DOMAIN=IP:PORT"#),
+        (["--sip-listen", "127.0.0.1:5060", "--sip-route", "a.example=192.0.2.2:5080", "--sip-route", "A.example=192.0.2.3:5080"],
+         "--sip-route: a.example is routed more than once"),
+        (["--sip-listen", "127.0.0.1:5060", "--sip-trunk-user", "acct"], "--sip-trunk-user needs --sip-trunk"),
+        (["--sip-listen", "127.0.0.1:5060", "--sip-trunk", "192.0.2.1:5070", "--sip-trunk-password", "x"], "a trunk password needs --sip-trunk-user"),
+        (["--sip-listen", "127.0.0.1:5060", "--sip-trunk", "192.0.2.1:5070", "--sip-trunk-user", "a", "--sip-trunk-password", "x",
+          "--sip-trunk-password-file", "/secret"], "--sip-trunk-password-file: give the password or a file holding it, not both"),
+        (["--sip-listen", "127.0.0.1:5060", "--sip-trunk", "192.0.2.1:5070", "--sip-trunk-number-format", "national"],
+         #"--sip-trunk-number-format: "national" is not a number format (e164, digits)"#),
+        (["--sip-listen", "127.0.0.1:5060", "--sip-trunk", "192.0.2.1:5070", "--sip-trunk-user", "a", "--sip-trunk-password-file", "/missing"],
+         "--sip-trunk-password-file: cannot read /missing: NoFile()"),
+    ])
+    func badGatewaySettingsAreOneClearLine(arguments: [String], message: String) {
+        guard case .failure(let error) = parse(arguments) else {
+            Issue.record("\(arguments) was accepted")
+            return
+        }
+        #expect(error.message == message)
+    }
+}
