@@ -614,10 +614,12 @@ final class MediaAnchor: @unchecked Sendable {
     /// A gateway call tells the engine each DTMF key once, as its event begins (or as it
     /// ends when its first packets were lost); the gateway itself re-sends it on the other
     /// leg. A relay call's events are only logged, as before (DTMF between two apps is not
-    /// a feature). Logs name the leg, not the key (digits can be PINs).
+    /// a feature).
     private func receivedTelephoneEvent(_ event: TelephoneEvent, timestamp: UInt32, on id: CallLegID, in call: CallMedia) {
         log.info("media.dtmf.received", [
-            "call": call.callID, "leg": id.description, "end": event.isEnd ? "true" : "false", "timestamp": String(timestamp),
+            "call": call.callID, "leg": id.description,
+            "event": TelephoneEvent.key(for: event.event).map(String.init) ?? String(event.event),
+            "end": event.isEnd ? "true" : "false", "timestamp": String(timestamp),
         ])
         guard call.gateway != nil, let key = event.key, call.lastReportedEvent[id] != timestamp else { return }
         call.lastReportedEvent[id] = timestamp
