@@ -19,7 +19,10 @@ public enum SignalingCodec {
     /// duplicate keys and nesting (`malformed`); `v` (`bad_request` if missing or not an
     /// integer, `unsupported_version` if not 1); `type` (`unknown_type`, also for a type
     /// that `sender` may not send); then every field of that type (`bad_request`,
-    /// `too_large`). Members this version does not define are ignored.
+    /// `too_large`). Members this version does not define are ignored. `call.dtmf`, sent
+    /// by both sides, is read as `sender` sends it; with no `sender`, a frame with an `id`
+    /// is the device's request (`callDTMF`) and one without the server's event
+    /// (`callDTMFReceived`).
     ///
     /// - Parameters:
     ///   - bytes: the text frame's payload.
@@ -113,14 +116,18 @@ public enum SignalingCodec {
         guard let type = SignalingMessageType(rawValue: typeName) else {
             throw SignalingError(code: .unknownType, field: "type", requestID: requestID, reason: "unknown message type \(quoted(typeName))")
         }
-        if let sender, type.direction != sender {
+        if let sender, !type.isSent(by: sender) {
             throw SignalingError(
                 code: .unknownType, field: "type", requestID: requestID,
                 reason: "message type \(type.rawValue) is only sent \(type.direction == .serverToDevice ? "by the server" : "by devices")"
             )
         }
+        // `call.dtmf` is a device's request or the server's event. A reader that knows the
+        // sender reads that side's form (so a device's frame without `id` is told `id` is
+        // required); one that does not takes a frame with an `id` for the request.
+        let form = sender ?? (type == .callDTMF && envelope.value("id") == nil ? .serverToDevice : type.direction)
 
         let reader = FieldReader(object: object, path: "", messageType: type, requestID: requestID)
-        return try SignalingMessage(type: type, reader: reader)
+        return try SignalingMessage(type: type, sender: form, reader: reader)
     }
 }

@@ -27,7 +27,7 @@ public enum SignalingMessage: Sendable, Hashable {
     case callDecline(CallRequest)
     /// `call.hangup`: end, or cancel, a call.
     case callHangup(CallRequest)
-    /// `call.dtmf`: send DTMF digits.
+    /// `call.dtmf` with an `id`: send DTMF digits.
     case callDTMF(CallDTMF)
     /// `call.stats`: the device's playout counters of a call.
     case callStats(CallStats)
@@ -67,6 +67,8 @@ public enum SignalingMessage: Sendable, Hashable {
     case callEstablished(CallEvent)
     /// `call.ended`: the call is over.
     case callEnded(CallEnded)
+    /// `call.dtmf` without an `id`: digits the far side of a phone or SIP call sent.
+    case callDTMFReceived(CallDTMFReceived)
 
     /// The frame's `type`.
     public var type: SignalingMessageType {
@@ -95,7 +97,15 @@ public enum SignalingMessage: Sendable, Hashable {
         case .callAnswered: .callAnswered
         case .callEstablished: .callEstablished
         case .callEnded: .callEnded
+        case .callDTMFReceived: .callDTMF
         }
+    }
+
+    /// Who sends this message: its type's direction, except for `call.dtmf`, which devices
+    /// send as a request (`callDTMF`) and the server as an event (`callDTMFReceived`).
+    public var direction: SignalingMessageType.Direction {
+        if case .callDTMFReceived = self { return .serverToDevice }
+        return type.direction
     }
 
     /// The request id (`id`) of a device-to-server message.
@@ -141,6 +151,7 @@ public enum SignalingMessage: Sendable, Hashable {
         case .callMedia(let m): m.callID
         case .callProgress(let m), .callRinging(let m), .callAnswered(let m), .callEstablished(let m): m.callID
         case .callEnded(let m): m.callID
+        case .callDTMFReceived(let m): m.callID
         default: nil
         }
     }
@@ -170,14 +181,16 @@ public enum SignalingMessage: Sendable, Hashable {
         case .error(let m): m.append(to: &object)
         case .callIncoming(let m): m.append(to: &object)
         case .callMedia(let m): m.append(to: &object)
-        case .callProgress(let m), .callRinging(let m), .callAnswered(let m), .callEstablished(let m): m.append(to: &object)
+        case .callProgress(let m), .callRinging(let m), .callAnswered(let m), .callEstablished(let m): m.append(to: &object, as: type)
         case .callEnded(let m): m.append(to: &object)
+        case .callDTMFReceived(let m): m.append(to: &object)
         }
         return .object(object)
     }
 
-    /// Reads the message of `type` from a frame whose envelope has been checked.
-    init(type: SignalingMessageType, reader: FieldReader) throws(SignalingError) {
+    /// Reads the message of `type` sent by `sender` from a frame whose envelope has been
+    /// checked (`sender` only matters for `call.dtmf`, the one type both sides send).
+    init(type: SignalingMessageType, sender: SignalingMessageType.Direction, reader: FieldReader) throws(SignalingError) {
         switch type {
         case .hello: self = .hello(try Hello(reader))
         case .ping: self = .ping(try Ping(reader))
@@ -186,7 +199,8 @@ public enum SignalingMessage: Sendable, Hashable {
         case .callAnswer: self = .callAnswer(try CallAnswer(reader))
         case .callDecline: self = .callDecline(try CallRequest(reader))
         case .callHangup: self = .callHangup(try CallRequest(reader))
-        case .callDTMF: self = .callDTMF(try CallDTMF(reader))
+        case .callDTMF:
+            self = sender == .deviceToServer ? .callDTMF(try CallDTMF(reader)) : .callDTMFReceived(try CallDTMFReceived(reader))
         case .callStats: self = .callStats(try CallStats(reader))
         case .iceCandidate: self = .iceCandidate(try ICECandidate(reader))
         case .pushRegister: self = .pushRegister(try PushRegister(reader))

@@ -1,6 +1,7 @@
 /// The `type` of a frame: every message of protocol version 1.
 public enum SignalingMessageType: String, Sendable, Hashable, CaseIterable, Codable {
-    // Device to server: requests, each carrying an `id`.
+    // Device to server: requests, each carrying an `id`. `call.dtmf` is also a server
+    // event (without `id`): see `isSent(by:)`.
     case hello = "hello"
     case ping = "ping"
     case callStart = "call.start"
@@ -36,7 +37,9 @@ public enum SignalingMessageType: String, Sendable, Hashable, CaseIterable, Coda
         case serverToDevice
     }
 
-    /// Who sends messages of this type.
+    /// Who sends messages of this type. `call.dtmf` is the one type both sides send (a
+    /// device's request, the server's event): for it this is the request's sender,
+    /// devices; `isSent(by:)` and `SignalingMessage.direction` tell the two apart.
     public var direction: Direction {
         switch self {
         case .hello, .ping, .callStart, .callAck, .callAnswer, .callDecline, .callHangup, .callDTMF, .callStats,
@@ -46,5 +49,10 @@ public enum SignalingMessageType: String, Sendable, Hashable, CaseIterable, Coda
              .callRinging, .callAnswered, .callEstablished, .callEnded:
             .serverToDevice
         }
+    }
+
+    /// Whether `sender` sends messages of this type: `direction`, and for `call.dtmf` both.
+    public func isSent(by sender: Direction) -> Bool {
+        self == .callDTMF || direction == sender
     }
 }

@@ -28,7 +28,7 @@ struct RoundTripTests {
     func samplesValidate() throws {
         for message in Samples.messages {
             try SignalingCodec.validate(message)
-            _ = try SignalingCodec.decode(SignalingCodec.encode(message), sender: message.type.direction)
+            _ = try SignalingCodec.decode(SignalingCodec.encode(message), sender: message.direction)
         }
     }
 

@@ -65,7 +65,10 @@ enum Samples {
         .callMedia(.init(callID: callID, sdp: answer)),
         .callProgress(.init(callID: callID, time: 1_764_421_201_240)),
         .callRinging(.init(callID: callID, time: 1_764_421_201_420)),
+        .callRinging(.init(callID: callID, time: 1_764_421_201_420, headers: ["x-queue": "support", "X-Position": "3"])),
         .callAnswered(.init(callID: callID, time: 1_764_421_205_980)),
+        .callAnswered(.init(callID: callID, time: 1_764_421_205_980, headers: ["x-agent": "Åsa \u{1F4DE}"])),
+        .callDTMFReceived(.init(callID: callID, digits: "0123456789*#ABCD", time: 1_764_421_207_000)),
         .callEstablished(.init(callID: callID, time: SignalingLimits.maxTime)),
         .callEnded(.init(callID: callID, cause: .hungUp, details: details)),
         .callEnded(.init(
