@@ -16,23 +16,28 @@ public enum CallNotification: Sendable, Hashable {
     case mediaReady(callID: String, sdp: String)
     /// The call was routed and the callee side is being set up (`call.progress`).
     case progress(callID: String, time: Int64)
-    /// A callee acknowledged the call: it alerts (`call.ringing`).
-    case ringing(callID: String, time: Int64)
+    /// A callee acknowledged the call: it alerts (`call.ringing`). `headers`: a SIP
+    /// callee's `x-` headers of its 18x, for the caller.
+    case ringing(callID: String, time: Int64, headers: [String: String] = [:])
     /// A callee is offered the call with the anchor's SDP offer (`call.incoming`).
     case offered(CallOffer)
     /// A callee answered (`call.answered`, to the caller and to the answering party).
-    case answered(callID: String, time: Int64)
+    /// `headers`: a SIP callee's `x-` headers of its 2xx, for the caller.
+    case answered(callID: String, time: Int64, headers: [String: String] = [:])
     /// Both media legs are connected (`call.established`).
     case established(callID: String, time: Int64)
     /// The call ended for this party: why, the error for cause `error`, and the call's
     /// times as this party saw them (`call.ended`).
     case ended(callID: String, cause: CallEndCause, error: SignalingMessage.CallError?, details: CallTimes)
+    /// DTMF digits the far side of a phone or SIP call sent (RFC 4733 or SIP INFO), for
+    /// the caller (the server-to-device `call.dtmf`).
+    case dtmf(callID: String, digits: String, time: Int64)
 
     /// The call the notification is about.
     public var callID: String {
         switch self {
-        case .mediaReady(let callID, _), .progress(let callID, _), .ringing(let callID, _), .answered(let callID, _),
-             .established(let callID, _), .ended(let callID, _, _, _):
+        case .mediaReady(let callID, _), .progress(let callID, _), .ringing(let callID, _, _), .answered(let callID, _, _),
+             .established(let callID, _), .ended(let callID, _, _, _), .dtmf(let callID, _, _):
             callID
         case .offered(let offer): offer.callID
         }

@@ -121,6 +121,9 @@ public struct CallStateMachine: Sendable {
     /// The headers a callee is offered: `call.start`'s, or for a SIP party the router's
     /// (`dialSIP`), which its INVITE carries.
     private var calleeHeaders: [String: String]
+    /// A SIP callee's `x-` headers from its 18x and 2xx, for the caller's `call.ringing`
+    /// and `call.answered` (later responses add to earlier ones).
+    private var farSideHeaders: [String: String] = [:]
     /// The name the caller asked its callees' devices to show (`call.start`'s `displayName`).
     private let callerDisplayName: String?
     private let video: Bool
@@ -454,7 +457,7 @@ public struct CallStateMachine: Sendable {
         guard case .progressing(let offering) = phase else { return }
         phase = .ringing(offering)
         record.times.rungTime = now.unixMilliseconds
-        notify(.device(caller), .ringing(callID: callID, time: now.unixMilliseconds))
+        notify(.device(caller), .ringing(callID: callID, time: now.unixMilliseconds, headers: farSideHeaders))
     }
 
     /// A pushed device relayed its payload: it now waits for its leg like a connected
@@ -523,7 +526,7 @@ public struct CallStateMachine: Sendable {
             setupDeadline: now.instant.advanced(by: configuration.mediaSetupTimeout), graces: graces))
         record.answeredDeviceID = party.device?.deviceID
         record.times.answeredTime = now.unixMilliseconds
-        notify(.device(caller), .answered(callID: callID, time: now.unixMilliseconds))
+        notify(.device(caller), .answered(callID: callID, time: now.unixMilliseconds, headers: farSideHeaders))
         notify(party, .answered(callID: callID, time: now.unixMilliseconds))
         for other in offering.callees where other != party {
             formerCallees.insert(other)
@@ -593,11 +596,13 @@ public struct CallStateMachine: Sendable {
             switch event {
             case .trying:
                 break
-            case .ringing(let earlySDP):
+            case .ringing(let earlySDP, let headers):
+                farSideHeaders.merge(headers) { _, new in new }
                 if let earlySDP { answerSIPMediaEarly(party, sdp: earlySDP) }
                 _ = modifyOffering { $0.status[party] = .offered(acknowledged: true) }
                 ringCaller(now: now)
-            case .answered(let sdp):
+            case .answered(let sdp, let headers):
+                farSideHeaders.merge(headers) { _, new in new }
                 let earlyAnswer = offering.earlyAnswers[party]
                 guard earlyAnswer != nil || sdp != nil else {
                     end(.error, error: .init(code: .mediaFailed, message: "the SIP answer (2xx) carried no SDP"), now: now)
@@ -632,8 +637,8 @@ public struct CallStateMachine: Sendable {
 
     /// Digits the far side of a gateway call sent (RFC 4733 or SIP INFO), for the caller.
     private mutating func dtmfReceived(_ digits: String, from leg: CallLegID, now: ClockReading) {
-        // issue 10: rendered as the server-to-device call.dtmf event once the signaling has it.
-        _ = (digits, leg, now)
+        guard leg != .caller else { return }
+        notify(.device(caller), .dtmf(callID: callID, digits: digits, time: now.unixMilliseconds))
     }
 
     /// The first SDP of the SIP side (in a 180 or 183) answers its leg's offer; the leg is
@@ -699,8 +704,10 @@ public struct CallStateMachine: Sendable {
             }
         case .legInactive(let leg):
             if isPartyLeg(leg) { end(.inactive, now: now) }
-        case .dtmfReceived:
-            break  // issue 10: told to the other party by the engine (wired by the SIP user agent work)
+        case .dtmfReceived(let leg, let digits):
+            // Only the callee side's digits go to the caller: the caller's own (sent on its
+            // WebRTC leg) are already on their way to the far side through the gateway.
+            if case .callee = leg, state == .established { dtmfReceived(digits, from: leg, now: now) }
         }
     }
 

@@ -11,17 +11,19 @@ public enum DeviceAdapter {
             .callMedia(.init(callID: callID, sdp: sdp))
         case .progress(let callID, let time):
             .callProgress(.init(callID: callID, time: time))
-        case .ringing(let callID, let time):
-            .callRinging(.init(callID: callID, time: time))
+        case .ringing(let callID, let time, let headers):
+            .callRinging(.init(callID: callID, time: time, headers: headers))
         case .offered(let offer):
             .callIncoming(.init(callID: offer.callID, from: offer.from, headers: offer.headers, video: offer.video,
                                 time: offer.time, sdp: offer.sdp, displayName: offer.displayName))
-        case .answered(let callID, let time):
-            .callAnswered(.init(callID: callID, time: time))
+        case .answered(let callID, let time, let headers):
+            .callAnswered(.init(callID: callID, time: time, headers: headers))
         case .established(let callID, let time):
             .callEstablished(.init(callID: callID, time: time))
         case .ended(let callID, let cause, let error, let details):
             .callEnded(.init(callID: callID, cause: cause, error: error, details: details))
+        case .dtmf(let callID, let digits, let time):
+            .callDTMFReceived(.init(callID: callID, digits: digits, time: time))
         }
     }
 }

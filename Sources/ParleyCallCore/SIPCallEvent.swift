@@ -14,10 +14,12 @@ public enum SIPCallEvent: Sendable, Hashable {
     /// is early media: the first SDP is the answer to the leg's offer (RFC 3261 §13.2.1),
     /// and the leg is bridged to the caller's at once so the far side's ringback or
     /// announcements reach the caller. A later, different SDP is ignored.
-    case ringing(earlySDP: String?)
+    /// `headers` are the response's `x-` headers, for the caller (`call.ringing`'s `headers`).
+    case ringing(earlySDP: String?, headers: [String: String] = [:])
     /// A 2xx: the far side answered, with its SDP (nil, or the same as before, when a 18x
     /// already gave the answer).
-    case answered(sdp: String?)
+    /// `headers` are the 2xx's `x-` headers, for the caller (`call.answered`'s `headers`).
+    case answered(sdp: String?, headers: [String: String] = [:])
     /// A final failure status (300-699) with its reason phrase. Before the answer it ends
     /// the call with the cause `ending(status:reason:)` gives; after the answer (a dialog
     /// that failed) with `error` `sip_error`.

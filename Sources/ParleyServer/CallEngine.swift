@@ -631,8 +631,8 @@ final class CallEngine: @unchecked Sendable {
         let described: String =
             switch event {
             case .trying: "trying"
-            case .ringing(let sdp): sdp == nil ? "ringing" : "ringing with SDP"
-            case .answered(let sdp): sdp == nil ? "answered" : "answered with SDP"
+            case .ringing(let sdp, _): sdp == nil ? "ringing" : "ringing with SDP"
+            case .answered(let sdp, _): sdp == nil ? "answered" : "answered with SDP"
             case .failed(let status, _): "failed \(status)"
             case .hungUp: "hungUp"
             case .dtmf: "dtmf"

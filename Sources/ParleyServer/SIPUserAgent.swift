@@ -120,7 +120,7 @@ public final class SIPUserAgent: SIPCallPort, SIPTransportDelegate, @unchecked S
             switch notification {
             case .offered(let offer): place(party, offer: offer, plan: plan, transport: transport)
             case .ended: end(party, transport: transport)
-            case .mediaReady, .progress, .ringing, .answered, .established: break
+            case .mediaReady, .progress, .ringing, .answered, .established, .dtmf: break
             }
         }
         if !accepted, case .offered = notification {
@@ -208,17 +208,17 @@ public final class SIPUserAgent: SIPCallPort, SIPTransportDelegate, @unchecked S
     private func handle(_ event: SIPOutboundCall.Event, of entry: Entry, transport: SIPTransportServer) -> [SIPOutboundCall.Output] {
         let party = entry.party
         switch event {
-        case .provisional(let status, _, let sdp, _):
+        case .provisional(let status, _, let sdp, let headers):
             if status == 180 || status == 183 || sdp != nil {
-                report(.ringing(earlySDP: sdp.map { String(decoding: $0, as: UTF8.self) }), party)
+                report(.ringing(earlySDP: sdp.map { String(decoding: $0, as: UTF8.self) }, headers: Self.appHeaders(headers)), party)
             } else {
                 report(.trying, party)
             }
-        case .answered(let sdp, _):
+        case .answered(let sdp, let headers):
             let answer = sdp.map { String(decoding: $0, as: UTF8.self) }
             entry.offerAnswer = SIPRemoteOfferAnswer(localSDP: entry.localSDP, remoteAnswer: answer)
             log.info("sip.answered", ["call": party.callID, "sipCallId": entry.call.callID])
-            report(.answered(sdp: answer), party)
+            report(.answered(sdp: answer, headers: Self.appHeaders(headers)), party)
         case .remoteOffer(let method, let sdp):
             let now = transport.loop.now
             guard let sdp else {
@@ -260,6 +260,29 @@ public final class SIPUserAgent: SIPCallPort, SIPTransportDelegate, @unchecked S
         case .noRoute(let uri): .failed(status: 503, reason: "no route to \(uri)")
         case .protocolError(let text): .failed(status: 502, reason: "Bad Gateway (\(text))")
         }
+    }
+
+    /// The far side's `x-` headers as the app may receive them (docs/protocol.md, "Custom
+    /// headers"): names of `A-Z a-z 0-9 - _ .` up to 64 bytes, values without control
+    /// characters, at most 64 headers and 1024 bytes of names and values; the first of a
+    /// repeated name wins. What does not fit is left out, never sent half.
+    static func appHeaders(_ fields: [SIPHeaders.Field]) -> [String: String] {
+        var headers: [String: String] = [:]
+        var bytes = 0
+        for field in fields where field.name.utf8.count <= 64 && headers[field.name] == nil {
+            let nameFits = field.name.utf8.allSatisfy { byte in
+                (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+                    || byte == 0x2D || byte == 0x5F || byte == 0x2E
+            }
+            let value = String(String.UnicodeScalarView(field.value.unicodeScalars.map {
+                $0.properties.generalCategory == .control ? " " : $0
+            }))
+            let size = field.name.utf8.count + value.utf8.count
+            guard nameFits, headers.count < 64, bytes + size <= 1024 else { continue }
+            headers[field.name] = value
+            bytes += size
+        }
+        return headers
     }
 
     /// Keeps one timer per call at its next deadline; forgets a finished call.

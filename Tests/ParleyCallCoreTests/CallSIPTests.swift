@@ -63,6 +63,7 @@ struct CallSIPTests {
             case .mediaReady: "mediaReady"
             case .progress: "progress"
             case .ringing: "ringing"
+            case .dtmf: "dtmf"
             }
         }
     }
@@ -424,6 +425,38 @@ struct CallSIPTests {
         // The callee user's devices are not part of this call.
         world.perform(world.registry.handleRequest(.callDTMF(.init(requestID: "d3", callID: id, digits: "1")), from: bob1, now: world.now))
         #expect(world.log(bob1) == ["error:call_not_found"])
+    }
+
+    @Test("Digits from the far side (SIP INFO or RFC 4733 on its leg) reach the caller as call.dtmf, once established; the caller's own are not echoed")
+    func dtmfFromTheFarSide() throws {
+        var world = offeredPhoneCall()
+        report(&world, .dtmf(digits: "5"))
+        #expect(!world.log(alice).contains("call.dtmf"))
+        world = established()
+        report(&world, .dtmf(digits: "5"))
+        world.media(.dtmfReceived(.callee(.sip(phoneParty())), digits: "#"), id)
+        world.media(.dtmfReceived(.caller, digits: "9"), id)
+        let events = (world.inbox[alice] ?? []).compactMap { message -> String? in
+            guard case .callDTMFReceived(let dtmf) = message else { return nil }
+            #expect(dtmf.callID == id && dtmf.time == world.now.unixMilliseconds)
+            return dtmf.digits
+        }
+        #expect(events == ["5", "#"])
+    }
+
+    @Test("The far side's x- headers of its 18x and 2xx reach the caller on call.ringing and call.answered")
+    func responseHeadersReachTheCaller() throws {
+        var world = offeredPhoneCall()
+        report(&world, .ringing(earlySDP: nil, headers: ["x-queue": "3"]))
+        world.media(.legConnected(.caller), id)
+        report(&world, .answered(sdp: Self.final, headers: ["x-agent": "42"]))
+        var ringing: [String: String]?, answered: [String: String]?
+        for message in world.inbox[alice] ?? [] {
+            if case .callRinging(let event) = message { ringing = event.headers }
+            if case .callAnswered(let event) = message { answered = event.headers }
+        }
+        #expect(ringing == ["x-queue": "3"])
+        #expect(answered == ["x-queue": "3", "x-agent": "42"])
     }
 
     // MARK: SIP addresses, routing and records

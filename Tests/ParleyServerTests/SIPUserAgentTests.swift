@@ -214,6 +214,17 @@ import Testing
         #expect(try rig.receive()?.statusCode == 200)
     }
 
+    @Test func theFarSidesXHeadersAreBoundedToWhatTheProtocolCarries() throws {
+        var headers = SIPHeaders()
+        try headers.add(name: "x-ok", value: "1\t2")
+        try headers.add(name: "x-ok", value: "second")
+        try headers.add(name: "x-big", value: String(repeating: "a", count: 1100))
+        #expect(SIPUserAgent.appHeaders(headers.fields) == ["x-ok": "1 2"])
+        var many = SIPHeaders()
+        for index in 0..<100 { try many.add(name: "x-h\(index)", value: "v") }
+        #expect(SIPUserAgent.appHeaders(many.fields).count == 64)
+    }
+
     @Test func endsWithoutAResponseGetTheStatusRFC3261Gives() {
         #expect(SIPUserAgent.report(for: .timedOut) == .failed(status: 408, reason: "Request Timeout (no final response)"))
         #expect(SIPUserAgent.report(for: .remoteHangUp) == .hungUp)
