@@ -35,6 +35,9 @@ public struct CallRegistry: Sendable {
     private var callerOfCall: [String: AppUser] = [:]
     private var callsByCaller: [AppUser: Int] = [:]
     private var callsByApplication: [String: Int] = [:]
+    /// Each application's dialling settings and its calls to phone numbers
+    /// (`CallRegistry+Dialling.swift`).
+    public internal(set) var dialling = DiallingLimiter()
 
     public init(configuration: CallConfiguration = CallConfiguration(), router: any CallRouter = PresenceRouter()) {
         self.configuration = configuration
@@ -141,9 +144,10 @@ public struct CallRegistry: Sendable {
 
     /// Accepts a `call.start` and asks the router where it goes. A decision the router
     /// gives at once that needs a party kind not built yet, or not enabled (phone and SIP
-    /// without `sipDialling`), is refused here with `not_implemented` (field `to.kind`), and
-    /// one to a phone number without a CLI with `bad_request` (field `cli`); neither
-    /// creates a call.
+    /// without `sipDialling`), is refused here with `not_implemented` (field `to.kind`), one
+    /// the application's dialling settings refuse with the refusal's code
+    /// (`DiallingRefusal`), and one to a phone number without a CLI with `bad_request`
+    /// (field `cli`); none creates a call.
     private mutating func startCall(_ start: SignalingMessage.CallStart, from device: Device, now: ClockReading) throws(CallingError) -> [CallAction] {
         guard CallID.isValid(start.callID) else {
             throw CallingError(.badRequest, callID: nil, field: "callId", "call id is not a lower-case UUID")
@@ -169,12 +173,14 @@ public struct CallRegistry: Sendable {
         if let kind = decision?.refusedKind(sipDialling: configuration.sipDialling) {
             throw CallingError(.notImplemented, callID: start.callID, field: "to.kind", "calls to \(kind.rawValue) addresses are not implemented yet")
         }
-        if case .dialNumber(let route)? = decision, route.callerID == nil {
+        let (admitted, maximumLength) = try admitDialling(decision, callID: start.callID, caller: device, now: now)
+        if case .dialNumber(let route)? = admitted, route.callerID == nil {
             throw CallingError(.badRequest, callID: start.callID, field: "cli", CallStateMachine.missingCLI)
         }
         // The record names the callee by the destination's address, with the direction of
         // its kind (a conference room, which has none yet, as a user: docs/calls.md).
-        let (machine, actions) = CallStateMachine.start(start, from: device, decision: decision, now: now, configuration: configuration)
+        var (machine, actions) = CallStateMachine.start(start, from: device, decision: admitted, now: now, configuration: configuration)
+        if let maximumLength { machine.capLength(at: now.instant.advanced(by: maximumLength)) }
         callerOfCall[start.callID] = device.user
         callsByCaller[device.user, default: 0] += 1
         callsByApplication[device.user.applicationKey, default: 0] += 1
@@ -265,9 +271,20 @@ public struct CallRegistry: Sendable {
     /// The router's decision for call `callID`, delivered after `call.start` (a router
     /// that returned nil). A decision for a call already routed, ended or unknown is
     /// ignored; one that needs a party kind not built yet ends the call with `error`
-    /// `not_implemented`.
+    /// `not_implemented`; one the application's dialling settings refuse ends it with the
+    /// refusal's error.
     public mutating func handleRouting(_ decision: RoutingDecision, callID: String, now: ClockReading) -> [CallAction] {
-        (try? apply(.routed(decision), to: callID, now: now)) ?? []
+        var input = CallInput.routed(decision)
+        if let caller = calls[callID]?.caller, calls[callID]?.isRouting == true {
+            switch admitDialling(decision, callID: callID, caller: caller, now: now) {
+            case .success(let admission):
+                input = .routed(admission.decision)
+                if let limit = admission.maximumLength { calls[callID]?.capLength(at: now.instant.advanced(by: limit)) }
+            case .failure(let refusal):
+                input = .failed(refusal.callError)
+            }
+        }
+        return (try? apply(input, to: callID, now: now)) ?? []
     }
 
     /// What the SIP side reports about a call's SIP party (the answers to its INVITE, the
@@ -358,6 +375,7 @@ public struct CallRegistry: Sendable {
         if machine.state == .ended {
             calls[callID] = nil
             devicesByCall[callID] = nil
+            dialling.callEnded(callID)
             if let caller = callerOfCall.removeValue(forKey: callID) {
                 let byCaller = (callsByCaller[caller] ?? 1) - 1
                 callsByCaller[caller] = byCaller > 0 ? byCaller : nil

@@ -129,7 +129,7 @@ public struct CallStateMachine: Sendable {
     private let video: Bool
     private let callerOffer: String
     private let startInstant: ContinuousClock.Instant
-    private let maximumDeadline: ContinuousClock.Instant
+    private var maximumDeadline: ContinuousClock.Instant
     /// Callees that left the call (another answered, their leg failed, they dropped):
     /// history, for the error a late request of a device gets.
     private var formerCallees: Set<Party> = []
@@ -220,6 +220,19 @@ public struct CallStateMachine: Sendable {
         case .established(let talking): talking.answerer
         default: nil
         }
+    }
+
+    /// Whether the call still waits for its router's decision.
+    public var isRouting: Bool {
+        if case .routing = phase { return true }
+        return false
+    }
+
+    /// Brings the end of the call's maximum length forward to `deadline` (an application's
+    /// maximum duration of dialled calls, `DiallingSettings`); a later one changes nothing.
+    /// The call then ends with `timeout`, as at `maximumCallLength`.
+    public mutating func capLength(at deadline: ContinuousClock.Instant) {
+        if deadline < maximumDeadline { maximumDeadline = deadline }
     }
 
     /// When `handleTimeout(now:)` must run next; nil once the call ended.

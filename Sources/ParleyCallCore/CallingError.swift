@@ -13,6 +13,7 @@ public struct CallingError: Error, Sendable, Hashable, CustomStringConvertible {
         case tooLarge
         case badRequest
         case tooManyCalls
+        case destinationNotAllowed
     }
 
     let code: Code
@@ -40,6 +41,7 @@ public struct CallingError: Error, Sendable, Hashable, CustomStringConvertible {
         case .tooLarge: .tooLarge
         case .badRequest: .badRequest
         case .tooManyCalls: .tooManyCalls
+        case .destinationNotAllowed: .destinationNotAllowed
         }
     }
 

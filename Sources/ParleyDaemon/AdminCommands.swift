@@ -2,7 +2,8 @@ import Foundation
 import ParleyAuth
 import ParleyStore
 
-/// `parleyd app create|list|rotate-secret`: application management straight on the store
+/// `parleyd app create|list|rotate-secret` (and, through their own files, `app push ...`
+/// and `app show|set-cli|set-dialling`): application management straight on the store
 /// (a connection of its own from `DaemonStores`), safe beside a running server (SQLite:
 /// thanks to WAL and the busy timeout).
 enum AdminCommands {
@@ -88,6 +89,8 @@ enum AdminCommands {
             return out
         case .appPush(let options, let push):
             return try PushAdminCommands.run(push, options: options, now: now)
+        case .appDialling(let options, let dialling):
+            return try DiallingAdminCommands.run(dialling, options: options, now: now)
         default:
             throw Failure(description: "not an app command")
         }

@@ -19,6 +19,8 @@ enum DaemonCommand: Equatable {
     case appRotateSecret(AdminOptions, key: String, gracePeriodSeconds: Int64)
     /// `parleyd app push set-apns|set-fcm|show KEY ...` (PushAdminCommands).
     case appPush(AdminOptions, PushAdminCommand)
+    /// `parleyd app show|set-cli|set-dialling KEY ...` (DiallingAdminCommands).
+    case appDialling(AdminOptions, DiallingAdminCommand)
 }
 
 /// What every `parleyd app` command takes.
@@ -368,12 +370,23 @@ enum DaemonCommandLine {
     private static func app(_ arguments: [String], _ environment: [String: String],
                             _ readFile: (String) throws -> String) throws -> DaemonCommand {
         guard let subcommand = arguments.first else {
-            throw DaemonUsageError("parleyd app needs a command: create, list or rotate-secret (see parleyd --help)")
+            throw DaemonUsageError("parleyd app needs a command: create, list, rotate-secret, show, set-cli, set-dialling or push (see parleyd --help)")
         }
         if subcommand == "--help" || subcommand == "-h" { return .help }
-        if subcommand == "push" { return try appPush(Array(arguments.dropFirst()), environment, readFile) }
+        if subcommand == "push" {
+            return try withAdminOptions(Array(arguments.dropFirst()), environment, readFile) { rest throws(DaemonUsageError) in
+                let command = try PushAdminCommands.parse(rest)
+                return { .appPush($0, command) }
+            }
+        }
+        if DiallingAdminCommands.subcommands.contains(subcommand) {
+            return try withAdminOptions(arguments, environment, readFile) { rest throws(DaemonUsageError) in
+                let command = try DiallingAdminCommands.parse(rest)
+                return { .appDialling($0, command) }
+            }
+        }
         guard ["create", "list", "rotate-secret"].contains(subcommand) else {
-            throw DaemonUsageError("unknown app command \"\(subcommand)\" (create, list, rotate-secret)")
+            throw DaemonUsageError("unknown app command \"\(subcommand)\" (create, list, rotate-secret, show, set-cli, set-dialling, push)")
         }
         var flags = SettingValues()
         var json = false
@@ -441,10 +454,13 @@ enum DaemonCommandLine {
         }
     }
 
-    /// `app push ...`: the common `--data-dir`, `--config` and `--json` here, the rest in
-    /// `PushAdminCommands.parse`.
-    private static func appPush(_ arguments: [String], _ environment: [String: String],
-                                _ readFile: (String) throws -> String) throws -> DaemonCommand {
+    /// `app push ...` and the dialling commands: the common `--data-dir`, `--config` and
+    /// `--json` here, the rest in the command's own parser (`PushAdminCommands.parse`,
+    /// `DiallingAdminCommands.parse`), whose answer is completed with the options.
+    private static func withAdminOptions(
+        _ arguments: [String], _ environment: [String: String], _ readFile: (String) throws -> String,
+        parse: ([String]) throws(DaemonUsageError) -> (AdminOptions) -> DaemonCommand
+    ) throws -> DaemonCommand {
         var flags = SettingValues()
         var json = false
         var rest: [String] = []
@@ -470,10 +486,10 @@ enum DaemonCommandLine {
             default: rest.append(argument)
             }
         }
-        let command = try PushAdminCommands.parse(rest)
+        let command = try parse(rest)
         let settings = try mergedSettings(flags: flags, environment.filter { ["PARLEY_DATA_DIR", "PARLEY_CONFIG"].contains($0.key) }, readFile)
         let dataDirectory = settings["data-dir"]?.values.last ?? defaultDataDirectory
         guard !dataDirectory.isEmpty else { throw DaemonUsageError("the data directory must not be empty") }
-        return .appPush(AdminOptions(dataDirectory: dataDirectory, json: json), command)
+        return command(AdminOptions(dataDirectory: dataDirectory, json: json))
     }
 }

@@ -9,6 +9,7 @@ enum DaemonUsage {
                    parleyd app list [--show-secrets] [--data-dir DIR] [--json]
                    parleyd app rotate-secret KEY [--grace SECONDS] [--data-dir DIR] [--json]
                    parleyd app push set-apns|set-fcm|show KEY ... [--data-dir DIR] [--json]
+                   parleyd app show|set-cli|set-dialling KEY ... [--data-dir DIR] [--json]
                    parleyd --help | --version
 
             serve (the default) runs the server: WebSocket signaling on /v1/ws and the REST API
@@ -39,6 +40,7 @@ enum DaemonUsage {
               --json              print JSON ({"key", "secret", ...}; list: an array)
 
             \(PushAdminCommands.usage)
+            \(DiallingAdminCommands.usage)
 
             exit status: 0 success, 1 failure (store, network), 2 bad usage or configuration
 

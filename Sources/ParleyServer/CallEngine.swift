@@ -68,6 +68,8 @@ final class CallEngine: @unchecked Sendable {
     /// SIP addresses are refused (`CallConfiguration.sipDialling` off).
     private let sipCalls: (any SIPCallPort)?
     private let recorder: CallRecorder
+    /// Applications' dialling settings in, refusals out; nil: not enforced.
+    private var dialling: DiallingPolicyShell?
     /// Push registration, sending and relay checks (nil only if libcurl failed to start).
     private var push: PushCoordinator?
     /// Store reads for `hello` (application lookups), off the loop.
@@ -101,10 +103,13 @@ final class CallEngine: @unchecked Sendable {
     ///     the configuration's (tests).
     ///   - sipCalls: the SIP user agent; with one, calls to phone numbers and SIP addresses
     ///     are placed through it.
+    ///   - diallingSettings: with it, those calls are checked against their application's
+    ///     dialling settings (read from `helloStore`).
     init(loop: any Scheduler, configuration: ServerConfiguration, log: ServerLog, metrics: ServerMetrics, store: StoreQueue,
          helloStore: StoreQueue, node: NodeID = .local, bus: any SignalingBus = LocalSignalingBus(),
          directory: any DeviceDirectory = LocalDeviceDirectory(), router: any CallRouter = PresenceRouter(),
-         pushSender: PushSenderFactory? = nil, sipCalls: (any SIPCallPort)? = nil, recorder: CallRecorder, knownUsers: [AppUser],
+         pushSender: PushSenderFactory? = nil, sipCalls: (any SIPCallPort)? = nil,
+         diallingSettings: DiallingSettingsSource? = nil, recorder: CallRecorder, knownUsers: [AppUser],
          wallClock: @escaping @Sendable () -> Int64 = ServerClock.unixMillis,
          mediaAnchor: ((@escaping (MediaEvent, String) -> Void) throws(NetError) -> MediaAnchor)?) throws(NetError) {
         self.loop = loop
@@ -131,6 +136,13 @@ final class CallEngine: @unchecked Sendable {
         sessions = ServerSessionCore(configuration: Self.sessionConfiguration(of: configuration))
         self.recorder = recorder
         anchor = try mediaAnchor?({ [unowned self] event, callID in self.mediaReported(event, callID: callID) })
+        if let diallingSettings {
+            let shell = DiallingPolicyShell(
+                source: diallingSettings, loop: loop, store: helloStore, log: log, metrics: metrics,
+                apply: { [unowned self] settings in registry.replaceDiallingSettings(settings) })
+            registry.enforceDiallingSettings(shell.loadNow())
+            dialling = shell
+        }
         do {
             push = try PushCoordinator(
                 configuration: configuration, store: store, log: log,
@@ -156,6 +168,7 @@ final class CallEngine: @unchecked Sendable {
         loop.execute {
             self.scheduleNonceCleanup()
             self.scheduleLegStatistics()
+            self.dialling?.start()
         }
         push?.loadPushDevices { [unowned self] devices in
             for (user, ids) in devices { self.registry.setPushDevices(user, deviceIDs: ids) }
@@ -463,6 +476,10 @@ final class CallEngine: @unchecked Sendable {
             session { $0.helloRefused(on: connectionID, hello: hello, code: error.protocolCode, message: error.description) }
             return
         }
+        if case .success(let found?) = application, dialling != nil {
+            // The freshest settings come with the application a sign-in just read.
+            registry.setDiallingSettings(found.dialling, forApplication: found.key)
+        }
         let sessionID = Self.newSessionID()
         session { $0.helloAccepted(on: connectionID, hello: hello, userID: token.userID, sessionID: sessionID, unixMillis: nowMillis) }
     }
@@ -537,6 +554,7 @@ final class CallEngine: @unchecked Sendable {
             perform(registry.handleMedia(next.event, callID: next.callID, now: now()))
         }
         performing = false
+        dialling?.report(registry.takeDiallingRefusals())
         rescheduleCallTimer()
     }
 
@@ -825,6 +843,7 @@ final class CallEngine: @unchecked Sendable {
         nonceTimer = nil
         if let statisticsTimer { loop.cancel(statisticsTimer) }
         statisticsTimer = nil
+        dialling?.stop()
         if let sessionTimer { loop.cancel(sessionTimer.id) }
         sessionTimer = nil
         // This node's sessions end with it.

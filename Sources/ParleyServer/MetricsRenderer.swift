@@ -20,7 +20,8 @@ import ParleySIPIO
 /// `parley_sip_messages_dropped_total{reason}`, `parley_sip_requests_rejected_total`,
 /// `parley_sip_requests_rate_limited_total{action}`, `parley_sip_keepalives_total`,
 /// `parley_sip_connections_open`, `parley_sip_connections_refused_total`,
-/// `parley_sip_connection_timeouts_total`.
+/// `parley_sip_connection_timeouts_total`; with dialling settings enforced,
+/// `parley_dialling_refusals_total{reason}`.
 public enum MetricsRenderer {
     /// The exposition text for one scrape.
     /// - Parameters:
@@ -82,6 +83,11 @@ public enum MetricsRenderer {
         family(&out, "parley_media_loss_ratio", .gauge, "Lost over expected media packets since the server started.",
                [([], expected > 0 ? Double(counters.mediaPacketsLost) / Double(expected) : 0)])
         if let sip = counters.sip { renderSIP(sip, into: &out) }
+        if let refusals = counters.diallingRefusals {
+            family(&out, "parley_dialling_refusals_total", .counter,
+                   "Calls to phone numbers and SIP addresses refused by their application's dialling settings, by reason.",
+                   DiallingRefusal.Reason.allCases.map { ([("reason", $0.rawValue)], Double(refusals[$0.rawValue] ?? 0)) })
+        }
         return out
     }
 

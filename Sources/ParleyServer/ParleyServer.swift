@@ -126,7 +126,7 @@ public final class ParleyServer: Sendable {
             loop: loop, configuration: configuration, log: log, metrics: metrics, store: store,
             helloStore: StoreQueue(opening: stores, label: "parley.store.hello"),
             node: components.node, bus: components.bus, directory: components.directory, router: components.router,
-            sipCalls: components.sipCalls, recorder: CallRecorder(stores: stores, log: log, metrics: metrics),
+            sipCalls: components.sipCalls, diallingSettings: components.diallingSettings, recorder: CallRecorder(stores: stores, log: log, metrics: metrics),
             knownUsers: known.map { AppUser(applicationKey: $0.applicationKey, userID: $0.userId) },
             mediaAnchor: { [metrics] (report) throws(NetError) in
                 try MediaAnchor(loop: loop, mediaLoopCount: configuration.mediaLoopCount, configuration: configuration,

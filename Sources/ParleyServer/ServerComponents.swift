@@ -27,10 +27,15 @@ public struct ServerComponents: Sendable {
     /// The SIP user agent calls to phone numbers and SIP addresses go through; nil (the
     /// default, as long as none is built) refuses them with `not_implemented`.
     public var sipCalls: (any SIPCallPort)?
+    /// Where each application's dialling settings come from; with one, every call to a
+    /// phone number or SIP address is checked against its application's (docs/calls.md,
+    /// "Dialling policy"). nil (the default) leaves such calls to the router and
+    /// `sipCalls`, as before settings existed; parleyd always sets it.
+    public var diallingSettings: DiallingSettingsSource?
 
     public init(stores: CallStoreFactory, node: NodeID, bus: any SignalingBus, directory: any DeviceDirectory,
                 router: any CallRouter, engineLoop: EventLoop, pushSender: @escaping PushSenderFactory,
-                sipCalls: (any SIPCallPort)? = nil) {
+                sipCalls: (any SIPCallPort)? = nil, diallingSettings: DiallingSettingsSource? = nil) {
         self.stores = stores
         self.node = node
         self.bus = bus
@@ -39,6 +44,7 @@ public struct ServerComponents: Sendable {
         self.engineLoop = engineLoop
         self.pushSender = pushSender
         self.sipCalls = sipCalls
+        self.diallingSettings = diallingSettings
     }
 
     /// One server alone: the given store, the in-process bus and directory, the presence

@@ -34,6 +34,10 @@ public final class ServerMetrics: Sendable {
         public var heldActions = 0
         /// The SIP transport's counters when the server listens for SIP; nil otherwise.
         public var sip: SIPTransportStatistics?
+        /// Calls to phone numbers and SIP addresses the applications' dialling settings
+        /// refused, by `DiallingRefusal.Reason` raw value; nil when the server does not
+        /// enforce dialling settings (`ServerComponents.diallingSettings`).
+        public var diallingRefusals: [String: Int]?
         public init() {}
     }
 

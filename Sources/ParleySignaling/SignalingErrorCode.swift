@@ -77,6 +77,8 @@ public struct SignalingErrorCode: RawRepresentable, Sendable, Hashable, Codable,
     public static let destinationNotFound = Self(rawValue: "destination_not_found")
     /// The callee has no connected device and no push token.
     public static let destinationUnavailable = Self(rawValue: "destination_unavailable")
+    /// The application's dialling settings do not let it call this phone number or SIP address.
+    public static let destinationNotAllowed = Self(rawValue: "destination_not_allowed")
     /// The media leg could not be set up (bad SDP, ICE or DTLS failure).
     public static let mediaFailed = Self(rawValue: "media_failed")
     /// The SIP endpoint or trunk of a call to a SIP address or phone number ended it with a

@@ -1,3 +1,5 @@
+public import ParleyCallModel
+
 /// An application: the unit that owns users and calls, identified by its key and
 /// authenticated by its secret (a base64 string; the JWT signing key derives from its
 /// decoded bytes).
@@ -6,8 +8,12 @@
 /// backends can switch to the new secret without a window in which their freshly minted
 /// user tokens or REST calls fail. `validSecrets(at:)` is what authentication checks.
 ///
+/// What it may dial outside the app (phone numbers, SIP addresses) is `dialling`, kept
+/// with it and read with it (`setDiallingSettings`), so a `hello`'s lookup of the
+/// application brings its current settings along.
+///
 /// JSON (`Encodable`, for `parleyd app list --json`): `key`, `name`, `secret`,
-/// `createdTime`, and when set `previousSecret`, `previousSecretValidUntil`,
+/// `createdTime`, `dialling`, and when set `previousSecret`, `previousSecretValidUntil`,
 /// `secretRotatedTime` (times in Unix ms).
 public struct Application: Sendable, Hashable, Codable {
     /// 1-64 bytes of `A-Z a-z 0-9 - _`.
@@ -23,10 +29,13 @@ public struct Application: Sendable, Hashable, Codable {
     public var createdTime: Int64
     /// When the secret was last rotated.
     public var secretRotatedTime: Int64?
+    /// What it may dial and how much (the defaults dial nothing).
+    public var dialling: DiallingSettings
 
     public init(
         key: String, name: String, secret: String, previousSecret: String? = nil,
-        previousSecretValidUntil: Int64? = nil, createdTime: Int64, secretRotatedTime: Int64? = nil
+        previousSecretValidUntil: Int64? = nil, createdTime: Int64, secretRotatedTime: Int64? = nil,
+        dialling: DiallingSettings = DiallingSettings()
     ) {
         self.key = key
         self.name = name
@@ -35,6 +44,7 @@ public struct Application: Sendable, Hashable, Codable {
         self.previousSecretValidUntil = previousSecretValidUntil
         self.createdTime = createdTime
         self.secretRotatedTime = secretRotatedTime
+        self.dialling = dialling
     }
 
     /// The secrets that authenticate this application at `now` (Unix ms): the current

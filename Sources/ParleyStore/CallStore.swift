@@ -6,7 +6,7 @@ public import ParleyCallModel
 /// (PostgreSQL) is meant to be the second, passing the same test suite
 /// (Tests/ParleyStoreTests, run once per store factory). See docs/store.md.
 ///
-/// What it holds: applications and their secrets, the users each application has seen,
+/// What it holds: applications with their secrets and dialling settings, the users each application has seen,
 /// call records (`StoredCall`) with their legs, each call's timeline (`CallEvent`),
 /// devices' push registrations and applications' push credentials.
 ///
@@ -66,6 +66,14 @@ public protocol CallStore {
     ///   period or a new secret equal to the current one.
     @discardableResult
     func rotateSecret(key: String, newSecret: String, at time: Int64, gracePeriodMilliseconds: Int64) throws(StoreError) -> Application
+
+    /// Replaces an application's dialling settings (`Application.dialling`: what it may
+    /// dial outside the app, and how much).
+    /// - Returns: the application with them.
+    /// - Throws: `.notFound` for an unknown key; `.invalidArgument` when the settings have a
+    ///   `problem` (nothing is changed).
+    @discardableResult
+    func setDiallingSettings(applicationKey: String, _ settings: DiallingSettings) throws(StoreError) -> Application
 
     // MARK: Users
 

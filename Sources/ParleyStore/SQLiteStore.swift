@@ -78,9 +78,14 @@ public final class SQLiteStore: CallStore {
         let application = Application(key: key, name: name, secret: secret, createdTime: time)
         try write(durable: true) {
             do {
+                // The dialling columns are written from `DiallingSettings()`, not left to the
+                // migration's defaults, so a new application always gets today's defaults.
                 try db.execute(
-                    "INSERT INTO applications (key, name, secret, created_at) VALUES (?1, ?2, ?3, ?4)",
-                    [.text(key), .text(name), .text(secret), .integer(time)])
+                    """
+                    INSERT INTO applications (key, name, secret, created_at, \(Self.diallingColumns))
+                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+                    """,
+                    [.text(key), .text(name), .text(secret), .integer(time)] + Self.diallingValues(application.dialling))
             } catch let error as SQLiteError where error.kind == .constraint {
                 throw StoreError(.alreadyExists, "application \(key) already exists")
             }
@@ -93,7 +98,7 @@ public final class SQLiteStore: CallStore {
         try read {
             try db.cachedStatement("SELECT \(Self.applicationColumns) FROM applications ORDER BY created_at, key")
                 .query([], Self.readApplication)
-        }
+        }.map(Self.checked)
     }
 
     /// The application with `key`, or nil.
@@ -132,6 +137,29 @@ public final class SQLiteStore: CallStore {
                 """,
                 [.text(key), .text(newSecret), SQLiteValue(application.previousSecret),
                  SQLiteValue(application.previousSecretValidUntil), .integer(time)])
+            return application
+        }
+    }
+
+    /// Replaces an application's dialling settings (`Application.dialling`).
+    /// - Throws: `.notFound` for an unknown key; `.invalidArgument` when the settings have a
+    ///   `problem` (nothing is changed).
+    @discardableResult
+    public func setDiallingSettings(applicationKey: String, _ settings: DiallingSettings) throws(StoreError) -> Application {
+        if let problem = settings.problem {
+            throw StoreError(.invalidArgument, "dialling settings of application \(applicationKey): \(problem)")
+        }
+        return try write(durable: true) {
+            guard var application = try fetchApplication(applicationKey) else {
+                throw StoreError(.notFound, "application \(applicationKey) not found")
+            }
+            try db.execute(
+                """
+                UPDATE applications SET default_cli = ?2, allowed_number_prefixes = ?3, max_concurrent_phone_calls = ?4,
+                    max_phone_calls_per_minute = ?5, max_call_duration_s = ?6, sip_addresses_allowed = ?7 WHERE key = ?1
+                """,
+                [.text(applicationKey)] + Self.diallingValues(settings))
+            application.dialling = settings
             return application
         }
     }
@@ -444,19 +472,48 @@ public final class SQLiteStore: CallStore {
 
     // MARK: Rows
 
-    private static let applicationColumns =
-        "key, name, secret, previous_secret, previous_secret_valid_until, created_at, secret_rotated_at"
+    private static let diallingColumns = """
+        default_cli, allowed_number_prefixes, max_concurrent_phone_calls, max_phone_calls_per_minute, max_call_duration_s, \
+        sip_addresses_allowed
+        """
 
+    private static let applicationColumns =
+        "key, name, secret, previous_secret, previous_secret_valid_until, created_at, secret_rotated_at, \(diallingColumns)"
+
+    /// The values of `diallingColumns`, in their order.
+    private static func diallingValues(_ settings: DiallingSettings) -> [SQLiteValue] {
+        [SQLiteValue(settings.defaultCLI), .text(settings.allowedNumberPrefixes.joined(separator: ",")),
+         .integer(Int64(settings.maxConcurrentPhoneCalls)), .integer(Int64(settings.maxPhoneCallsPerMinute)),
+         .integer(Int64(settings.maxCallDurationSeconds)), .integer(settings.allowsSIPAddresses ? 1 : 0)]
+    }
+
+    /// An application row; its dialling settings are checked by `checked(_:)`.
     private static func readApplication(_ row: SQLiteStatement) throws(SQLiteError) -> Application {
-        Application(
+        let prefixes = try row.string(8)
+        let dialling = DiallingSettings(
+            defaultCLI: try row.optionalString(7),
+            allowedNumberPrefixes: prefixes.isEmpty ? [] : prefixes.split(separator: ",", omittingEmptySubsequences: false).map(String.init),
+            maxConcurrentPhoneCalls: Int(clamping: try row.int64(9)), maxPhoneCallsPerMinute: Int(clamping: try row.int64(10)),
+            maxCallDurationSeconds: Int(clamping: try row.int64(11)), allowsSIPAddresses: try row.int64(12) != 0)
+        return Application(
             key: try row.string(0), name: try row.string(1), secret: try row.string(2),
             previousSecret: try row.optionalString(3), previousSecretValidUntil: try row.optionalInt64(4),
-            createdTime: try row.int64(5), secretRotatedTime: try row.optionalInt64(6))
+            createdTime: try row.int64(5), secretRotatedTime: try row.optionalInt64(6), dialling: dialling)
+    }
+
+    /// `application`, unless its stored dialling settings break their rules (a hand edit of
+    /// the file): then `corruptRecord`, since guessing what an operator meant could open
+    /// dialling that was closed.
+    private static func checked(_ application: Application) throws(StoreError) -> Application {
+        if let problem = application.dialling.problem {
+            throw StoreError(.corruptRecord, "dialling settings of application \(application.key): \(problem)")
+        }
+        return application
     }
 
     private func fetchApplication(_ key: String) throws -> Application? {
         try db.cachedStatement("SELECT \(Self.applicationColumns) FROM applications WHERE key = ?1")
-            .queryFirst([.text(key)], Self.readApplication)
+            .queryFirst([.text(key)], Self.readApplication).map(Self.checked)
     }
 
     private func fetchUser(_ applicationKey: String, _ userId: String) throws -> KnownUser? {

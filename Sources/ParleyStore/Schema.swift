@@ -141,6 +141,20 @@ enum Schema {
                     PRIMARY KEY (call_seq, role)
                 ) STRICT, WITHOUT ROWID;
                 """),
+        Migration(
+            version: 5, name: "applications' dialling settings",
+            // Existing applications get the settings that dial nothing (DiallingSettings()):
+            // no prefix allowed, SIP off. The prefixes are one comma-separated text
+            // ("+46,+4731"), each `+` and digits, so no separator can hide in one.
+            sql: """
+                ALTER TABLE applications ADD COLUMN default_cli TEXT;
+                ALTER TABLE applications ADD COLUMN allowed_number_prefixes TEXT NOT NULL DEFAULT '';
+                ALTER TABLE applications ADD COLUMN max_concurrent_phone_calls INTEGER NOT NULL DEFAULT 10;
+                ALTER TABLE applications ADD COLUMN max_phone_calls_per_minute INTEGER NOT NULL DEFAULT 30;
+                ALTER TABLE applications ADD COLUMN max_call_duration_s INTEGER NOT NULL DEFAULT 7200;
+                ALTER TABLE applications ADD COLUMN sip_addresses_allowed INTEGER NOT NULL DEFAULT 0
+                    CHECK (sip_addresses_allowed IN (0, 1));
+                """),
     ]
 
     /// The version a fully migrated database has.

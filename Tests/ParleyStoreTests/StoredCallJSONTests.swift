@@ -52,6 +52,9 @@ import Testing
 
     @Test func applicationEncodesForTheCLI() throws {
         let application = Application(key: "k", name: "dev", secret: "c2VjcmV0", createdTime: 1)
-        #expect(try json(application) == #"{"createdTime":1,"key":"k","name":"dev","secret":"c2VjcmV0"}"#)
+        #expect(try json(application) == #"""
+            {"createdTime":1,"dialling":{"allowedNumberPrefixes":[],"allowsSIPAddresses":false,"maxCallDurationSeconds":7200,\#
+            "maxConcurrentPhoneCalls":10,"maxPhoneCallsPerMinute":30},"key":"k","name":"dev","secret":"c2VjcmV0"}
+            """#)
     }
 }

@@ -1,0 +1,54 @@
+public import ParleyCallModel
+import ParleyWireCore
+
+/// Per-application dialling settings (docs/calls.md, "Dialling policy"): what the shell
+/// gives the registry, and how a routing decision that dials is admitted.
+extension CallRegistry {
+    /// Turns the dialling policy on, with each application's settings by key: from now on
+    /// every decision to dial a phone number or SIP address is checked against its
+    /// application's settings (the defaults, which dial nothing, for an application not
+    /// in `settings`). parleyd turns it on at start with the store's settings.
+    public mutating func enforceDiallingSettings(_ settings: [String: DiallingSettings]) {
+        dialling.enforce(settings)
+    }
+
+    /// Replaces every application's settings (parleyd's periodic reread of the store).
+    public mutating func replaceDiallingSettings(_ settings: [String: DiallingSettings]) {
+        dialling.replaceSettings(settings)
+    }
+
+    /// Sets one application's settings (as a `hello` read them with the application).
+    public mutating func setDiallingSettings(_ settings: DiallingSettings, forApplication applicationKey: String) {
+        dialling.setSettings(settings, forApplication: applicationKey)
+    }
+
+    /// The calls the dialling policy refused since the last call, oldest first: parleyd
+    /// counts them by reason and logs them after every input.
+    public mutating func takeDiallingRefusals() -> [DiallingRefusal] {
+        dialling.takeRefusals()
+    }
+
+    /// The decision a new call is placed with, and its length cap, or the `error` reply
+    /// refusing `call.start`. A decision of a kind the server does not place is left to the
+    /// `not_implemented` refusal.
+    mutating func admitDialling(
+        _ decision: RoutingDecision?, callID: String, caller: Device, now: ClockReading
+    ) throws(CallingError) -> (decision: RoutingDecision?, maximumLength: Duration?) {
+        guard let decision else { return (nil, nil) }
+        switch admitDialling(decision, callID: callID, caller: caller, now: now) {
+        case .success(let admission): return (admission.decision, admission.maximumLength)
+        case .failure(let refusal): throw refusal.callingError
+        }
+    }
+
+    /// The decision a call in routing is placed with, and its length cap, or the refusal
+    /// that ends it.
+    mutating func admitDialling(
+        _ decision: RoutingDecision, callID: String, caller: Device, now: ClockReading
+    ) -> Result<DiallingLimiter.Admission, DiallingRefusal> {
+        if decision.refusedKind(sipDialling: configuration.sipDialling) != nil {
+            return .success(DiallingLimiter.Admission(decision: decision, maximumLength: nil))
+        }
+        return dialling.admit(decision, applicationKey: caller.user.applicationKey, callID: callID, now: now.instant)
+    }
+}
