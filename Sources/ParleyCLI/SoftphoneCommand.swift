@@ -1,7 +1,7 @@
 import Foundation
 import ParleyMediaCore
 
-/// `parley call <user>` and `parley listen`: the softphone. Parses and checks everything
+/// `parley call <destination>` and `parley listen`: the softphone. Parses and checks everything
 /// it can before connecting (flags, token, the WAV file to play, the recording's
 /// directory), then hands over to `SoftphoneRunner`, which never returns.
 enum SoftphoneCommand {
@@ -21,6 +21,7 @@ enum SoftphoneCommand {
                                     the system's default device) instead of --play/--tone/--record
               --duration SECONDS    hang up this long after the call is established
               --dtmf TONES          send DTMF tones (0-9 * # A-D) once the call is established
+                                    (calls to phone numbers and SIP addresses)
               --json                one JSON object per line instead of text
               --stats-interval S    seconds between statistics lines (default 1 on a terminal, else 5)
               --connect-timeout S   give up signing in after S seconds (default 10)
@@ -29,13 +30,19 @@ enum SoftphoneCommand {
             """
         if command == "call" {
             return """
-                usage: parley call USER --server URL --app KEY (--secret SECRET | --token JWT) --as ME [options]
+                usage: parley call DESTINATION --server URL --app KEY (--secret SECRET | --token JWT) --as ME [options]
 
-                Calls USER, prints each call event with its time, live statistics, and a
-                summary at the end. Ctrl-C hangs up. Exit status 0 when the call was
-                established and ended hungUp; docs/softphone.md lists the others.
+                Calls DESTINATION: a user id, a phone number (+ and E.164 digits) or a SIP
+                address ([sip:]user@domain[:port][;transport=udp|tcp]); prints each call
+                event with its time, live statistics, and a summary at the end. Ctrl-C hangs
+                up. Exit status 0 when the call was established and ended hungUp;
+                docs/softphone.md lists the others.
 
-                \(common)  --header NAME=VALUE   a call header (repeatable)
+                \(common)  --phone NUMBER        call this phone number (instead of DESTINATION)
+                  --sip ADDRESS         call this SIP address (instead of DESTINATION)
+                  --cli NUMBER          the caller id shown on a call to a phone number
+                  --header NAME=VALUE   a call header (repeatable); toward a phone number or SIP
+                                        address only x-... headers (sent on the INVITE)
                   --display-name NAME   the name the callee's devices show for you (push, call screen)
 
                 """

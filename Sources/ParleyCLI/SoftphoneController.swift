@@ -13,9 +13,12 @@ struct SoftphoneController {
         case callFailedToStart(message: String)
         case incomingCall(callID: String, caller: String, headers: [String: String], displayName: String? = nil)
         case progressed(callID: String)
-        case rang(callID: String)
-        case answered(callID: String)
+        /// `responseHeaders`: the call's far-side headers so far (`ParleyCall.responseHeaders`).
+        case rang(callID: String, responseHeaders: [String: String] = [:])
+        case answered(callID: String, responseHeaders: [String: String] = [:])
         case established(callID: String)
+        /// The far side sent DTMF digits (`call(_:didReceiveDTMF:)`).
+        case dtmfReceived(callID: String, digits: String)
         case ended(callID: String, cause: ParleyCallEndCause, errorCode: String?, errorMessage: String?, statistics: SoftphoneStatistics)
         /// A line typed on standard input (without its newline).
         case inputLine(String)
@@ -43,7 +46,8 @@ struct SoftphoneController {
         /// A line for standard error.
         case error(String)
         case startClient
-        case placeCall(callee: String, headers: [String: String])
+        /// Place the call: to a user, a phone number or a SIP address as `kind` says.
+        case placeCall(callee: String, headers: [String: String], kind: ParleyCallRemoteKind = .user)
         case answer(callID: String)
         case hangUp(callID: String)
         /// Send DTMF tones in the call (`--dtmf`, once it is established).
@@ -65,6 +69,8 @@ struct SoftphoneController {
         var hangUpSentAtMs: Int64?
         var answerSent = false
         var statistics = SoftphoneStatistics()
+        /// The far side's response headers already printed.
+        var responseHeaders: [String: String] = [:]
     }
 
     private enum Phase: Equatable { case idle, connecting, ready, finished }
@@ -111,8 +117,8 @@ struct SoftphoneController {
             phase = .ready
             var actions = [emit(.signedIn(userID: options.userID), nowMs)]
             switch options.mode {
-            case .call(let callee):
-                actions.append(.placeCall(callee: callee, headers: options.headers))
+            case .call(let callee, let kind):
+                actions.append(.placeCall(callee: callee, headers: options.headers, kind: kind))
             case .listen:
                 actions.append(emit(.listening(answerPolicy: options.answerPolicy), nowMs))
             }
@@ -125,10 +131,10 @@ struct SoftphoneController {
             return finish(.connectionLost, error: "connection to \(options.serverURL) lost: \(message)")
 
         case .callPlaced(let callID):
-            guard case .call(let callee) = options.mode, !callPlaced else { return [] }
+            guard case .call(let callee, let kind) = options.mode, !callPlaced else { return [] }
             callPlaced = true
             active = ActiveCall(id: callID, remoteUserID: callee, outgoing: true)
-            var actions = [emit(.calling(callee: callee, headers: options.headers), nowMs, callID: callID)]
+            var actions = [emit(.calling(callee: callee, headers: options.headers, kind: kind), nowMs, callID: callID)]
             if interrupted { actions += hangUp(reason: "interrupted", nowMs: nowMs) }
             return actions
 
@@ -160,10 +166,11 @@ struct SoftphoneController {
             return actions
 
         case .progressed(let callID): return callEvent(callID, .progressing, nowMs)
-        case .rang(let callID): return callEvent(callID, .ringing, nowMs)
-        case .answered(let callID):
+        case .rang(let callID, let headers): return callEvent(callID, .ringing, nowMs) + responseHeaders(callID, headers, nowMs)
+        case .answered(let callID, let headers):
             if active?.id == callID { active?.answerAtMs = nil }
-            return callEvent(callID, .answered, nowMs)
+            return callEvent(callID, .answered, nowMs) + responseHeaders(callID, headers, nowMs)
+        case .dtmfReceived(let callID, let digits): return callEvent(callID, .dtmfReceived(digits: digits), nowMs)
         case .established(let callID):
             guard active?.id == callID, active?.establishedAtMs == nil else { return [] }
             active?.establishedAtMs = nowMs
@@ -279,6 +286,13 @@ struct SoftphoneController {
     private mutating func callEvent(_ callID: String, _ event: SoftphoneEvent, _ nowMs: Int64) -> [Action] {
         guard active?.id == callID else { return [] }
         return [emit(event, nowMs, callID: callID)]
+    }
+
+    /// A line for the far side's response headers when they grew since the last one.
+    private mutating func responseHeaders(_ callID: String, _ headers: [String: String], _ nowMs: Int64) -> [Action] {
+        guard let call = active, call.id == callID, headers != call.responseHeaders, !headers.isEmpty else { return [] }
+        active?.responseHeaders = headers
+        return [emit(.responseHeaders(headers), nowMs, callID: callID)]
     }
 
     private mutating func answer(nowMs: Int64) -> [Action] {

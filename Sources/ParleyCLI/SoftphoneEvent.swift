@@ -42,12 +42,17 @@ enum SoftphoneEvent: Equatable {
     case connecting(server: String, userID: String)
     case signedIn(userID: String)
     case listening(answerPolicy: SoftphoneOptions.AnswerPolicy)
-    case calling(callee: String, headers: [String: String])
+    /// `kind`: what `callee` is (a user id, a phone number, a SIP address).
+    case calling(callee: String, headers: [String: String], kind: ParleyCallRemoteKind = .user)
     case incoming(caller: String, headers: [String: String], displayName: String? = nil)
     case progressing
     case ringing
     case answered
     case established
+    /// The far side's custom SIP headers of its ringing or answer response, all so far.
+    case responseHeaders([String: String])
+    /// DTMF digits the far side sent.
+    case dtmfReceived(digits: String)
     /// This side acts: answering, declining or hanging up, and why.
     case answering
     case declining

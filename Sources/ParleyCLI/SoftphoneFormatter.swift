@@ -79,8 +79,13 @@ struct SoftphoneFormatter {
             case .answer(let delay): return delay > 0 ? "listening: answering calls after \(fixed(delay, 1)) s" : "listening: answering calls"
             case .decline: return "listening: declining calls"
             }
-        case .calling(let callee, let headers):
-            return "calling \(callee) (call \(callID ?? "?"))" + headerText(headers)
+        case .calling(let callee, let headers, let kind):
+            let what = switch kind {
+            case .phone: "phone number "
+            case .sip: "SIP address "
+            case .user, .conference: ""
+            }
+            return "calling \(what)\(callee) (call \(callID ?? "?"))" + headerText(headers)
         case .incoming(let caller, let headers, let displayName):
             let name = displayName.map { " \"\($0)\"" } ?? ""
             return "incoming call from \(caller)\(name) (call \(callID ?? "?"))" + headerText(headers)
@@ -88,6 +93,8 @@ struct SoftphoneFormatter {
         case .ringing: return "ringing"
         case .answered: return "answered"
         case .established: return "established"
+        case .responseHeaders(let headers): return "response" + headerText(headers)
+        case .dtmfReceived(let digits): return "dtmf received \(digits)"
         case .answering: return "answering"
         case .declining: return "declining"
         case .hangingUp(let reason): return "hanging up (\(reason))"
@@ -111,11 +118,16 @@ struct SoftphoneFormatter {
             case .answer(let delay): fields += [("answer", .string("auto")), ("answerDelaySeconds", .number(delay, decimals: 3))]
             case .decline: fields.append(("answer", .string("decline")))
             }
-        case .calling(let callee, let headers): fields += [("to", .string(callee)), ("headers", .stringMap(headers))]
+        case .calling(let callee, let headers, let kind):
+            fields += [("to", .string(callee)), ("headers", .stringMap(headers))]
+            // Absent for a user, as before destinations had kinds.
+            if kind != .user { fields.append(("kind", .string(kind.rawValue))) }
         case .incoming(let caller, let headers, let displayName):
             fields += [("from", .string(caller)), ("headers", .stringMap(headers))]
             if let displayName { fields.append(("displayName", .string(displayName))) }
         case .hangingUp(let reason): fields.append(("reason", .string(reason)))
+        case .responseHeaders(let headers): fields.append(("headers", .stringMap(headers)))
+        case .dtmfReceived(let digits): fields.append(("digits", .string(digits)))
         case .ended(let cause, let code, let message):
             fields.append(("cause", .string(cause.rawValue)))
             if let code { fields.append(("errorCode", .string(code))) }
@@ -165,6 +177,8 @@ struct SoftphoneFormatter {
         case .ringing: "ringing"
         case .answered: "answered"
         case .established: "established"
+        case .responseHeaders: "responseHeaders"
+        case .dtmfReceived: "dtmfReceived"
         case .answering: "answering"
         case .declining: "declining"
         case .hangingUp: "hangingUp"

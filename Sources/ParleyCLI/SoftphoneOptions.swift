@@ -1,12 +1,15 @@
 import ParleyAuth
+import ParleySDK
 
 /// What `parley call` and `parley listen` were asked to do, after the flags were checked.
 /// Parsing is a pure function of the arguments (no files are opened, no clock is read),
 /// so every flag rule is tested without a server.
 struct SoftphoneOptions: Equatable {
     enum Mode: Equatable {
-        /// `parley call <user>`: place one call to `callee`.
-        case call(callee: String)
+        /// `parley call <destination>`: place one call to `callee`, a user id, phone number
+        /// (E.164) or SIP address (`user@domain[:port][;transport=...]`, without `sip:`)
+        /// as `kind` says.
+        case call(callee: String, kind: ParleyCallRemoteKind = .user)
         /// `parley listen`: take incoming calls.
         case listen
     }
@@ -49,6 +52,8 @@ struct SoftphoneOptions: Equatable {
     var dtmf: String?
     /// The name the callee's devices show for this caller (`--display-name`).
     var displayName: String?
+    /// The caller id for calls to phone numbers (`--cli`): the client's `cli`.
+    var cli: String?
     /// Hang up this many seconds after the call is established; nil waits for the peer.
     var duration: Double?
     var headers: [String: String] = [:]
@@ -91,6 +96,20 @@ struct SoftphoneOptions: Equatable {
     static let toneRange: ClosedRange<Double> = 20...20_000
 }
 
+extension SoftphoneOptions.Mode {
+    /// The destination of `call`; nil for `listen`.
+    var callee: String? {
+        if case .call(let callee, _) = self { return callee }
+        return nil
+    }
+
+    /// What the destination of `call` is; nil for `listen`.
+    var calleeKind: ParleyCallRemoteKind? {
+        if case .call(_, let kind) = self { return kind }
+        return nil
+    }
+}
+
 /// A usage error: reported as one line on standard error with exit status 2.
 struct SoftphoneUsageError: Error, Equatable, CustomStringConvertible {
     let message: String
@@ -112,6 +131,7 @@ extension SoftphoneOptions {
         var json = false, interval: Double?, connectTimeout: Double?, caFile: String?
         var pushToken: String?, pushType: PushToken.Service?, pushEnvironment: PushToken.Environment?, pushAppID: String?
         var pushStore: String?, relayPush: String?, audioDevice: String?, dtmf: String?, displayName: String?
+        var phone: String?, sip: String?, cli: String?
 
         while let argument = reader.next() {
             guard argument.hasPrefix("-"), argument != "-" else {
@@ -148,6 +168,9 @@ extension SoftphoneOptions {
             case "--ca-file": caFile = try setOnce(caFile, flag, nonEmpty(value(), flag))
             case "--json": try noValue(); json = true
             case "--display-name" where isCall: displayName = try setOnce(displayName, flag, nonEmpty(value(), flag))
+            case "--phone" where isCall: phone = try setOnce(phone, flag, value())
+            case "--sip" where isCall: sip = try setOnce(sip, flag, value())
+            case "--cli" where isCall: cli = try setOnce(cli, flag, parseCLI(value()))
             case "--header" where isCall:
                 let (name, headerValue) = try parseHeader(value())
                 guard headers[name] == nil else { throw SoftphoneUsageError("--header \(name) given twice") }
@@ -169,10 +192,7 @@ extension SoftphoneOptions {
 
         let mode: Mode
         if isCall {
-            guard let callee = positional.first else { throw SoftphoneUsageError("missing the user to call: parley call <user> --server URL ...") }
-            guard positional.count == 1 else { throw SoftphoneUsageError("one user to call, not \(positional.count) ('\(positional.joined(separator: "', '"))')") }
-            guard UserToken.isValidUserID(callee) else { throw SoftphoneUsageError(badUserID("user to call", callee)) }
-            mode = .call(callee: callee)
+            mode = try callMode(positional: positional, phone: phone, sip: sip)
         } else {
             guard positional.isEmpty else { throw SoftphoneUsageError("unexpected argument '\(positional[0])' for parley listen") }
             mode = .listen
@@ -228,6 +248,14 @@ extension SoftphoneOptions {
         }
 
         try validateHeaders(headers)
+        if let kind = mode.calleeKind, kind != .user {
+            try validateSIPHeaders(headers)
+        } else if dtmf != nil, isCall {
+            throw SoftphoneUsageError("--dtmf needs a call to a phone number or SIP address: app-to-app calls carry no DTMF")
+        }
+        if cli != nil, mode.calleeKind != .phone {
+            throw SoftphoneUsageError("--cli is the caller id of calls to phone numbers: it needs a +NUMBER or --phone destination")
+        }
         if answer && decline { throw SoftphoneUsageError("--answer and --decline exclude each other") }
         if answerDelay != nil && !answer { throw SoftphoneUsageError("--answer-delay needs --answer") }
         let policy: AnswerPolicy = answer ? .answer(delay: answerDelay ?? 0) : decline ? .decline : .interactive
@@ -239,6 +267,7 @@ extension SoftphoneOptions {
         options.answerPolicy = policy
         options.dtmf = dtmf
         options.displayName = displayName
+        options.cli = cli
         // Unattended listeners take one call by default, so scripts end; a listener with a
         // person at the keyboard runs until interrupted.
         options.callCount = count ?? (policy == .interactive ? 0 : 1)

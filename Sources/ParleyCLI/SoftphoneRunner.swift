@@ -134,7 +134,7 @@ final class SoftphoneShell: ParleyClientDelegate, ParleyPushDelegate, ParleyCall
                                                 audioDevice: audioDevice)
             let client = try ParleyClient(
                 applicationKey: options.applicationKey, environmentHost: options.serverURL, userId: options.userID,
-                deviceId: options.deviceID, callbackQueue: .main, pushRegistrationStore: store, engines: engines)
+                cli: options.cli, deviceId: options.deviceID, callbackQueue: .main, pushRegistrationStore: store, engines: engines)
             client.delegate = self
             client.pushDelegate = self
             if let name = options.displayName { client.setPushNotificationDisplayName(name) }
@@ -186,14 +186,19 @@ final class SoftphoneShell: ParleyClientDelegate, ParleyPushDelegate, ParleyCall
             case .status(let text): output.status(text)
             case .error(let text): output.error(text)
             case .startClient: client?.start()
-            case .placeCall(let callee, let headers):
+            case .placeCall(let callee, let headers, let kind):
                 guard let callService else { continue }
                 // The provider performs the start action on the main queue and the
                 // completion runs there, before any event of the new call.
-                callService.startCall(toUserId: callee, headers: headers) { [weak self] result in
+                let started: @Sendable (Result<ParleyCall, any Error>) -> Void = { [weak self] result in
                     // Not hopped through another async: the call's own events must not overtake it.
                     dispatchPrecondition(condition: .onQueue(.main))
                     self?.outgoingCallStarted(result)
+                }
+                switch kind {
+                case .phone: callService.startCall(toPhoneNumber: callee, headers: headers, completion: started)
+                case .sip: callService.startCall(toSIP: callee, headers: headers, completion: started)
+                case .user, .conference: callService.startCall(toUserId: callee, headers: headers, completion: started)
                 }
             case .answer(let callID):
                 // As the user tapping "answer" on the system screen; the service answers
@@ -349,8 +354,9 @@ final class SoftphoneShell: ParleyClientDelegate, ParleyPushDelegate, ParleyCall
     }
 
     func callDidProgress(_ call: ParleyCall) { feed(.progressed(callID: call.callId)) }
-    func callDidRing(_ call: ParleyCall) { feed(.rang(callID: call.callId)) }
-    func callDidAnswer(_ call: ParleyCall) { feed(.answered(callID: call.callId)) }
+    func callDidRing(_ call: ParleyCall) { feed(.rang(callID: call.callId, responseHeaders: call.responseHeaders)) }
+    func callDidAnswer(_ call: ParleyCall) { feed(.answered(callID: call.callId, responseHeaders: call.responseHeaders)) }
+    func call(_ call: ParleyCall, didReceiveDTMF digits: String) { feed(.dtmfReceived(callID: call.callId, digits: digits)) }
     func callDidEstablish(_ call: ParleyCall) { feed(.established(callID: call.callId)) }
 
     func callDidEnd(_ call: ParleyCall) {

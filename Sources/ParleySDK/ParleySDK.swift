@@ -16,7 +16,7 @@ extension ParleyClient {
     ///   - environmentHost: the server, `http://host:port` (signaling over `ws://`) or
     ///     `https://host:port` (`wss://`).
     ///   - userId: the user (1-255 of `A-Z a-z 0-9 - _ =`); the tokens must be for this user.
-    ///   - cli: the caller id for calls to phone numbers (E.164, `+` and 1-15 digits), or
+    ///   - cli: the caller id for calls to phone numbers (E.164, `+` and 2-15 digits, the first not 0), or
     ///     nil for the application's default.
     ///   - deviceId: a stable id of this installation; default: random, stable per process.
     ///   - callbackQueue: where delegates are called (a serial queue).
@@ -51,7 +51,7 @@ extension ParleyClient {
     ///     `https://host:port` (`wss://`, the server's certificate verified against the
     ///     host name or IP address in the URL).
     ///   - userId: the user (1-255 of `A-Z a-z 0-9 - _ =`); the tokens must be for this user.
-    ///   - cli: the caller id for calls to phone numbers (E.164, `+` and 1-15 digits), or
+    ///   - cli: the caller id for calls to phone numbers (E.164, `+` and 2-15 digits, the first not 0), or
     ///     nil for the application's default.
     ///   - deviceId: a stable id of this installation; default: random, stable per process.
     ///   - callbackQueue: where delegates are called (a serial queue).

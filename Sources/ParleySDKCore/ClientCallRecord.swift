@@ -1,12 +1,20 @@
 import Foundation
+import ParleySignaling
 
 /// What the session core knows about one call: the facts the public `ParleyCall` shows,
 /// and the flags that keep each request and event at most once.
 struct ClientCallRecord: Sendable, Hashable {
     let callID: String
     let direction: ParleyCallDirection
+    /// The other party's user id, phone number or SIP address (`remoteKind` says which).
     let remoteUserID: String
     let headers: [String: String]
+    var remoteKind: ParleyCallRemoteKind = .user
+    /// Outgoing to a phone number: the caller id sent in `call.start` (the client's `cli`).
+    var cli: String?
+    /// The far side's `x-` headers from `call.ringing` and `call.answered`, the answer's
+    /// value winning for a name in both.
+    var responseHeaders: [String: String] = [:]
     /// Incoming: the name the caller asked to be shown as (`call.incoming`'s `displayName`).
     var remoteDisplayName: String?
     /// Outgoing: the name this caller asked the callee's devices to show (`call.start`).
@@ -29,6 +37,16 @@ struct ClientCallRecord: Sendable, Hashable {
     var endedByThisDevice = false
     /// The server knows this call (incoming always; outgoing once `call.start` was sent).
     var serverKnows: Bool { direction == .incoming || startSent }
+
+    /// The other party as the protocol names it.
+    var remoteAddress: SignalingMessage.Address {
+        switch remoteKind {
+        case .user: .user(remoteUserID)
+        case .phone: .phone(remoteUserID)
+        case .sip: .sip(remoteUserID)
+        case .conference: .conference(remoteUserID)
+        }
+    }
 
     /// An incoming call's leg made at `call.incoming`, answering the offer at once so
     /// that ICE and DTLS are done before the user answers (`call.ack` carries its SDP).

@@ -57,8 +57,9 @@ struct ClientSessionCore {
     /// A call request, built into a frame (with a fresh id) when it is sent, so it can
     /// wait for a connection or be sent again after a resumed session.
     enum CallRequest: Sendable, Hashable {
-        /// `displayName`: what the callee's devices show for this caller, if set.
-        case start(callID: String, to: String, headers: [String: String], sdp: String, displayName: String?)
+        /// `displayName`: what the callee's devices show for this caller, if set; `cli`:
+        /// the caller id toward a phone number, if set.
+        case start(callID: String, to: SignalingMessage.Address, headers: [String: String], sdp: String, displayName: String?, cli: String?)
         /// `sdp`: the leg's answer to the offer, given while ringing (early media answer).
         case ack(callID: String, sdp: String?)
         /// `sdp`: nil when it went with `ack`.
@@ -72,7 +73,7 @@ struct ClientSessionCore {
 
         var callID: String {
             switch self {
-            case .start(let id, _, _, _, _), .ack(let id, _), .answer(let id, _), .hangup(let id), .decline(let id), .stats(let id, _): id
+            case .start(let id, _, _, _, _, _), .ack(let id, _), .answer(let id, _), .hangup(let id), .decline(let id), .stats(let id, _): id
             }
         }
 
@@ -89,8 +90,8 @@ struct ClientSessionCore {
 
         func message(id: String) -> SignalingMessage {
             switch self {
-            case .start(let callID, let to, let headers, let sdp, let displayName):
-                .callStart(.init(requestID: id, callID: callID, to: .user(to), headers: headers, sdp: sdp, displayName: displayName))
+            case .start(let callID, let to, let headers, let sdp, let displayName, let cli):
+                .callStart(.init(requestID: id, callID: callID, to: to, headers: headers, sdp: sdp, displayName: displayName, cli: cli))
             case .ack(let callID, let sdp): .callAck(.init(requestID: id, callID: callID, sdp: sdp))
             case .answer(let callID, let sdp): .callAnswer(.init(requestID: id, callID: callID, sdp: sdp))
             case .hangup(let callID): .callHangup(.init(requestID: id, callID: callID))
@@ -378,15 +379,26 @@ struct ClientSessionCore {
 
     // MARK: Calls: user actions and leg results
 
-    /// `callUser`: a new outgoing call; the shell creates its leg and offer.
-    /// `displayName`: the name the callee's devices show for this caller (the client's
-    /// push display name when the call was placed), or nil.
+    /// `callUser`: a new outgoing call to an app user; see `placeCall`.
     mutating func callUser(
         _ userID: String, headers: [String: String], displayName: String? = nil, callID: String, now: Time
     ) -> (ClientCallRecord, [ClientSessionOutput]) {
+        placeCall(to: .user(userID), headers: headers, displayName: displayName, callID: callID, now: now)
+    }
+
+    /// A new outgoing call to `destination`; the shell creates its leg and offer.
+    /// `displayName`: the name the callee's devices show for this caller (the client's
+    /// push display name when the call was placed), or nil; `cli`: the caller id toward
+    /// a phone number, or nil.
+    mutating func placeCall(
+        to destination: SignalingMessage.Address, headers: [String: String], displayName: String? = nil, cli: String? = nil,
+        callID: String, now: Time
+    ) -> (ClientCallRecord, [ClientSessionOutput]) {
         // Call ids are fresh random UUIDs; a repeat must not replace a live call.
         if let existing = calls[callID] { return (existing, []) }
-        var call = ClientCallRecord(callID: callID, direction: .outgoing, remoteUserID: userID, headers: headers)
+        var call = ClientCallRecord(callID: callID, direction: .outgoing, remoteUserID: destination.address, headers: headers)
+        call.remoteKind = ParleyCallRemoteKind(destination.kind)
+        call.cli = cli
         call.callerDisplayName = displayName
         call.details.startedTime = Self.date(now.unixMilliseconds)
         calls[callID] = call
@@ -399,7 +411,8 @@ struct ClientSessionCore {
         call.startSent = true
         calls[callID] = call
         var out: [ClientSessionOutput] = []
-        sendOrQueue(.start(callID: callID, to: call.remoteUserID, headers: call.headers, sdp: sdp, displayName: call.callerDisplayName),
+        sendOrQueue(.start(callID: callID, to: call.remoteAddress, headers: call.headers, sdp: sdp, displayName: call.callerDisplayName,
+                           cli: call.cli),
                     resent: false, now: now, into: &out)
         return out
     }
@@ -693,6 +706,7 @@ struct ClientSessionCore {
                 return
             }
             var call = ClientCallRecord(callID: incoming.callID, direction: .incoming, remoteUserID: incoming.from.address, headers: incoming.headers)
+            call.remoteKind = ParleyCallRemoteKind(incoming.from.kind)
             call.state = .ringing
             call.offer = incoming.sdp
             call.details.startedTime = Self.date(incoming.time)
@@ -716,6 +730,11 @@ struct ClientSessionCore {
             progress(event, kind: .answered, now: now, into: &out)
         case .callEstablished(let event):
             progress(event, kind: .established, now: now, into: &out)
+        case .callDTMFReceived(let event):
+            // Digits the far side sent; for a call this device does not have (over, or
+            // another device's), there is nobody to tell.
+            guard calls[event.callID] != nil else { return }
+            out.append(.dtmfReceived(callID: event.callID, digits: event.digits))
         case .callEnded(let ended):
             // Over before it arrived: nothing left to decline.
             decliningCalls.removeAll { $0 == ended.callID }
@@ -758,11 +777,13 @@ struct ClientSessionCore {
             guard call.direction == .outgoing, call.details.rungTime == nil, call.state == .initiating else { return }
             call.details.rungTime = time
             call.state = .ringing
+            call.responseHeaders.merge(event.headers) { $1 }
         case .answered:
             guard call.state < .answered || (call.direction == .incoming && call.state == .ringing) else { return }
             guard call.direction == .outgoing || call.answerRequested, call.details.answeredTime == nil else { return }
             call.details.answeredTime = time
             call.state = .answered
+            call.responseHeaders.merge(event.headers) { $1 }
         case .established:
             guard call.state < .established, call.details.establishedTime == nil else { return }
             guard call.direction == .outgoing || call.answerRequested else { return }

@@ -42,6 +42,8 @@ enum ClientSessionOutput: Sendable, Hashable, CustomStringConvertible {
     case call(ClientCallEventKind, ClientCallRecord)
     /// Work for the call's media leg.
     case media(ClientMediaInstruction)
+    /// The far side of call `callID` sent DTMF `digits` (`call.dtmf` event): for its delegates.
+    case dtmfReceived(callID: String, digits: String)
     /// The server holds `device` and signs its pushes with `pushKey`: store both.
     case pushRegistered(PushDevice, pushKey: String)
     /// `push.register` was refused, timed out or carried no key.
@@ -69,6 +71,7 @@ enum ClientSessionOutput: Sendable, Hashable, CustomStringConvertible {
             } else {
                 "\(kind.rawValue) \(call.callID) \(call.state.rawValue)"
             }
+        case .dtmfReceived(let id, let digits): "dtmf \(id) \(digits)"
         case .media(.createOffer(let id)): "media offer \(id)"
         case .media(.acceptAnswer(let id, _)): "media accept \(id)"
         case .media(.answerOffer(let id, _)): "media answer \(id)"

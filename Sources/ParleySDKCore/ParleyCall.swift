@@ -61,8 +61,12 @@ public final class ParleyCall: @unchecked Sendable {
 
     /// The call's id (a UUID, lower case), the same on every party's side.
     public var callId: String { record.current.callID }
-    /// The other party's user id.
+    /// The other party: a user id, or for a call to or from a phone number or SIP endpoint
+    /// its number (E.164, `+46701234567`) or SIP address (`bob@pbx.example.com`, without
+    /// `sip:`). `remoteKind` says which.
     public var remoteUserId: String { record.current.remoteUserID }
+    /// What the other party is: an app user, a phone number or a SIP endpoint.
+    public var remoteKind: ParleyCallRemoteKind { record.current.remoteKind }
     /// For an incoming call, the name the caller set with
     /// `setPushNotificationDisplayName(_:)`, if any; nil for outgoing calls.
     public var remoteDisplayName: String? { record.current.remoteDisplayName }
@@ -72,6 +76,11 @@ public final class ParleyCall: @unchecked Sendable {
     public var state: ParleyCallState { record.current.state }
     /// The caller's custom headers.
     public var headers: [String: String] { record.current.headers }
+    /// On a call to a phone number or SIP endpoint: the far side's custom SIP headers
+    /// (names starting `x-`) from its ringing (18x) and answer (2xx) responses, the
+    /// answer's value winning for a name in both. Set before `callDidRing` and
+    /// `callDidAnswer` are called; empty until then, and on app-to-app calls.
+    public var responseHeaders: [String: String] { record.current.responseHeaders }
     /// Times, and the end cause once ended.
     public var details: ParleyCallDetails { record.current.details }
     /// The media leg's figures (about once a second).
@@ -89,17 +98,21 @@ public final class ParleyCall: @unchecked Sendable {
         client?.hangup(callId)
     }
 
-    /// Sends DTMF tones in the call's audio as RFC 4733 telephone events (100 ms each,
-    /// 70 ms apart, one after another: an IVR's menu digits, a conference PIN).
+    /// Sends DTMF tones for tone dialling on a call to a phone number or SIP endpoint (an
+    /// IVR's menu digits, a conference PIN): RFC 4733 telephone events in the call's audio,
+    /// 100 ms each, 70 ms apart, one after another, which the server's gateway passes on
+    /// to the far side.
     ///
-    /// Returns false, sending nothing, where it does not apply: the call is not
-    /// established (media not flowing yet, or over), `tones` is empty, longer than 64, or
-    /// holds anything but `0-9`, `*`, `#` and `A-D`. True means the tones were handed to
-    /// the call's media, which sends them in order after tones sent before; a leg whose
-    /// far side did not negotiate `telephone-event` sends none.
+    /// Returns false, sending nothing, where it does not apply: on app-to-app calls (as
+    /// in the documented SDK, DTMF is for calls toward the telephone network), when the
+    /// call is not established (media not flowing yet, or over), or when `tones` is
+    /// empty, longer than 64, or holds anything but `0-9`, `*`, `#` and `A-D`. True means
+    /// the tones were handed to the call's media, which sends them in order after tones
+    /// sent before; a leg whose far side did not negotiate `telephone-event` sends none.
+    /// Digits the far side sends arrive as `call(_:didReceiveDTMF:)`.
     @discardableResult
     public func sendDTMF(_ tones: String) -> Bool {
-        guard state == .established, Self.isValidDTMF(tones), let client else { return false }
+        guard remoteKind.carriesDTMF, state == .established, Self.isValidDTMF(tones), let client else { return false }
         return client.sendDTMF(callId, tones: tones)
     }
 

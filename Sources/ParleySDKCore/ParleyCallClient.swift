@@ -1,3 +1,5 @@
+import ParleySignaling
+
 /// Places calls and hears of incoming ones; `ParleyClient.callClient`.
 public final class ParleyCallClient: @unchecked Sendable {
     // @unchecked: the delegate slot is `Locked`; `client` is only a weak link back.
@@ -50,6 +52,64 @@ public final class ParleyCallClient: @unchecked Sendable {
     /// (`invalid_argument`).
     public func callUser(withId userId: String, headers: [String: String]) -> Result<ParleyCall, any Error> {
         guard let client else { return .failure(ParleyClientError(code: "not_started", message: "the client is gone")) }
-        return client.placeCall(to: userId, headers: headers)
+        return client.placeCall(to: .user(userId), headers: headers)
+    }
+
+    /// Calls a phone number. See `callPhoneNumber(_:headers:)`.
+    public func callPhoneNumber(_ phoneNumber: String) -> Result<ParleyCall, any Error> {
+        callPhoneNumber(phoneNumber, headers: [:])
+    }
+
+    /// Calls a phone number through the server's SIP trunk (app to PSTN), presenting the
+    /// client's `cli` as the caller id (or, without one, the application's default).
+    ///
+    /// - Parameters:
+    ///   - phoneNumber: E.164 with the leading `+`, e.g. `+14155550101` (`+`, the country
+    ///     code, then the subscriber number: 2-15 digits in all, no spaces).
+    ///   - headers: custom headers sent as SIP headers on the INVITE: each name must
+    ///     start with `x-` (any case), under `callUser(withId:headers:)`'s limits.
+    /// - Returns: the call at once, state `.initiating`, `remoteKind` `.phone` and
+    ///   `remoteUserId` the number; or `ParleyClientError` `invalid_argument` (a number
+    ///   that is not E.164, a header not named `x-...`, headers over the limits) or
+    ///   `not_started`, with nothing placed.
+    public func callPhoneNumber(_ phoneNumber: String, headers: [String: String]) -> Result<ParleyCall, any Error> {
+        guard let client else { return .failure(ParleyClientError(code: "not_started", message: "the client is gone")) }
+        do throws(ParleyClientError) {
+            let destination = try CallDestination.phoneNumber(phoneNumber)
+            try CallDestination.checkSIPHeaders(headers)
+            return client.placeCall(to: destination, headers: headers)
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Calls a SIP endpoint. See `callSIP(_:headers:)`.
+    public func callSIP(_ sipIdentity: String) -> Result<ParleyCall, any Error> {
+        callSIP(sipIdentity, headers: [:])
+    }
+
+    /// Calls a SIP endpoint through the server's SIP gateway (app to SIP); where the
+    /// domain is reached is the server's configuration.
+    ///
+    /// - Parameters:
+    ///   - sipIdentity: `user@domain`, with an optional `:port` and `;transport=udp` or
+    ///     `;transport=tcp`, and optionally written as a `sip:` URI
+    ///     (`sip:alice@pbx.example.com:5070;transport=tcp`). The domain is a host name or
+    ///     an IP address (IPv6 in brackets).
+    ///   - headers: custom headers sent as SIP headers on the INVITE: each name must
+    ///     start with `x-` (any case), under `callUser(withId:headers:)`'s limits.
+    /// - Returns: the call at once, state `.initiating`, `remoteKind` `.sip` and
+    ///   `remoteUserId` the address without `sip:`; or `ParleyClientError`
+    ///   `invalid_argument` (an address of another form, `sips:`, a header not named
+    ///   `x-...`, headers over the limits) or `not_started`, with nothing placed.
+    public func callSIP(_ sipIdentity: String, headers: [String: String]) -> Result<ParleyCall, any Error> {
+        guard let client else { return .failure(ParleyClientError(code: "not_started", message: "the client is gone")) }
+        do throws(ParleyClientError) {
+            let destination = try CallDestination.sipAddress(sipIdentity)
+            try CallDestination.checkSIPHeaders(headers)
+            return client.placeCall(to: destination, headers: headers)
+        } catch {
+            return .failure(error)
+        }
     }
 }

@@ -13,6 +13,11 @@ public protocol ParleyCallDelegate: AnyObject {
     func callDidEstablish(_ call: ParleyCall)
     /// The call is over; `call.details` has the cause and times.
     func callDidEnd(_ call: ParleyCall)
+    /// The far side of a call to a phone number or SIP endpoint sent DTMF `digits` (1-32
+    /// of `0-9 * # A-D`, in the order sent; a key pressed there, relayed by the server's
+    /// gateway from RFC 4733 events or SIP INFO). Between `callDidRing` or
+    /// `callDidAnswer` and `callDidEnd`, in order with them.
+    func call(_ call: ParleyCall, didReceiveDTMF digits: String)
 }
 
 extension ParleyCallDelegate {
@@ -26,6 +31,8 @@ extension ParleyCallDelegate {
     public func callDidEstablish(_ call: ParleyCall) {}
     /// Does nothing.
     public func callDidEnd(_ call: ParleyCall) {}
+    /// Does nothing.
+    public func call(_ call: ParleyCall, didReceiveDTMF digits: String) {}
 }
 
 /// Hears of incoming calls, on the client's `callbackQueue`.

@@ -32,8 +32,8 @@ public final class ParleyClient: @unchecked Sendable {
     /// The user this client signs in as.
     public let userId: String
     /// The caller id (an E.164 number with a leading `+`) for calls to phone numbers, as
-    /// given at creation; nil uses the application's default. Phone calls themselves are
-    /// not placed by this SDK yet (docs/sdk.md).
+    /// given at creation: sent with every `callPhoneNumber` call (`call.start`'s `cli`);
+    /// nil leaves it to the application's default.
     public let cli: String?
     /// The display name sent with each call placed from now on
     /// (`setPushNotificationDisplayName(_:)`).
@@ -99,7 +99,8 @@ public final class ParleyClient: @unchecked Sendable {
     ///     host name or IP address in the URL).
     ///   - userId: the user (1-255 of `A-Z a-z 0-9 - _ =`); the tokens must be for this user.
     ///   - cli: the caller id shown when this user calls a phone number: E.164, a `+` and
-    ///     1-15 digits (the documented SDK's `cli`); nil for the application's default.
+    ///     2-15 digits, the first not 0 (the documented SDK's `cli`); nil for the
+    ///     application's default.
     ///   - deviceId: a stable id of this installation; default: random, stable per process.
     ///   - callbackQueue: where delegates are called (a serial queue).
     ///   - pushRegistrationStore: where the push token and key are kept; default: a file
@@ -118,8 +119,8 @@ public final class ParleyClient: @unchecked Sendable {
         guard Self.isValid(userId, maxBytes: 255, extra: "-_=") else {
             throw ParleyClientError(code: "invalid_argument", message: "user id must be 1-255 of A-Z a-z 0-9 - _ =")
         }
-        if let cli, !Self.isE164(cli) {
-            throw ParleyClientError(code: "invalid_argument", message: "cli must be an E.164 number: + and 1-15 digits, the first not 0")
+        if let cli, SignalingMessage.Address.phone(cli).formatProblem != nil {
+            throw ParleyClientError(code: "invalid_argument", message: "cli must be an E.164 number: + and 2-15 digits, the first not 0")
         }
         let device = deviceId ?? Self.processDeviceID
         guard Self.isValid(device, maxBytes: 128, extra: "._:-") else {
@@ -194,9 +195,12 @@ public final class ParleyClient: @unchecked Sendable {
 
     // MARK: Calls (from ParleyCall / ParleyCallClient)
 
-    func placeCall(to userId: String, headers: [String: String]) -> Result<ParleyCall, any Error> {
+    /// Places a call to `destination` (checked by the caller for phone and SIP rules);
+    /// the protocol's own rules are checked here, before anything is sent.
+    func placeCall(to destination: SignalingMessage.Address, headers: [String: String]) -> Result<ParleyCall, any Error> {
+        let cli = destination.kind == .phone ? cli : nil
         let probe = SignalingMessage.callStart(.init(requestID: "1", callID: "00000000-0000-4000-8000-000000000000",
-                                                     to: .user(userId), headers: headers, sdp: "v=0\r\n"))
+                                                     to: destination, headers: headers, sdp: "v=0\r\n", cli: cli))
         do { try SignalingCodec.validate(probe) } catch {
             return .failure(ParleyClientError(code: "invalid_argument", message: error.description))
         }
@@ -205,7 +209,8 @@ public final class ParleyClient: @unchecked Sendable {
                 return .failure(ParleyClientError(code: "not_started", message: "start the client and wait for clientDidStart before calling"))
             }
             let callID = UUID().uuidString.lowercased()
-            let (record, outputs) = core.callUser(userId, headers: headers, displayName: displayName.current, callID: callID, now: Self.now())
+            let (record, outputs) = core.placeCall(to: destination, headers: headers, displayName: displayName.current, cli: cli,
+                                                   callID: callID, now: Self.now())
             let call = ParleyCall(record: record, client: self)
             calls[callID] = call
             perform(outputs)
@@ -235,12 +240,6 @@ public final class ParleyClient: @unchecked Sendable {
         }
         let trimmed = result.trimmingCharacters(in: .whitespaces)
         return trimmed.isEmpty ? nil : trimmed
-    }
-
-    static func isE164(_ number: String) -> Bool {
-        let bytes = Array(number.utf8)
-        guard bytes.count >= 2, bytes.count <= 16, bytes[0] == UInt8(ascii: "+"), bytes[1] != UInt8(ascii: "0") else { return false }
-        return bytes.dropFirst().allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
     }
 
     func answer(_ callID: String) { input { core, now in core.answer(callID, now: now) } }
@@ -309,6 +308,9 @@ public final class ParleyClient: @unchecked Sendable {
                 deliver(kind, record)
             case .media(let instruction):
                 performMedia(instruction)
+            case .dtmfReceived(let callID, let digits):
+                guard let call = calls[callID] else { break }
+                deliver { for delegate in call.allDelegates { delegate.call(call, didReceiveDTMF: digits) } }
             case .pushRegistered(let device, let pushKey):
                 let registration = ParleyPushRegistration(pushType: device.pushType, token: device.token, environment: device.environment,
                                                           appId: device.appID, pushKey: pushKey, userId: userId, deviceId: deviceId)

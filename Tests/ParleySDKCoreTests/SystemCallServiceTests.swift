@@ -29,10 +29,11 @@ final class RecordingCallControl: SystemCallControl, @unchecked Sendable {
 
     func answerCall(_ callID: String) { log.withLock { $0.append("answer \(callID)") } }
     func hangupCall(_ callID: String) { log.withLock { $0.append("hangup \(callID)") } }
-    func placeCall(to userID: String, headers: [String: String]) -> Result<ParleyCall, any Error> {
-        log.withLock { $0.append("call \(userID)") }
-        guard userID != "nobody" else { return .failure(ParleyClientError(code: "not_started", message: "not started")) }
-        return .success(ParleyCall(record: ClientCallRecord(callID: c2, direction: .outgoing, remoteUserID: userID, headers: headers), client: client))
+    func placeCall(to address: String, kind: ParleyCallRemoteKind, headers: [String: String]) -> Result<ParleyCall, any Error> {
+        log.withLock { $0.append(kind == .user ? "call \(address)" : "call \(kind.rawValue) \(address)") }
+        guard address != "nobody" else { return .failure(ParleyClientError(code: "not_started", message: "not started")) }
+        return .success(ParleyCall(record: ClientCallRecord(callID: c2, direction: .outgoing, remoteUserID: address, headers: headers,
+                                                            remoteKind: kind), client: client))
     }
     func queryPush(_ payload: [AnyHashable: Any]) -> ParleyNotificationResult {
         verifier.verify(payload, registration: registration, nowMilliseconds: now).result
@@ -334,6 +335,22 @@ final class RecordingCallControl: SystemCallControl, @unchecked Sendable {
         end(call, .hungUp, answered: true)
         #expect(provider.events.suffix(2) == [.reportedEnded(uuid, .remoteEnded), .audioDeactivated])
         #expect(control.audioActive.current == false)
+    }
+
+    @Test func phoneAndSIPCallsStartThroughTheSystemToo() throws {
+        let phone = Locked<ParleyCall?>(nil)
+        service.startCall(toPhoneNumber: "+4615550101", headers: ["x-a": "1"]) { result in phone.withLock { $0 = try? result.get() } }
+        settle()
+        let call = try #require(phone.current)
+        #expect(call.remoteKind == .phone && call.remoteUserId == "+4615550101")
+        let uuid = try #require(service.systemCallUUID(forCallId: call.callId))
+        #expect(provider.events.contains(.action(.start(handle: "+4615550101", video: false), uuid, .fulfilled)))
+        end(call, .hungUp, answered: true)
+        let sip = Locked<ParleyCall?>(nil)
+        service.startCall(toSIP: "alice@example.test") { result in sip.withLock { $0 = try? result.get() } }
+        settle()
+        #expect(sip.current?.remoteKind == .sip)
+        #expect(control.log.current == ["call phone +4615550101", "call sip alice@example.test"])
     }
 
     @Test func aStartTheClientRefusesFailsTheAction() {

@@ -24,6 +24,11 @@ final class ScriptedPeer: @unchecked Sendable {
     /// The start of the leg an early media answer (call.ack with SDP) began.
     private let legStarted = Locked<Task<Void, Never>?>(nil)
     private let established = Locked<Set<String>>([])
+    /// The far side's headers a caller's `call.ringing` and `call.answered` carry (as a
+    /// SIP far side's would).
+    let responseHeaders = Locked<(ringing: [String: String], answered: [String: String])>(([:], [:]))
+    /// The RFC 4733 events the caller's leg received: `event code` and whether it ended.
+    let telephoneEvents = Locked<[String]>([])
 
     init() throws {
         mediaLoop = try EventLoop(name: "peer-media")
@@ -141,11 +146,14 @@ final class ScriptedPeer: @unchecked Sendable {
             let leg = try MediaLeg(configuration: MediaLegConfiguration(iceMode: .lite, certificate: try DTLSCertificate.generate()),
                                    bindingTo: [.ipv4Loopback(port: 0)], on: mediaLoop)
             serverLeg.withLock { $0 = leg }
+            let events = telephoneEvents
+            await leg.observeTelephoneEvents { event, _ in events.withLock { $0.append("\(event.event) \(event.isEnd)") } }
             let answer = try await leg.answer(offer: start.sdp)
+            let headers = responseHeaders.current
             send(.callMedia(.init(callID: start.callID, sdp: answer)))
             send(.callProgress(.init(callID: start.callID, time: Self.millis())))
-            send(.callRinging(.init(callID: start.callID, time: Self.millis())))
-            send(.callAnswered(.init(callID: start.callID, time: Self.millis())))
+            send(.callRinging(.init(callID: start.callID, time: Self.millis(), headers: headers.ringing)))
+            send(.callAnswered(.init(callID: start.callID, time: Self.millis(), headers: headers.answered)))
             try await leg.start(source: ToneSource(frequency: 1000, amplitude: 0.3), sink: WAVFileSink(sampleRate: 48_000))
             if await leg.waitUntil(timeout: .seconds(10), { $0 != .new && $0 != .checking }) == .connected {
                 established.withLock { _ = $0.insert(start.callID) }
@@ -189,6 +197,7 @@ final class RecordingDelegate: ParleyClientDelegate, ParleyCallClientDelegate, P
     func callDidAnswer(_ call: ParleyCall) { lines.withLock { $0.append("answer") } }
     func callDidEstablish(_ call: ParleyCall) { lines.withLock { $0.append("establish") } }
     func callDidEnd(_ call: ParleyCall) { lines.withLock { $0.append("end \(call.details.endCause.rawValue)") } }
+    func call(_ call: ParleyCall, didReceiveDTMF digits: String) { lines.withLock { $0.append("dtmf \(digits)") } }
 
     /// Waits (bounded) until `line` was recorded.
     func wait(for line: String, seconds: Double = 15) async -> Bool {

@@ -33,10 +33,26 @@ public final class ParleyCallMediator: ParleyCallClientDelegate, ParleyCallDeleg
         observers.current.compactMap { $0.object as? any ParleyCallObserver }
     }
 
-    /// Places a call through the client and follows it.
+    /// Places a call to an app user through the client and follows it.
     public func callUser(withId userId: String, headers: [String: String] = [:]) -> Result<ParleyCall, any Error> {
+        follow { $0.callUser(withId: userId, headers: headers) }
+    }
+
+    /// Places a call to a phone number through the client (`callPhoneNumber(_:headers:)`)
+    /// and follows it.
+    public func callPhoneNumber(_ phoneNumber: String, headers: [String: String] = [:]) -> Result<ParleyCall, any Error> {
+        follow { $0.callPhoneNumber(phoneNumber, headers: headers) }
+    }
+
+    /// Places a call to a SIP endpoint through the client (`callSIP(_:headers:)`) and follows it.
+    public func callSIP(_ sipIdentity: String, headers: [String: String] = [:]) -> Result<ParleyCall, any Error> {
+        follow { $0.callSIP(sipIdentity, headers: headers) }
+    }
+
+    /// Places a call with `place` and, when it was placed, hears its events and tells the observers.
+    private func follow(_ place: (ParleyCallClient) -> Result<ParleyCall, any Error>) -> Result<ParleyCall, any Error> {
         guard let client else { return .failure(ParleyClientError(code: "not_started", message: "the client is gone")) }
-        let result = client.callClient.callUser(withId: userId, headers: headers)
+        let result = place(client.callClient)
         if case .success(let call) = result {
             call.setIntegrationDelegate(self)
             // In order with the client's own delegate calls, so it precedes the call's events.
@@ -57,4 +73,5 @@ public final class ParleyCallMediator: ParleyCallClientDelegate, ParleyCallDeleg
     public func callDidAnswer(_ call: ParleyCall) { for o in currentObservers { o.callDidAnswer(call) } }
     public func callDidEstablish(_ call: ParleyCall) { for o in currentObservers { o.callDidEstablish(call) } }
     public func callDidEnd(_ call: ParleyCall) { for o in currentObservers { o.callDidEnd(call) } }
+    public func call(_ call: ParleyCall, didReceiveDTMF digits: String) { for o in currentObservers { o.call(call, didReceiveDTMF: digits) } }
 }

@@ -16,6 +16,8 @@ public protocol ParleyCallObserver: AnyObject {
     func callDidEstablish(_ call: ParleyCall)
     /// The call is over.
     func callDidEnd(_ call: ParleyCall)
+    /// The far side of a call to a phone number or SIP endpoint sent DTMF `digits`.
+    func call(_ call: ParleyCall, didReceiveDTMF digits: String)
 }
 
 extension ParleyCallObserver {
@@ -33,4 +35,6 @@ extension ParleyCallObserver {
     public func callDidEstablish(_ call: ParleyCall) {}
     /// Does nothing.
     public func callDidEnd(_ call: ParleyCall) {}
+    /// Does nothing.
+    public func call(_ call: ParleyCall, didReceiveDTMF digits: String) {}
 }

@@ -132,10 +132,32 @@ public final class ParleySystemCallService: SystemCallProviderDelegate, ParleyCa
     /// system's call list. `completion` gets the call once the action is performed.
     public func startCall(toUserId userId: String, headers: [String: String] = [:],
                           completion: @escaping @Sendable (Result<ParleyCall, any Error>) -> Void) {
+        startCall(to: userId, kind: .user, headers: headers, completion: completion)
+    }
+
+    /// Starts an outgoing call to a phone number through the system, as
+    /// `startCall(toUserId:headers:completion:)`; the call is placed with
+    /// `callPhoneNumber(_:headers:)` when the start action is performed (its checks fail
+    /// the action and reach `completion`).
+    public func startCall(toPhoneNumber phoneNumber: String, headers: [String: String] = [:],
+                          completion: @escaping @Sendable (Result<ParleyCall, any Error>) -> Void) {
+        startCall(to: phoneNumber, kind: .phone, headers: headers, completion: completion)
+    }
+
+    /// Starts an outgoing call to a SIP endpoint through the system, as
+    /// `startCall(toUserId:headers:completion:)`; the call is placed with
+    /// `callSIP(_:headers:)` when the start action is performed.
+    public func startCall(toSIP sipIdentity: String, headers: [String: String] = [:],
+                          completion: @escaping @Sendable (Result<ParleyCall, any Error>) -> Void) {
+        startCall(to: sipIdentity, kind: .sip, headers: headers, completion: completion)
+    }
+
+    private func startCall(to address: String, kind: ParleyCallRemoteKind, headers: [String: String],
+                           completion: @escaping @Sendable (Result<ParleyCall, any Error>) -> Void) {
         let uuid = UUID()
         state.withLock { $0.entries[uuid] = Entry() }
-        pendingStarts.withLock { $0[uuid] = (userId, headers, completion) }
-        provider.request(.start(handle: userId, video: false), callUUID: uuid) { [self] error in
+        pendingStarts.withLock { $0[uuid] = PendingStart(address: address, kind: kind, headers: headers, completion: completion) }
+        provider.request(.start(handle: address, video: false), callUUID: uuid) { [self] error in
             guard let error else { return }
             state.withLock { _ = $0.entries.removeValue(forKey: uuid) }
             if let start = pendingStarts.withLock({ $0.removeValue(forKey: uuid) }) { start.completion(.failure(error)) }
@@ -154,7 +176,15 @@ public final class ParleySystemCallService: SystemCallProviderDelegate, ParleyCa
         }
     }
 
-    private let pendingStarts = Locked<[UUID: (userID: String, headers: [String: String], completion: @Sendable (Result<ParleyCall, any Error>) -> Void)]>([:])
+    /// A start action asked for and not yet performed: whom to call, and who waits.
+    private struct PendingStart {
+        var address: String
+        var kind: ParleyCallRemoteKind
+        var headers: [String: String]
+        var completion: @Sendable (Result<ParleyCall, any Error>) -> Void
+    }
+
+    private let pendingStarts = Locked<[UUID: PendingStart]>([:])
 
     // MARK: SystemCallProviderDelegate
 
@@ -206,7 +236,7 @@ public final class ParleySystemCallService: SystemCallProviderDelegate, ParleyCa
 
     private func performStart(_ action: SystemCallAction) {
         guard let start = pendingStarts.withLock({ $0.removeValue(forKey: action.callUUID) }) else { return action.fail() }
-        switch control.placeCall(to: start.userID, headers: start.headers) {
+        switch control.placeCall(to: start.address, kind: start.kind, headers: start.headers) {
         case .success(let call):
             registry.link(uuid: action.callUUID, callId: call.callId)
             registry.attach(call)

@@ -5,7 +5,8 @@ import Foundation
 protocol SystemCallControl: AnyObject, Sendable {
     func answerCall(_ callID: String)
     func hangupCall(_ callID: String)
-    func placeCall(to userID: String, headers: [String: String]) -> Result<ParleyCall, any Error>
+    /// Places a call to `address`, a user id, phone number or SIP address as `kind` says.
+    func placeCall(to address: String, kind: ParleyCallRemoteKind, headers: [String: String]) -> Result<ParleyCall, any Error>
     func queryPush(_ payload: [AnyHashable: Any]) -> ParleyNotificationResult
     func relayPush(_ payload: [AnyHashable: Any]) -> Result<ParleyNotificationResult, any Error>
     /// Relays the push and declines its call on arrival (the system refused to show it).
@@ -27,8 +28,13 @@ final class ClientCallControl: SystemCallControl, @unchecked Sendable {
 
     func answerCall(_ callID: String) { client?.answer(callID) }
     func hangupCall(_ callID: String) { client?.hangup(callID) }
-    func placeCall(to userID: String, headers: [String: String]) -> Result<ParleyCall, any Error> {
-        mediator.callUser(withId: userID, headers: headers)
+    func placeCall(to address: String, kind: ParleyCallRemoteKind, headers: [String: String]) -> Result<ParleyCall, any Error> {
+        switch kind {
+        case .user: mediator.callUser(withId: address, headers: headers)
+        case .phone: mediator.callPhoneNumber(address, headers: headers)
+        case .sip: mediator.callSIP(address, headers: headers)
+        case .conference: .failure(ParleyClientError(code: "not_implemented", message: "calls to conferences are not placed by this SDK yet"))
+        }
     }
     func queryPush(_ payload: [AnyHashable: Any]) -> ParleyNotificationResult {
         client?.queryPushNotificationPayload(payload) ?? ParleyNotificationResult(isCall: false, isValid: false, callResult: nil)
