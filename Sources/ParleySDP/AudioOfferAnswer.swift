@@ -252,7 +252,9 @@ public struct AudioOfferAnswer: Sendable {
             guard offered.media == answered.media else {
                 throw SDPError(.invalidAnswer, line: answered.line, "m-section \(index) is \(answered.media) in the answer but \(offered.media) in the offer")
             }
-            guard offered.mid == answered.mid || answered.port == 0 else {
+            // An answerer that does not know grouping (RFC 5888 §9.2: most SIP endpoints and
+            // trunks) leaves `mid` out; a different one is an error.
+            guard offered.mid == answered.mid || answered.mid == nil || answered.port == 0 else {
                 throw SDPError(.invalidAnswer, line: answered.line, "m-section \(index) has mid \(answered.mid ?? "none") in the answer but \(offered.mid ?? "none") in the offer")
             }
             let bundled = answered.mid.map { answerBundle?.identifiers.contains($0) ?? false } ?? false

@@ -86,24 +86,6 @@ extension EndToEndRealTimeMediaTests {
             #expect(device.audibleSeconds >= 4, "the device played \(device.audibleSeconds) s of the caller's tone")
         }
 
-        /// `parley call --dtmf` sends its tones through `ParleyCall.sendDTMF` once the call
-        /// is established: parleyd receives each as an RFC 4733 event, begun and ended, in
-        /// order (its log line `media.dtmf.received`).
-        @Test func dtmfFromTheSoftphoneReachesTheServerInOrder() throws {
-            let server = try ParleydInstance()
-            let bob = try SoftphoneProcess.listen("listen bob", on: server, as: "bob", ["--answer"])
-            let alice = try SoftphoneProcess.call("bob", on: server, as: "alice", ["--duration", "2", "--dtmf", "1#9"])
-            #expect(try alice.waitForExit(timeout: 45) == 0, "\(alice.report)")
-            #expect(try bob.waitForExit(timeout: 15) == 0, "\(bob.report)")
-            let lines = (server.process?.report ?? "").split(separator: "\n").filter { $0.contains("media.dtmf.received") }
-            let events = lines.map { line in
-                ["event", "end"].map { key in
-                    line.split(separator: " ").first { $0.hasPrefix("\(key)=") }.map { String($0.dropFirst(key.count + 1)) } ?? "?"
-                }.joined(separator: " ")
-            }
-            #expect(events == ["1 false", "1 true", "# false", "# true", "9 false", "9 true"], "\(lines)")
-        }
-
         /// The recording is complete the moment `parley` exits, however it exits: the SDK
         /// reports a call's end only once its media has closed and the WAV is written, and
         /// the softphone exits only once the client has stopped. (It used to exit 300 ms

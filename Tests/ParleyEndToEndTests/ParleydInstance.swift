@@ -55,6 +55,16 @@ final class ParleydInstance: @unchecked Sendable {
         try process.waitForLine(timeout: 20, "'parleyd listening on'") { $0.hasPrefix("parleyd listening on") }
     }
 
+    /// Runs `parleyd app ARGUMENTS --data-dir DIR` on this server's store (e.g. `set-dialling
+    /// KEY --sip on`); a running server applies dialling changes at the next sign-in.
+    func admin(_ arguments: [String]) throws {
+        let run = try ManagedProcess(name: "parleyd app \(arguments.first ?? "")", executable: BuiltProducts.parleyd,
+                                     arguments: ["app"] + arguments + ["--data-dir", dataDirectory.path])
+        guard try run.waitForExit(timeout: 20) == 0 else {
+            throw ManagedProcess.Failure(description: "parleyd app \(arguments.joined(separator: " ")) failed\n" + run.report)
+        }
+    }
+
     /// `kill -9`: no shutdown, no records closed.
     func killHard() { process?.killHard() }
 

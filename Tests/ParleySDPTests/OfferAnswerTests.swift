@@ -336,6 +336,11 @@ struct OfferAnswerTests {
         try expectInvalid(good.replacingOccurrences(of: "a=rtpmap:111 opus/48000/2", with: "a=rtpmap:111 PCMU/8000"))
         try expectInvalid(good.replacingOccurrences(of: "a=group:BUNDLE 0", with: "a=group:BUNDLE 0 1"))
         try expectInvalid(good.replacingOccurrences(of: "a=mid:0", with: "a=mid:x"))
+        // An answerer that does not know grouping leaves mid out (RFC 5888 §9.2): accepted.
+        #expect(throws: Never.self) {
+            try negotiator.acceptAnswer(try SessionDescription(parsing: good.replacingOccurrences(of: "a=mid:0\r\n", with: "")
+                .replacingOccurrences(of: "a=group:BUNDLE 0\r\n", with: "")), to: offer)
+        }
         try expectInvalid(good.replacingOccurrences(of: "a=extmap:1 ", with: "a=extmap:5 "))
         try expectInvalid(good.replacingOccurrences(of: "m=audio", with: "m=video"))
         try expectInvalid(good.replacingOccurrences(of: "a=ice-pwd:parleyIcePassword0123456\r\n", with: ""), .missingICECredentials)

@@ -65,11 +65,9 @@ import WebRTC
         client.audioController.disableSpeaker()
         #expect(session.mirrorPortOverride == AVAudioSession.PortOverride.none)
 
-        // DTMF through the call (its media's RTCDtmfSender), which parleyd logs as it receives it.
-        #expect(call.sendDTMF("1#"))
-        #expect(!call.sendDTMF("1x"), "not DTMF")
-        #expect(!call.sendDTMF(""), "no tones")
-        let dtmfLines = try await Self.waitForLines(in: server, containing: "media.dtmf.received", count: 4)
+        // DTMF applies to calls to phone numbers and SIP addresses only, as in the documented
+        // SDK: on this app-to-app call it sends nothing.
+        #expect(!call.sendDTMF("1#"), "DTMF on an app-to-app call")
 
         // Mute: the track is disabled, libwebrtc (the mirror) sends silence.
         client.audioController.mute()
@@ -92,13 +90,6 @@ import WebRTC
         let muted = levels.dropLast(25).suffix(50)
         #expect(muted.count == 50 && muted.allSatisfy { $0 < -45 }, "muted tail levels: \(muted.map { Int($0) })")
 
-        // parleyd's logfmt lines: each tone once as it begins and once as it ends, in order.
-        let dtmf = dtmfLines.map { line in
-            ["event", "end"].map { key in
-                line.split(separator: " ").first { $0.hasPrefix("\(key)=") }.map { String($0.dropFirst(key.count + 1)) } ?? "?"
-            }.joined(separator: " ")
-        }
-        #expect(dtmf == ["1 false", "1 true", "# false", "# true"], "\(dtmfLines)")
         #expect(statistics.packetsSent > 100 && statistics.packetsReceived > 100, "\(statistics)")
         client.terminateGracefully()
     }
@@ -196,18 +187,6 @@ import WebRTC
         return stride(from: 0, to: wav.samples.count - frame + 1, by: frame).map {
             FrequencyAnalysis.toneLevelDBFS(samples: Array(wav.samples[$0..<$0 + frame]), sampleRate: wav.sampleRate, frequency: frequency)
         }
-    }
-
-    /// parleyd's output lines containing `text`, once there are `count` (bounded: 5 s).
-    static func waitForLines(in server: ParleydInstance, containing text: String, count: Int) async throws -> [String] {
-        let deadline = Date().addingTimeInterval(5)
-        var lines: [String] = []
-        repeat {
-            lines = (server.process?.report ?? "").split(separator: "\n").map(String.init).filter { $0.contains(text) }
-            if lines.count >= count { return lines }
-            try await Task.sleep(for: .milliseconds(50))
-        } while Date() < deadline
-        return lines
     }
 }
 
