@@ -5,8 +5,8 @@ public import ParleyCallModel
 /// Both ends are addresses (`PartyAddress`) and `direction` names their kinds
 /// (`direction.fits(caller:callee:)` holds): an app-to-app call joins two users, a call to
 /// a phone number a user and a number, a call to a SIP endpoint a user and a SIP address;
-/// a room will add a direction, not fields. (The SIP Call-ID and the final SIP status are
-/// not kept yet: they need columns in the store; a `sip_error`'s message names the status.)
+/// a room will add a direction, not fields. A call to a phone number or SIP address also
+/// keeps its INVITE's Call-ID and the status of the final response (`sipCallID`, `sipStatus`).
 ///
 /// Times are wall-clock milliseconds since the Unix epoch. The engine emits a new version
 /// (`CallAction.record`) whenever one of these fields changes; the last one has
@@ -41,10 +41,16 @@ public struct CallRecord: Sendable, Hashable, Codable {
     public var endCause: CallEndCause?
     /// For `endCause == .error`: what failed, e.g. `destination_not_found`.
     public var error: CallError?
+    /// For a call to a phone number or SIP address: the Call-ID of the gateway's INVITE,
+    /// once it was sent.
+    public var sipCallID: String?
+    /// For such a call: the status of the INVITE's final response (200 when answered).
+    public var sipStatus: Int?
 
     enum CodingKeys: String, CodingKey {
         case callID = "callId", applicationKey, direction, caller, callerDeviceID = "callerDeviceId", callee
         case answeredDeviceID = "answeredDeviceId", headers, video, state, times, endCause, error
+        case sipCallID = "sipCallId", sipStatus
     }
 
     /// A record of a call just started (state `initiating`).

@@ -607,6 +607,8 @@ public struct CallStateMachine: Sendable {
         case .progressing(let offering), .ringing(let offering):
             guard case .offered = offering.status[party] else { return }
             switch event {
+            case .placed(let sipCallID):
+                if record.sipCallID == nil { record.sipCallID = String(sipCallID.prefix(256)) }
             case .trying:
                 break
             case .ringing(let earlySDP, let headers):
@@ -616,6 +618,7 @@ public struct CallStateMachine: Sendable {
                 ringCaller(now: now)
             case .answered(let sdp, let headers):
                 farSideHeaders.merge(headers) { _, new in new }
+                record.sipStatus = 200
                 let earlyAnswer = offering.earlyAnswers[party]
                 guard earlyAnswer != nil || sdp != nil else {
                     end(.error, error: .init(code: .mediaFailed, message: "the SIP answer (2xx) carried no SDP"), now: now)
@@ -624,6 +627,7 @@ public struct CallStateMachine: Sendable {
                 // The first SDP is the answer: a 2xx after early media keeps the 18x's.
                 take(answerFrom: party, offering: offering, sdp: sdp, earlyAnswer: earlyAnswer, bridged: earlyAnswer != nil, now: now)
             case .failed(let status, let reason):
+                if (100...699).contains(status) { record.sipStatus = status }
                 let ending = SIPCallEvent.ending(status: status, reason: reason)
                 end(ending.cause, error: ending.error, now: now)
             case .hungUp:
@@ -634,7 +638,7 @@ public struct CallStateMachine: Sendable {
         case .answered, .established:
             guard party == answerer else { return }
             switch event {
-            case .trying, .ringing, .answered:
+            case .placed, .trying, .ringing, .answered:
                 break  // a late provisional response, or a 2xx retransmission
             case .failed(let status, let reason):
                 end(.error, error: SIPCallEvent.sipError(status: status, reason: reason), now: now)

@@ -6,6 +6,9 @@ public import ParleySignaling
 /// agent maps 100 and 181/182 to `trying`, 180 and 183 to `ringing` (with the SDP a 18x
 /// carried), a 2xx to `answered`, a final 3xx-6xx to `failed`, and a BYE to `hungUp`.
 public enum SIPCallEvent: Sendable, Hashable {
+    /// The INVITE went out with this Call-ID (kept on the call's record). Reported once,
+    /// before any answer.
+    case placed(sipCallID: String)
     /// 100 Trying, or a provisional response that does not alert (181, 182): the far side
     /// works on the call. The caller heard `call.progress` when the INVITE was asked for,
     /// so nothing changes.

@@ -648,6 +648,7 @@ final class CallEngine: @unchecked Sendable {
         guard !stopped else { return }
         let described: String =
             switch event {
+            case .placed: "placed"
             case .trying: "trying"
             case .ringing(let sdp, _): sdp == nil ? "ringing" : "ringing with SDP"
             case .answered(let sdp, _): sdp == nil ? "answered" : "answered with SDP"

@@ -17,12 +17,20 @@ import Synchronization
 /// their record is committed; the engine learns that through `committed`, on its loop.
 /// Used on the engine's loop only.
 final class CallRecorder: @unchecked Sendable {
-    // @unchecked: `progress` is touched on the engine's loop only; the writer is Sendable.
+    // @unchecked: `progress` and `sipWritten` are touched on the engine's loop only; the writer is Sendable.
     private let writer: StoreWriter
     private let log: ServerLog
     private let metrics: ServerMetrics
     /// The states already written per call in progress.
     private var progress: [String: Set<CallState>] = [:]
+    /// The SIP Call-ID and final status already written per call in progress.
+    private var sipWritten: [String: SIPFields] = [:]
+
+    /// A record's SIP fields, to write them once each time they change.
+    private struct SIPFields: Equatable {
+        var callID: String?
+        var status: Int?
+    }
     /// Who hears of commits (set once by the engine; called on the writer's thread).
     private let relay: CommitRelay
 
@@ -101,11 +109,19 @@ final class CallRecorder: @unchecked Sendable {
                 try store.updateCallState(id: id, to: state, at: time)
             })
         }
+        let sip = SIPFields(callID: record.sipCallID, status: record.sipStatus)
+        if sip != SIPFields(), sip != sipWritten[id] {
+            sipWritten[id] = sip
+            ticket = enqueue(.init(name: "recordSIP", subject: id, durable: false) { (store) throws(StoreError) in
+                try store.recordSIP(callId: id, sipCallId: sip.callID, sipStatus: sip.status)
+            })
+        }
         guard record.state == .ended, let cause = record.endCause else {
             progress[id] = written
             return (ticket, mustWait)
         }
         progress[id] = nil
+        sipWritten[id] = nil
         let endedTime = record.times.endedTime ?? ServerClock.unixMillis()
         let error = cause == .error ? record.error ?? CallError(code: "internal_error", message: "call failed") : nil
         let durationMs = record.times.answeredTime.map { max(0, endedTime - $0) } ?? 0

@@ -167,6 +167,7 @@ public final class SIPUserAgent: SIPCallPort, SIPTransportDelegate, @unchecked S
         calls[call.callID] = entry
         byParty[party] = call.callID
         active.add(1, ordering: .relaxed)
+        report(.placed(sipCallID: call.callID), party)
         log.info("sip.invite", ["call": party.callID, "sipCallId": call.callID, "to": invitation.requestURI.description,
                                 "via": invitation.destination.description])
         run(entry.call.start(now: transport.loop.now), for: entry, transport: transport)

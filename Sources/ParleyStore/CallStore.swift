@@ -108,6 +108,12 @@ public protocol CallStore {
     ///   `ended` (use `finishCall`).
     func updateCallState(id: String, to state: CallState, at time: Int64) throws(StoreError)
 
+    /// Stores what the SIP gateway knows of a call to a phone number or SIP address: its
+    /// INVITE's Call-ID and the status of the final response (200 when answered). A nil
+    /// keeps what is stored; allowed after the call ended (the final status can come last).
+    /// - Throws: `.notFound`; `.invalidArgument` for a status outside 100-699.
+    func recordSIP(callId: String, sipCallId: String?, sipStatus: Int?) throws(StoreError)
+
     /// Stores (or replaces) the statistics of one leg (one per role) of a call in progress.
     /// - Throws: `.notFound`; `.callEnded` once the call ended.
     func recordLeg(callId: String, _ leg: CallLeg) throws(StoreError)

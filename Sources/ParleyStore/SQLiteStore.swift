@@ -270,6 +270,18 @@ public final class SQLiteStore: CallStore {
         }
     }
 
+    public func recordSIP(callId: String, sipCallId: String?, sipStatus: Int?) throws(StoreError) {
+        if let sipStatus, !(100...699).contains(sipStatus) {
+            throw StoreError(.invalidArgument, "call \(callId): SIP status \(sipStatus) is not 100-699")
+        }
+        try write(durable: false) {
+            try db.execute(
+                "UPDATE calls SET sip_call_id = coalesce(?2, sip_call_id), sip_status = coalesce(?3, sip_status) WHERE id = ?1",
+                [.text(callId), SQLiteValue(sipCallId), sipStatus.map { .integer(Int64($0)) } ?? .null])
+            if db.changes == 0 { throw StoreError(.notFound, "call \(callId) not found") }
+        }
+    }
+
     /// Stores (or replaces) the statistics of one leg of a call in progress, so a record
     /// keeps figures even if the process dies before the end.
     /// - Throws: `.notFound`; `.callEnded` once the call ended.
@@ -540,7 +552,7 @@ public final class SQLiteStore: CallStore {
 
     private static let callColumns = """
         seq, id, application_key, caller, callee, direction, state, started_at, progressed_at, rung_at, answered_at,
-        established_at, ended_at, end_cause, error_code, error_message, duration_ms
+        established_at, ended_at, end_cause, error_code, error_message, duration_ms, sip_call_id, sip_status
         """
 
     /// A call row as stored, before its enumeration strings are checked.
@@ -562,9 +574,11 @@ public final class SQLiteStore: CallStore {
         var error: CallError?
         if let code = try row.optionalString(14) { error = CallError(code: code, message: try row.optionalString(15) ?? "") }
         // The ends and the direction are set by `decode`, once the direction text is checked.
-        let record = StoredCall(
+        var record = StoredCall(
             callId: try row.string(1), applicationKey: try row.string(2), caller: "", callee: "", direction: .appToApp,
             state: .initiating, details: times, error: error, durationMs: try row.optionalInt64(16))
+        record.sipCallId = try row.optionalString(17)
+        record.sipStatus = try row.optionalInt64(18).map { Int($0) }
         return CallRow(
             seq: try row.int64(0), record: record, caller: try row.string(3), callee: try row.string(4),
             direction: try row.string(5), state: try row.string(6), endCause: try row.optionalString(13))

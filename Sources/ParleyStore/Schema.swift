@@ -155,6 +155,14 @@ enum Schema {
                 ALTER TABLE applications ADD COLUMN sip_addresses_allowed INTEGER NOT NULL DEFAULT 0
                     CHECK (sip_addresses_allowed IN (0, 1));
                 """),
+        Migration(
+            version: 6, name: "calls' SIP Call-ID and final SIP status",
+            // Calls to phone numbers and SIP addresses: the gateway's INVITE Call-ID and the
+            // status of its final response (200 when answered).
+            sql: """
+                ALTER TABLE calls ADD COLUMN sip_call_id TEXT;
+                ALTER TABLE calls ADD COLUMN sip_status INTEGER CHECK (sip_status IS NULL OR sip_status BETWEEN 100 AND 699);
+                """),
     ]
 
     /// The version a fully migrated database has.

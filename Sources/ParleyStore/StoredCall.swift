@@ -37,6 +37,12 @@ public struct StoredCall: Sendable, Hashable, Codable {
     public var durationMs: Int64?
     /// The legs whose statistics were recorded, caller first.
     public var legs: [CallLeg]
+    /// For a call to a phone number or SIP address: the Call-ID of the gateway's INVITE.
+    public var sipCallId: String?
+    /// For a call to a phone number or SIP address: the status of the INVITE's final
+    /// response (200 when answered, 486 when busy...); nil when none came (cancelled,
+    /// no route, timed out before any).
+    public var sipStatus: Int?
 
     public init(
         callId: String, applicationKey: String, caller: PartyAddress, callee: PartyAddress, direction: CallDirection,
@@ -70,7 +76,7 @@ public struct StoredCall: Sendable, Hashable, Codable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case callId, applicationKey, caller, callee, direction, state, details, endCause, error, durationMs, legs
+        case callId, applicationKey, caller, callee, direction, state, details, endCause, error, durationMs, legs, sipCallId, sipStatus
     }
 
     public init(from decoder: any Decoder) throws {
@@ -87,6 +93,8 @@ public struct StoredCall: Sendable, Hashable, Codable {
             error: try container.decodeIfPresent(CallError.self, forKey: .error),
             durationMs: try container.decodeIfPresent(Int64.self, forKey: .durationMs),
             legs: try container.decode([CallLeg].self, forKey: .legs))
+        sipCallId = try container.decodeIfPresent(String.self, forKey: .sipCallId)
+        sipStatus = try container.decodeIfPresent(Int.self, forKey: .sipStatus)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -102,5 +110,7 @@ public struct StoredCall: Sendable, Hashable, Codable {
         try container.encodeIfPresent(error, forKey: .error)
         try container.encodeIfPresent(durationMs, forKey: .durationMs)
         try container.encode(legs, forKey: .legs)
+        try container.encodeIfPresent(sipCallId, forKey: .sipCallId)
+        try container.encodeIfPresent(sipStatus, forKey: .sipStatus)
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import ParleyCallModel
 import ParleyCallCore
 import ParleySignaling
@@ -457,6 +458,25 @@ struct CallSIPTests {
         }
         #expect(ringing == ["x-queue": "3"])
         #expect(answered == ["x-queue": "3", "x-agent": "42"])
+    }
+
+    @Test("The record keeps the INVITE's Call-ID and the final status: 200 when answered, the failure's otherwise")
+    func recordKeepsTheSIPCallIDAndStatus() throws {
+        var world = offeredPhoneCall()
+        report(&world, .placed(sipCallID: "abc@gw"))
+        #expect(world.registry.record(of: id)?.sipCallID == "abc@gw")
+        #expect(world.registry.record(of: id)?.sipStatus == nil)
+        world.media(.legConnected(.caller), id)
+        report(&world, .answered(sdp: Self.final))
+        #expect(world.registry.record(of: id)?.sipStatus == 200)
+
+        var busy = offeredPhoneCall()
+        report(&busy, .placed(sipCallID: "def@gw"))
+        report(&busy, .failed(status: 486, reason: "Busy Here"))
+        let ended = try #require(busy.records.last { $0.callID == id })
+        #expect(ended.sipCallID == "def@gw" && ended.sipStatus == 486 && ended.state == .ended)
+        let json = String(decoding: try JSONEncoder().encode(ended), as: UTF8.self)
+        #expect(json.contains(#""sipCallId":"def@gw""#) && json.contains(#""sipStatus":486"#))
     }
 
     // MARK: SIP addresses, routing and records

@@ -66,6 +66,14 @@ extension EndToEndRealTimeMediaTests {
             let headers = alice.events.filter { $0["event"] as? String == "responseHeaders" }
             #expect(headers.contains { ($0["headers"] as? [String: String])?["x-agent"] == "42" }, "\(alice.events)")
             #expect(alice.eventNames.containsInOrder(["ringing", "answered", "established", "ended"]), "\(alice.eventNames)")
+
+            // The record: the number as callee, the INVITE's Call-ID, the final status.
+            let callID = try #require(try alice.summary(timeout: 1)["callId"] as? String)
+            let (status, record) = try server.get("/v1/calls/\(callID)")
+            #expect(status == 200)
+            #expect(record?["callee"] as? String == "+4615550101" && record?["direction"] as? String == "appToPhone", "\(record ?? [:])")
+            #expect(record?["sipStatus"] as? Int == 200, "\(record ?? [:])")
+            #expect((record?["sipCallId"] as? String)?.isEmpty == false, "\(record ?? [:])")
         }
 
         /// A busy endpoint (486): the call ends `denied`, and parleyd acknowledges the 486.
@@ -76,6 +84,8 @@ extension EndToEndRealTimeMediaTests {
             _ = try alice.waitForExit(timeout: 45)
             let ended = try alice.waitForEvent("ended", timeout: 1)
             #expect(ended["cause"] as? String == "denied", "\(ended)")
+            let callID = try #require(try alice.summary(timeout: 1)["callId"] as? String)
+            #expect(try server.get("/v1/calls/\(callID)").body?["sipStatus"] as? Int == 486)
             #expect(try peer.waitForExit(timeout: 20) == 0, "\(peer.report)")
         }
 

@@ -26,7 +26,7 @@ struct StoreFactory: Sendable, CustomTestStringConvertible {
         let path = directory.storePath
         return TestStore(
             connections: .sqlite(path: path, writerBusyTimeoutMilliseconds: 50),
-            freshMigrations: [1, 2, 3, 4, 5],
+            freshMigrations: [1, 2, 3, 4, 5, 6],
             remove: directory.remove,
             holdWriteLock: {
                 let blocker = try SQLiteDatabase(path: path)
@@ -95,8 +95,11 @@ struct TemporaryDirectory {
 }
 
 /// SQL that takes a SQLite store back to before migration 5 (applications' dialling
-/// settings), for the tests of older migrations: they then apply 5 again too.
+/// settings; and 6, calls' SIP fields), for the tests of older migrations: they then
+/// apply 5 and 6 again too.
 let undoMigrationFive = """
+    ALTER TABLE calls DROP COLUMN sip_call_id; ALTER TABLE calls DROP COLUMN sip_status;
+    DELETE FROM schema_version WHERE version = 6;
     ALTER TABLE applications DROP COLUMN default_cli; ALTER TABLE applications DROP COLUMN allowed_number_prefixes;
     ALTER TABLE applications DROP COLUMN max_concurrent_phone_calls; ALTER TABLE applications DROP COLUMN max_phone_calls_per_minute;
     ALTER TABLE applications DROP COLUMN max_call_duration_s; ALTER TABLE applications DROP COLUMN sip_addresses_allowed;
