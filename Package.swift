@@ -114,7 +114,7 @@ let package = Package(
             swiftSettings: upcoming
         ),
         // SIP's transport layer (RFC 3261 §18): UDP and TCP on the parley-sip loop (docs/sip.md)
-        .target(name: "ParleySIPIO", dependencies: ["ParleyWireCore", "ParleyNetCore", "ParleyNetLinux", "ParleySIP"], swiftSettings: upcoming),
+        .target(name: "ParleySIPIO", dependencies: ["ParleyWireCore", "ParleyNetCore", "ParleyNetLinux", "ParleySIP", "ParleyCrypto"], swiftSettings: upcoming),
         // The signaling bus and device directory ports with their in-process adapters
         .target(name: "ParleyBus", dependencies: ["ParleyCallCore", "ParleySignaling"], swiftSettings: upcoming),
         .target(name: "ParleyStore", dependencies: ["ParleyWireCore", "ParleySQLite", "ParleyCallModel"], swiftSettings: upcoming),
