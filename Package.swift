@@ -195,7 +195,7 @@ let package = Package(
         .testTarget(name: "ParleyRTPTests", dependencies: ["ParleyRTP", "ParleyWireCore", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleySDPTests", dependencies: ["ParleySDP", "ParleyTestSupport"], resources: [.copy("Fixtures")], swiftSettings: upcoming),
         .testTarget(name: "ParleySIPTests", dependencies: ["ParleySIP", "ParleyTestSupport"], swiftSettings: upcoming),
-        .testTarget(name: "ParleySIPIOTests", dependencies: ["ParleySIPIO", "ParleySIP", "ParleyNetCore", "ParleyNetLinux", "ParleyWireCore"], swiftSettings: upcoming),
+        .testTarget(name: "ParleySIPIOTests", dependencies: ["ParleySIPIO", "ParleySIP", "ParleyNetCore", "ParleyNetLinux", "ParleyWireCore", "ParleyCrypto", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleyHTTPTests", dependencies: ["ParleyHTTP", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleyWebSocketTests", dependencies: ["ParleyWebSocket", "ParleyHTTP", "ParleyWireCore", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleySignalingTests", dependencies: ["ParleySignaling", "ParleyTestSupport"], swiftSettings: upcoming),

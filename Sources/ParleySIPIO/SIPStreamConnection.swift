@@ -158,7 +158,8 @@ final class SIPStreamConnection: @unchecked Sendable {
             frame()
             return
         }
-        handle(tls.receive(bytes), handshaking: tls.state == .handshaking)
+        let handshaking = tls.state == .handshaking
+        handle(tls.receive(bytes), handshaking: handshaking)
     }
 
     /// Carries out what one call into the TLS session produced: records to the socket,
@@ -167,7 +168,12 @@ final class SIPStreamConnection: @unchecked Sendable {
     private func handle(_ output: TLSOutput, handshaking: Bool) {
         if !output.send.isEmpty { _ = tcp.write(output.send) }
         if let error = output.error {
-            if handshaking {
+            // One read can finish the handshake and carry a bad record after it.
+            if output.didConnect {
+                handshakeDeadline = nil
+                server.counters.tlsHandshakes.add(1, ordering: .relaxed)
+            }
+            if handshaking && !output.didConnect {
                 handshakeFailure = "TLS handshake failed: \(error)"
             } else {
                 // A record that does not decrypt: the stream is lost, like a framing error.
