@@ -153,7 +153,7 @@ import Testing
 
     @Test func aHandshakeThatNeverFinishesIsClosedAtTheTimeoutWhileOthersAreServed() throws {
         let ca = try TestCertificateAuthority.shared()
-        let server = try startServer { $0.tls = tls(ca, handshakeTimeout: .milliseconds(400)) }
+        let server = try startServer { $0.tls = tls(ca, handshakeTimeout: .seconds(1)) }
         defer { server.shutdown() }
         let address = try #require(server.tlsLocalAddress)
         let started = ContinuousClock.now
@@ -171,12 +171,12 @@ import Testing
 
         #expect(waitForEnd(of: silent, within: .seconds(5)))
         #expect(waitForEnd(of: halfway, within: .seconds(5)))
-        #expect(ContinuousClock.now - started >= .milliseconds(350))
+        #expect(ContinuousClock.now - started >= .milliseconds(950))
         #expect(eventually {
             let statistics = server.statistics
             return statistics.tlsHandshakeFailures == 2 && statistics.connectionTimeouts == 2 && statistics.tlsHandshakes == 1
         })
-        #expect(server.connectionCount == 1)
+        #expect(eventually { server.connectionCount == 1 })
     }
 
     @Test func garbageBeforeOrAfterTheHandshakeClosesThatConnectionAlone() throws {
@@ -206,7 +206,8 @@ import Testing
             let statistics = server.statistics
             return statistics.tlsHandshakeFailures == 2 && statistics.tlsHandshakes == 2 && statistics.dropped[.malformed] == 1
         }, "\(server.statistics)")
-        #expect(server.connectionCount == 1)
+        // Each closed gracefully (its alert or close_notify first), so it may linger a moment.
+        #expect(eventually { server.connectionCount == 1 })
     }
 
     // MARK: Responses
