@@ -114,7 +114,7 @@ let package = Package(
             swiftSettings: upcoming
         ),
         // SIP's transport layer (RFC 3261 §18): UDP and TCP on the parley-sip loop (docs/sip.md)
-        .target(name: "ParleySIPIO", dependencies: ["ParleyWireCore", "ParleyNetCore", "ParleyNetLinux", "ParleySIP"], swiftSettings: upcoming),
+        .target(name: "ParleySIPIO", dependencies: ["ParleyWireCore", "ParleyNetCore", "ParleyNetLinux", "ParleySIP", "ParleyCrypto"], swiftSettings: upcoming),
         // The signaling bus and device directory ports with their in-process adapters
         .target(name: "ParleyBus", dependencies: ["ParleyCallCore", "ParleySignaling"], swiftSettings: upcoming),
         .target(name: "ParleyStore", dependencies: ["ParleyWireCore", "ParleySQLite", "ParleyCallModel"], swiftSettings: upcoming),
@@ -195,7 +195,7 @@ let package = Package(
         .testTarget(name: "ParleyRTPTests", dependencies: ["ParleyRTP", "ParleyWireCore", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleySDPTests", dependencies: ["ParleySDP", "ParleyTestSupport"], resources: [.copy("Fixtures")], swiftSettings: upcoming),
         .testTarget(name: "ParleySIPTests", dependencies: ["ParleySIP", "ParleyTestSupport"], swiftSettings: upcoming),
-        .testTarget(name: "ParleySIPIOTests", dependencies: ["ParleySIPIO", "ParleySIP", "ParleyNetCore", "ParleyNetLinux", "ParleyWireCore"], swiftSettings: upcoming),
+        .testTarget(name: "ParleySIPIOTests", dependencies: ["ParleySIPIO", "ParleySIP", "ParleyNetCore", "ParleyNetLinux", "ParleyWireCore", "ParleyCrypto", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleyHTTPTests", dependencies: ["ParleyHTTP", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleyWebSocketTests", dependencies: ["ParleyWebSocket", "ParleyHTTP", "ParleyWireCore", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleySignalingTests", dependencies: ["ParleySignaling", "ParleyTestSupport"], swiftSettings: upcoming),

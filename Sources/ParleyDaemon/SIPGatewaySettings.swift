@@ -3,17 +3,26 @@ import ParleyServer
 import ParleySIP
 import ParleySIPCore
 
-/// `parleyd serve`'s SIP gateway settings (docs/sip.md, "Routing"): the trunk for phone
-/// numbers, routes per SIP domain, the outbound proxy, direct dialling and the host
-/// parleyd names itself by. Any of the first four turns the gateway on; it needs
-/// `--sip-listen`.
+/// `parleyd serve`'s SIP over TLS and SIP gateway settings (docs/sip.md, "Transports" and
+/// "Routing"): the TLS listener, its certificate and the CAs trunks are checked against;
+/// the trunk for phone numbers, routes per SIP domain, the outbound proxy, direct dialling
+/// and the host parleyd names itself by. Any of trunk, route, proxy or direct dialling
+/// turns the gateway on; it needs `--sip-listen`, and a TLS hop needs `--sip-tls-listen`.
 enum SIPGatewaySettings {
     /// The options, in the order `--help` lists them (after `sip-force-rport`).
     static let options: [ConfigurationOption] = [
+        .init(name: "sip-tls-listen", kind: .text, valueName: "HOST:PORT", defaultText: "off",
+              help: "SIP over TLS on this address (usually port 5061), in and out; needs --sip-listen, --sip-tls-cert, --sip-tls-key"),
+        .init(name: "sip-tls-cert", kind: .text, valueName: "FILE", defaultText: "none",
+              help: "PEM certificate chain presented on --sip-tls-listen (server certificate first)"),
+        .init(name: "sip-tls-key", kind: .text, valueName: "FILE", defaultText: "none",
+              help: "PEM private key (unencrypted) for --sip-tls-cert"),
+        .init(name: "sip-tls-ca-file", kind: .text, valueName: "FILE", defaultText: "the system's CAs",
+              help: "PEM CA certificates that TLS trunks' and peers' certificates must chain to"),
         .init(name: "sip-trunk", kind: .text, valueName: "URI", defaultText: "none",
-              help: "SIP trunk that calls to phone numbers go through: sip:IP:PORT[;transport=tcp] (or IP:PORT)"),
+              help: "SIP trunk that calls to phone numbers go through: sip:IP:PORT[;transport=tcp|tls] (or IP:PORT, sips:IP:PORT)"),
         .init(name: "sip-trunk-domain", kind: .text, valueName: "HOST", defaultText: "the trunk's IP",
-              help: "host written in the trunk's Request-URI, From and P-Asserted-Identity"),
+              help: "host written in the trunk's Request-URI, From and P-Asserted-Identity; over TLS, its certificate's name"),
         .init(name: "sip-trunk-user", kind: .text, valueName: "NAME", defaultText: "none",
               help: "account answering the trunk's digest challenges (401/407)"),
         .init(name: "sip-trunk-password", kind: .text, valueName: "PASSWORD", defaultText: "none",
@@ -22,9 +31,9 @@ enum SIPGatewaySettings {
               help: "file holding that account's password (its first line), instead of --sip-trunk-password"),
         .init(name: "sip-trunk-number-format", kind: .text, valueName: "e164|digits", defaultText: "e164",
               help: "numbers as +4615550101 (e164) or 4615550101 (digits) toward the trunk"),
-        .init(name: "sip-route", kind: .list, valueName: "DOMAIN=IP:PORT[;transport=tcp]", defaultText: "none",
-              help: "where calls to a SIP domain go; repeatable; environment: comma-separated"),
-        .init(name: "sip-outbound-proxy", kind: .text, valueName: "IP:PORT[;transport=tcp]", defaultText: "none",
+        .init(name: "sip-route", kind: .list, valueName: "DOMAIN=IP:PORT[;transport=tcp|tls]", defaultText: "none",
+              help: "where calls to a SIP domain go (over TLS, checked for DOMAIN); repeatable; environment: comma-separated"),
+        .init(name: "sip-outbound-proxy", kind: .text, valueName: "IP:PORT[;transport=tcp|tls]", defaultText: "none",
               help: "where calls to SIP domains without a route go"),
         .init(name: "sip-allow-direct", kind: .switchOn, valueName: "", defaultText: "off",
               help: "let calls to sip addresses whose host is an IP address go straight there"),
@@ -107,18 +116,23 @@ enum SIPGatewaySettings {
         return enabled ? gateway : nil
     }
 
-    /// `IP:PORT[;transport=udp|tcp]` (IPv6 as `[::1]:5060`), or the same as a URI
-    /// (`sip:IP:PORT;transport=udp`): names are not resolved.
+    /// `IP:PORT[;transport=udp|tcp|tls]` (IPv6 as `[::1]:5060`), or the same as a URI
+    /// (`sip:IP:PORT;transport=udp`, `sips:IP:PORT` for TLS): names are not resolved.
     static func hop(_ text: String, _ source: String) throws -> SIPHop {
-        let bare = text.lowercased().hasPrefix("sip:") ? String(text.dropFirst(4)) : text
+        let lowered = text.lowercased()
+        let secure = lowered.hasPrefix("sips:")
+        let bare = secure ? String(text.dropFirst(5)) : lowered.hasPrefix("sip:") ? String(text.dropFirst(4)) : text
         var address = Substring(bare)
-        var transport = SIPHop.Transport.udp
+        var transport = secure ? SIPHop.Transport.tls : .udp
         if let semicolon = bare.firstIndex(of: ";") {
             address = bare[..<semicolon]
             let parameter = bare[bare.index(after: semicolon)...].lowercased()
             guard parameter.hasPrefix("transport="),
-                  let named = SIPHop.Transport(name: String(parameter.dropFirst("transport=".count))), named != .tls else {
-                throw DaemonUsageError("\(source): \"\(text)\": the only parameter is ;transport=udp or ;transport=tcp")
+                  let named = SIPHop.Transport(name: String(parameter.dropFirst("transport=".count))) else {
+                throw DaemonUsageError("\(source): \"\(text)\": the only parameter is ;transport=udp, tcp or tls")
+            }
+            guard !secure || named == .tls else {
+                throw DaemonUsageError("\(source): \"\(text)\": a sips: address goes over TLS only")
             }
             transport = named
         }
@@ -133,6 +147,46 @@ enum SIPGatewaySettings {
             throw DaemonUsageError("\(source): \"\(text)\" is not IP:PORT")
         }
         return SIPHop(transport: transport, host: host, port: socket.port)
+    }
+
+    /// The SIP over TLS settings, into `configuration` (after `--sip-listen` and the
+    /// gateway are read): the listener needs `--sip-listen`, a certificate and a key; a
+    /// gateway hop over TLS needs the listener (its port is the one Via and Contact name).
+    static func applyTLS(_ settings: DaemonCommandLine.SettingValues, to configuration: inout ServerConfiguration) throws {
+        func one(_ name: String) -> (value: String, source: String)? {
+            settings[name].map { ($0.values.last ?? "", $0.source) }
+        }
+        if let (value, source) = one("sip-tls-listen") {
+            let address: SocketAddress
+            do { address = try SocketAddress(parsing: value) } catch {
+                throw DaemonUsageError("\(source): \"\(value)\" is not HOST:PORT with an IP address (IPv6 as [::1]:5061)")
+            }
+            guard let sip = configuration.sipListenAddress else { throw DaemonUsageError("\(source) needs --sip-listen") }
+            // Another TCP listener on the same port would not bind.
+            if address.port != 0, ([sip] + configuration.listenAddresses + configuration.tlsListenAddresses).contains(address) {
+                throw DaemonUsageError("\(source): \(address) is also the --sip-listen address or an HTTP listen address")
+            }
+            configuration.sipTLSListenAddress = address
+        }
+        configuration.sipTLSCertificateFile = one("sip-tls-cert")?.value
+        configuration.sipTLSKeyFile = one("sip-tls-key")?.value
+        configuration.sipTLSCAFile = one("sip-tls-ca-file")?.value
+        let given = [configuration.sipTLSListenAddress != nil, configuration.sipTLSCertificateFile != nil, configuration.sipTLSKeyFile != nil]
+        if given.contains(true) && given.contains(false) {
+            throw DaemonUsageError("--sip-tls-listen, --sip-tls-cert and --sip-tls-key go together: give all three or none")
+        }
+        for file in [configuration.sipTLSCertificateFile, configuration.sipTLSKeyFile, configuration.sipTLSCAFile] where file == "" {
+            throw DaemonUsageError("--sip-tls-cert, --sip-tls-key and --sip-tls-ca-file must name files")
+        }
+        if configuration.sipTLSCAFile != nil, configuration.sipTLSListenAddress == nil {
+            throw DaemonUsageError("--sip-tls-ca-file needs --sip-tls-listen")
+        }
+        if configuration.sipTLSListenAddress == nil, let gateway = configuration.sipGateway {
+            let hops = [gateway.trunk?.hop, gateway.outboundProxy].compactMap { $0 } + gateway.routes.values
+            if let hop = hops.first(where: { $0.transport == .tls }) {
+                throw DaemonUsageError("a SIP hop over TLS (\(hop)) needs --sip-tls-listen, --sip-tls-cert and --sip-tls-key")
+            }
+        }
     }
 
     private static func isHost(_ text: String) -> Bool {

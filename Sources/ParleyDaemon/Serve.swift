@@ -52,7 +52,7 @@ enum Serve {
         // test reading a pipe sees the addresses at once.
         let text = banner(addresses: server.localAddresses, developmentApplication: server.developmentApplication,
                           dataDirectory: configuration.dataDirectory, tlsAddresses: server.tlsLocalAddresses,
-                          sipAddress: server.sipLocalAddress, softphone: softphoneCommand())
+                          sipAddress: server.sipLocalAddress, sipTLSAddress: server.sipTLSLocalAddress, softphone: softphoneCommand())
         FileHandle.standardOutput.write(Data(text.utf8))
 
         stop.wait()
@@ -63,7 +63,8 @@ enum Serve {
 
     /// What `serve` prints on standard output once listening.
     static func banner(addresses: [SocketAddress], developmentApplication: Application?, dataDirectory: String,
-                       tlsAddresses: [SocketAddress] = [], sipAddress: SocketAddress? = nil, softphone: String = "parley") -> String {
+                       tlsAddresses: [SocketAddress] = [], sipAddress: SocketAddress? = nil, sipTLSAddress: SocketAddress? = nil,
+                       softphone: String = "parley") -> String {
         var out = ""
         for address in addresses {
             out += "parleyd listening on http://\(address) (signaling ws://\(address)/v1/ws)\n"
@@ -73,6 +74,9 @@ enum Serve {
         }
         if let sipAddress {
             out += "parleyd listening for SIP on udp and tcp \(sipAddress)\n"
+        }
+        if let sipTLSAddress {
+            out += "parleyd listening for SIP on tls \(sipTLSAddress)\n"
         }
         let server = "http://" + (addresses.first.map(reachable) ?? SocketAddress.ipv4Loopback(port: 8080)).description
         if let app = developmentApplication {

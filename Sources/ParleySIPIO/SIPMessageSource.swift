@@ -2,7 +2,7 @@ public import ParleyNetCore
 
 /// Where a received message came from, which is also where its responses go (RFC 3261
 /// §18.2.2): the transport, the peer's address and port as the socket saw them, and for
-/// TCP the connection it arrived on.
+/// TCP and TLS the connection it arrived on.
 public struct SIPMessageSource: Sendable, Hashable, CustomStringConvertible {
     /// The transport the message arrived on.
     public let transport: SIPTransport
@@ -10,7 +10,7 @@ public struct SIPMessageSource: Sendable, Hashable, CustomStringConvertible {
     public let remoteAddress: SocketAddress
     /// The local address it arrived at.
     public let localAddress: SocketAddress
-    /// The TCP connection it arrived on; nil for UDP.
+    /// The TCP or TLS connection it arrived on; nil for UDP.
     public let connectionID: UInt64?
 
     public init(transport: SIPTransport, remoteAddress: SocketAddress, localAddress: SocketAddress, connectionID: UInt64?) {

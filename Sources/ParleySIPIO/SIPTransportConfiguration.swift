@@ -11,10 +11,10 @@ public struct SIPTransportConfiguration: Sendable, Hashable {
     public var listenAddress: SocketAddress
     /// Bounds on each message (size, header count, line length...).
     public var limits: SIPLimits
-    /// TCP connections open at once, accepted and opened together; one more accepted is
-    /// closed at once, one more to open fails the send.
+    /// TCP and TLS connections open at once, accepted and opened together; one more
+    /// accepted is closed at once, one more to open fails the send.
     public var maxConnections: Int
-    /// TCP connections one source IP address may hold open at once.
+    /// TCP and TLS connections one source IP address may hold open at once.
     public var maxConnectionsPerSource: Int
     /// A TCP connection that carries nothing (no message, no keepalive) this long is
     /// closed. RFC 5626 clients ping every 95 to 120 s, so this stays above that.
@@ -39,12 +39,16 @@ public struct SIPTransportConfiguration: Sendable, Hashable {
     /// Write queue limits of each TCP connection (back-pressure: a peer that does not read
     /// is closed once its queue passes the maximum).
     public var connection: TCPConnection.Configuration
+    /// SIP over TLS on a second port, and TLS toward peers; nil: UDP and TCP only (a send
+    /// over TLS is then dropped as unroutable). TLS connections count in the same limits
+    /// as TCP ones (connections, per source, idle and message timeouts).
+    public var tls: SIPTLSConfiguration?
     /// The name of the loop's thread.
     public var threadName: String
 
     /// Defaults: 64 KiB messages, 1024 connections, 32 per source, 180 s idle, 10 s to
     /// complete a message, 5 s to connect, 50 requests/s with a burst of 100 per source,
-    /// the 1300-byte rule, 64 KiB / 1 MiB write queues, thread `parley-sip`.
+    /// the 1300-byte rule, 64 KiB / 1 MiB write queues, no TLS, thread `parley-sip`.
     public init(listenAddress: SocketAddress, limits: SIPLimits = .default, maxConnections: Int = 1024,
                 maxConnectionsPerSource: Int = 32, idleTimeout: Duration = .seconds(180),
                 messageTimeout: Duration = .seconds(10), connectTimeout: Duration = .seconds(5),
@@ -52,7 +56,7 @@ public struct SIPTransportConfiguration: Sendable, Hashable {
                 largeRequestThreshold: Int = 1300,
                 connection: TCPConnection.Configuration = TCPConnection.Configuration(
                     pauseReadingAbove: 64 * 1024, maxQueuedBytes: 1024 * 1024, lingerTimeout: .seconds(2)),
-                threadName: String = "parley-sip") {
+                tls: SIPTLSConfiguration? = nil, threadName: String = "parley-sip") {
         self.listenAddress = listenAddress
         self.limits = limits
         self.maxConnections = maxConnections
@@ -64,6 +68,7 @@ public struct SIPTransportConfiguration: Sendable, Hashable {
         self.forceReturnPort = forceReturnPort
         self.largeRequestThreshold = largeRequestThreshold
         self.connection = connection
+        self.tls = tls
         self.threadName = threadName
     }
 }

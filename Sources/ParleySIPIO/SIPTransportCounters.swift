@@ -5,8 +5,10 @@ import Synchronization
 final class SIPTransportCounters: Sendable {
     private let receivedUDP = Atomic<Int>(0)
     private let receivedTCP = Atomic<Int>(0)
+    private let receivedTLS = Atomic<Int>(0)
     private let sentUDP = Atomic<Int>(0)
     private let sentTCP = Atomic<Int>(0)
+    private let sentTLS = Atomic<Int>(0)
     private let droppedMalformed = Atomic<Int>(0)
     private let droppedOverLimit = Atomic<Int>(0)
     private let droppedRateLimited = Atomic<Int>(0)
@@ -21,11 +23,14 @@ final class SIPTransportCounters: Sendable {
     let connectionsOpened = Atomic<Int>(0)
     let connectionsRefused = Atomic<Int>(0)
     let connectionTimeouts = Atomic<Int>(0)
+    let tlsHandshakes = Atomic<Int>(0)
+    let tlsHandshakeFailures = Atomic<Int>(0)
 
     func countReceived(_ transport: SIPTransport) {
         switch transport {
         case .udp: receivedUDP.add(1, ordering: .relaxed)
         case .tcp: receivedTCP.add(1, ordering: .relaxed)
+        case .tls: receivedTLS.add(1, ordering: .relaxed)
         }
     }
 
@@ -33,6 +38,7 @@ final class SIPTransportCounters: Sendable {
         switch transport {
         case .udp: sentUDP.add(1, ordering: .relaxed)
         case .tcp: sentTCP.add(1, ordering: .relaxed)
+        case .tls: sentTLS.add(1, ordering: .relaxed)
         }
     }
 
@@ -50,8 +56,9 @@ final class SIPTransportCounters: Sendable {
     func snapshot() -> SIPTransportStatistics {
         let rateLimited = droppedRateLimited.load(ordering: .relaxed)
         return SIPTransportStatistics(
-            received: [.udp: receivedUDP.load(ordering: .relaxed), .tcp: receivedTCP.load(ordering: .relaxed)],
-            sent: [.udp: sentUDP.load(ordering: .relaxed), .tcp: sentTCP.load(ordering: .relaxed)],
+            received: [.udp: receivedUDP.load(ordering: .relaxed), .tcp: receivedTCP.load(ordering: .relaxed),
+                       .tls: receivedTLS.load(ordering: .relaxed)],
+            sent: [.udp: sentUDP.load(ordering: .relaxed), .tcp: sentTCP.load(ordering: .relaxed), .tls: sentTLS.load(ordering: .relaxed)],
             dropped: [
                 .malformed: droppedMalformed.load(ordering: .relaxed),
                 .overLimit: droppedOverLimit.load(ordering: .relaxed),
@@ -68,6 +75,8 @@ final class SIPTransportCounters: Sendable {
             connectionsAccepted: connectionsAccepted.load(ordering: .relaxed),
             connectionsOpened: connectionsOpened.load(ordering: .relaxed),
             connectionsRefused: connectionsRefused.load(ordering: .relaxed),
-            connectionTimeouts: connectionTimeouts.load(ordering: .relaxed))
+            connectionTimeouts: connectionTimeouts.load(ordering: .relaxed),
+            tlsHandshakes: tlsHandshakes.load(ordering: .relaxed),
+            tlsHandshakeFailures: tlsHandshakeFailures.load(ordering: .relaxed))
     }
 }

@@ -37,22 +37,28 @@ public struct SIPTransportStatistics: Sendable, Hashable {
     /// Keepalives received (RFC 5626: CRLF CRLF over TCP, answered CRLF; bare line breaks
     /// in a datagram).
     public var keepalives: Int
-    /// TCP connections open now (accepted and opened).
+    /// TCP and TLS connections open now (accepted and opened).
     public var connectionsOpen: Int
-    /// TCP connections accepted since the start.
+    /// TCP and TLS connections accepted since the start.
     public var connectionsAccepted: Int
-    /// TCP connections opened by this server since the start.
+    /// TCP and TLS connections opened by this server since the start.
     public var connectionsOpened: Int
-    /// TCP connections refused at accept (over `maxConnections` or `maxConnectionsPerSource`).
+    /// TCP and TLS connections refused at accept (over `maxConnections` or `maxConnectionsPerSource`).
     public var connectionsRefused: Int
     /// TCP connections closed for idleness, a message not completed in time, or a
-    /// connect that took too long.
+    /// connect or TLS handshake that took too long.
     public var connectionTimeouts: Int
+    /// TLS handshakes completed, on connections accepted and opened.
+    public var tlsHandshakes: Int
+    /// TLS handshakes that failed: garbage or plain SIP on the TLS port, no common
+    /// protocol version or cipher, a peer certificate that did not verify, the peer
+    /// closing half-way, or the handshake timeout (also in `connectionTimeouts`).
+    public var tlsHandshakeFailures: Int
 
     public init(received: [SIPTransport: Int] = [:], sent: [SIPTransport: Int] = [:], dropped: [DropReason: Int] = [:],
                 rejected: Int = 0, rateLimitRefused: Int = 0, rateLimitDropped: Int = 0, keepalives: Int = 0,
                 connectionsOpen: Int = 0, connectionsAccepted: Int = 0, connectionsOpened: Int = 0,
-                connectionsRefused: Int = 0, connectionTimeouts: Int = 0) {
+                connectionsRefused: Int = 0, connectionTimeouts: Int = 0, tlsHandshakes: Int = 0, tlsHandshakeFailures: Int = 0) {
         self.received = received
         self.sent = sent
         self.dropped = dropped
@@ -65,5 +71,7 @@ public struct SIPTransportStatistics: Sendable, Hashable {
         self.connectionsOpened = connectionsOpened
         self.connectionsRefused = connectionsRefused
         self.connectionTimeouts = connectionTimeouts
+        self.tlsHandshakes = tlsHandshakes
+        self.tlsHandshakeFailures = tlsHandshakeFailures
     }
 }

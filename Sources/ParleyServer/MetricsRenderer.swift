@@ -109,14 +109,17 @@ public enum MetricsRenderer {
                [([("action", "refused")], Double(sip.rateLimitRefused)), ([("action", "dropped")], Double(sip.rateLimitDropped))])
         family(&out, "parley_sip_keepalives_total", .counter, "SIP keepalives received (CRLF CRLF over TCP, line breaks over UDP).",
                [([], Double(sip.keepalives))])
-        family(&out, "parley_sip_connections_open", .gauge, "SIP TCP connections open now, accepted and opened.",
+        family(&out, "parley_sip_connections_open", .gauge, "SIP TCP and TLS connections open now, accepted and opened.",
                [([], Double(sip.connectionsOpen))])
         family(&out, "parley_sip_connections_refused_total", .counter,
-               "SIP TCP connections closed at accept: over the total or the per-source limit.",
+               "SIP TCP and TLS connections closed at accept: over the total or the per-source limit.",
                [([], Double(sip.connectionsRefused))])
         family(&out, "parley_sip_connection_timeouts_total", .counter,
-               "SIP TCP connections closed for idleness, an incomplete message or a slow connect.",
+               "SIP TCP and TLS connections closed for idleness, an incomplete message, a slow connect or TLS handshake.",
                [([], Double(sip.connectionTimeouts))])
+        family(&out, "parley_sip_tls_handshakes_total", .counter,
+               "SIP TLS handshakes, accepted and opened: completed, or failed (garbage, a certificate refused, the timeout).",
+               [([("result", "completed")], Double(sip.tlsHandshakes)), ([("result", "failed")], Double(sip.tlsHandshakeFailures))])
     }
 
     /// A label value escaped for the text format: backslash, double quote and line feed

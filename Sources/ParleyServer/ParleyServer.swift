@@ -175,9 +175,17 @@ public final class ParleyServer: Sendable {
                                                burst: configuration.sipRequestBurst)
             // Without a user agent (no SIP calls configured) a stateless responder answers.
             let delegate: any SIPTransportDelegate = sipUserAgent ?? SIPStatelessResponder()
+            var tls: SIPTLSConfiguration?
+            if let tlsAddress = configuration.sipTLSListenAddress {
+                guard let certificate = configuration.sipTLSCertificateFile, let key = configuration.sipTLSKeyFile else {
+                    throw EdgeServerConfigurationError(message: "SIP over TLS needs a certificate file and a key file")
+                }
+                tls = SIPTLSConfiguration(listenAddress: tlsAddress, certificateChainFile: certificate, privateKeyFile: key,
+                                          caFile: configuration.sipTLSCAFile)
+            }
             let sip = try SIPTransportServer(
                 configuration: SIPTransportConfiguration(listenAddress: address, rateLimit: rateLimit,
-                                                         forceReturnPort: configuration.sipForceReturnPort),
+                                                         forceReturnPort: configuration.sipForceReturnPort, tls: tls),
                 delegate: delegate)
             state.withLock { $0.sip = sip }
             if let sipUserAgent {
@@ -188,7 +196,9 @@ public final class ParleyServer: Sendable {
                 }
             }
             metrics.attachSIPStatistics { [sip] in sip.statistics }
-            log.info("sip.listen", ["address": sip.localAddress.description, "transports": "udp,tcp",
+            log.info("sip.listen", ["address": sip.localAddress.description,
+                                    "tlsAddress": sip.tlsLocalAddress?.description ?? "",
+                                    "transports": sip.tlsLocalAddress == nil ? "udp,tcp" : "udp,tcp,tls",
                                     "handler": sipUserAgent == nil ? "stateless" : "user agent"])
         }
     }
@@ -197,6 +207,12 @@ public final class ParleyServer: Sendable {
     /// `start()` or without `sipListenAddress`.
     public var sipLocalAddress: SocketAddress? {
         state.withLock { $0.sip?.localAddress }
+    }
+
+    /// The bound SIP over TLS address (the port chosen for port 0); nil before `start()`
+    /// or without `sipTLSListenAddress`.
+    public var sipTLSLocalAddress: SocketAddress? {
+        state.withLock { $0.sip?.tlsLocalAddress }
     }
 
     /// The bound TLS addresses (ports chosen for port 0); empty before `start()` or without TLS.

@@ -1,6 +1,6 @@
 public import ParleyCallCore
 import ParleyCallModel
-import ParleyNetCore
+public import ParleyNetCore
 import ParleyNetLinux
 public import ParleySIP
 import ParleySIPCore
@@ -22,6 +22,12 @@ import Synchronization
 /// Call-ID; the rest (OPTIONS, INVITEs from outside, strays) is answered as the stateless
 /// responder answers it (`SIPStatelessResponder`: 200, 403, 481...).
 ///
+/// Over TLS the first hop's certificate is checked for the name the plan gives it (a
+/// route's domain, the trunk's domain, else its address); later requests of the call to
+/// that hop reuse the connection, and a new hop is checked for its own host. A request the
+/// transport could not send over TLS (a certificate refused, no TLS at the peer) fails its
+/// transaction at once, and the call with 503 and the reason.
+///
 /// Threads: every call lives on the transport's loop (`parley-sip`): its messages, its
 /// timers (`nextDeadline`, one timer per call) and the engine's notifications, which hop
 /// there; reports go to the engine through the closure it attached, from that loop. Until
@@ -41,6 +47,10 @@ public final class SIPUserAgent: SIPCallPort, SIPTransportDelegate, @unchecked S
     private final class Entry {
         var call: SIPOutboundCall
         let party: SIPParty
+        /// The INVITE's first hop and the name its TLS certificate must carry.
+        let firstHop: SIPInvitationPlan.FirstHop
+        /// Why the transport last failed to send one of its messages, for the call's end.
+        var transportFailure: String?
         var timer: (id: TimerID, at: ContinuousClock.Instant)?
         /// Answers re-INVITEs and UPDATEs with offers, once the far side answered.
         var offerAnswer: SIPRemoteOfferAnswer?
@@ -48,9 +58,10 @@ public final class SIPUserAgent: SIPCallPort, SIPTransportDelegate, @unchecked S
         /// Counted in `callCount` until its call ended.
         var counted = true
 
-        init(call: SIPOutboundCall, party: SIPParty, localSDP: String) {
+        init(call: SIPOutboundCall, party: SIPParty, firstHop: SIPInvitationPlan.FirstHop, localSDP: String) {
             self.call = call
             self.party = party
+            self.firstHop = firstHop
             self.localSDP = localSDP
         }
     }
@@ -77,7 +88,8 @@ public final class SIPUserAgent: SIPCallPort, SIPTransportDelegate, @unchecked S
 
     /// Gives the agent the transport it sends through and receives from (it must be the
     /// transport's delegate) and the host it names itself by: the configured advertised
-    /// host, else the transport's address. Throws when that address is a wildcard and no
+    /// host, else the transport's address. Its TLS port, when it listens for TLS, is the
+    /// one the Via and Contact of calls over TLS name. Throws when that address is a wildcard and no
     /// host is configured: the far side could not send its responses anywhere.
     public func attach(transport: SIPTransportServer) throws(SIPGatewayConfigurationError) {
         let local = transport.localAddress
@@ -95,7 +107,8 @@ public final class SIPUserAgent: SIPCallPort, SIPTransportDelegate, @unchecked S
         do { host = try SIPHost(parsing: hostText) } catch {
             throw SIPGatewayConfigurationError("the advertised SIP host \(hostText) is not a host: \(error.description)")
         }
-        let plan = SIPInvitationPlan(configuration: configuration, localHost: host, localPort: local.port)
+        let plan = SIPInvitationPlan(configuration: configuration, localHost: host, localPort: local.port,
+                                     localTLSPort: transport.tlsLocalAddress?.port)
         attachments.withLock {
             $0.transport = transport
             $0.plan = plan
@@ -134,11 +147,19 @@ public final class SIPUserAgent: SIPCallPort, SIPTransportDelegate, @unchecked S
         guard let callID = try? message.callID(), let entry = calls[callID] else {
             return stateless.transport(transport, received: message, from: source)
         }
-        let hop = SIPHop(transport: source.transport == .tcp ? .tcp : .udp, host: Self.host(of: source.remoteAddress),
+        let hop = SIPHop(transport: Self.hopTransport(source.transport), host: Self.host(of: source.remoteAddress),
                          port: source.remoteAddress.port)
         let now = transport.loop.now
         run(entry.call.receive(message, from: hop, now: now), for: entry, transport: transport)
         return .taken
+    }
+
+    public func transport(_ transport: SIPTransportServer, couldNotSend message: SIPMessage, to destination: SocketAddress,
+                          reason: String) {
+        guard let callID = try? message.callID(), let entry = calls[callID] else { return }
+        log.warning("sip.send.failed", ["call": entry.party.callID, "to": destination.description, "reason": reason])
+        entry.transportFailure = reason
+        run(entry.call.transportFailed(sending: message, now: transport.loop.now), for: entry, transport: transport)
     }
 
     // MARK: Calls (the transport's loop)
@@ -149,8 +170,11 @@ public final class SIPUserAgent: SIPCallPort, SIPTransportDelegate, @unchecked S
             refuse(party, status: 503, reason: "parleyd holds \(calls.count) SIP calls, its limit")
             return
         }
-        let invitation: SIPOutboundCall.Invitation
-        do { invitation = try plan.invitation(for: party, offer: offer) } catch {
+        let invitation: SIPOutboundCall.Invitation, firstHop: SIPInvitationPlan.FirstHop
+        do {
+            invitation = try plan.invitation(for: party, offer: offer)
+            firstHop = try plan.firstHop(for: party)
+        } catch {
             refuse(party, status: error.status, reason: error.reason)
             return
         }
@@ -163,7 +187,7 @@ public final class SIPUserAgent: SIPCallPort, SIPTransportDelegate, @unchecked S
             refuse(party, status: 500, reason: "the INVITE cannot be written: \(error)")
             return
         }
-        let entry = Entry(call: call, party: party, localSDP: offer.sdp)
+        let entry = Entry(call: call, party: party, firstHop: firstHop, localSDP: offer.sdp)
         calls[call.callID] = entry
         byParty[party] = call.callID
         active.add(1, ordering: .relaxed)
@@ -192,8 +216,12 @@ public final class SIPUserAgent: SIPCallPort, SIPTransportDelegate, @unchecked S
             let output = pending.removeFirst()
             switch output {
             case .send(let message, let hop):
-                if let address = SocketAddress(hostBytes: hop.host.addressBytes ?? [], port: hop.port), hop.transport != .tls {
-                    transport.send(message, to: address, transport: hop.transport == .tcp ? .tcp : .udp)
+                if let address = SocketAddress(hostBytes: hop.host.addressBytes ?? [], port: hop.port) {
+                    // The INVITE's hop keeps its name; another hop (a Contact elsewhere)
+                    // is checked for the host it is written with.
+                    let tlsName = hop.isSameAddress(as: entry.firstHop.hop) ? entry.firstHop.tlsName : hop.host.text
+                    transport.send(message, to: address, transport: Self.transport(hop.transport),
+                                   serverName: hop.transport == .tls ? tlsName : nil)
                 } else {
                     log.warning("sip.send.unroutable", ["call": entry.party.callID, "hop": hop.description])
                     pending.append(contentsOf: entry.call.transportFailed(sending: message, now: transport.loop.now))
@@ -242,7 +270,11 @@ public final class SIPUserAgent: SIPCallPort, SIPTransportDelegate, @unchecked S
             }
         case .ended(let end):
             log.info("sip.ended", ["call": party.callID, "sipCallId": entry.call.callID, "end": "\(end)"])
-            if let event = Self.report(for: end) { report(event, party) }
+            if case .transportError = end, let failure = entry.transportFailure {
+                report(.failed(status: 503, reason: "Service Unavailable (\(failure))"), party)
+            } else if let event = Self.report(for: end) {
+                report(event, party)
+            }
         }
         return []
     }
@@ -315,6 +347,22 @@ public final class SIPUserAgent: SIPCallPort, SIPTransportDelegate, @unchecked S
 
     private func report(_ event: SIPCallEvent, _ party: SIPParty) {
         attachments.withLock { $0.report }?(event, party)
+    }
+
+    static func transport(_ transport: SIPHop.Transport) -> SIPTransport {
+        switch transport {
+        case .udp: .udp
+        case .tcp: .tcp
+        case .tls: .tls
+        }
+    }
+
+    static func hopTransport(_ transport: SIPTransport) -> SIPHop.Transport {
+        switch transport {
+        case .udp: .udp
+        case .tcp: .tcp
+        case .tls: .tls
+        }
     }
 
     private static func host(of address: SocketAddress) -> SIPHost {

@@ -31,6 +31,16 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// SIP over UDP and TCP on this address and port (docs/sip.md, "Transports"); nil, the
     /// default: no SIP at all. Until SIP calls exist, a stateless responder answers there.
     public var sipListenAddress: SocketAddress?
+    /// SIP over TLS (RFC 3261 §26.2) on this address and port, beside `sipListenAddress`
+    /// (which it needs); nil, the default: no SIP over TLS, in or out.
+    public var sipTLSListenAddress: SocketAddress?
+    /// PEM certificate chain (server certificate first) and unencrypted key presented on
+    /// `sipTLSListenAddress`; both needed with it.
+    public var sipTLSCertificateFile: String?
+    public var sipTLSKeyFile: String?
+    /// PEM file of the CAs that the certificates of TLS trunks and peers parleyd connects
+    /// to must chain to; nil: the system's trust store.
+    public var sipTLSCAFile: String?
     /// SIP requests per second one source IP address may send, sustained, and the burst
     /// above it; a request over them is answered 503 (a few per second) or dropped.
     public var sipRequestsPerSecond: Int
@@ -124,6 +134,10 @@ public struct ServerConfiguration: Sendable, Hashable {
         let base = first.port == 0 ? 20_000 : min(Int(first.port) + 1, 65_535 - 1999)
         mediaPorts = UInt16(base)...UInt16(base + 1999)
         sipListenAddress = nil
+        sipTLSListenAddress = nil
+        sipTLSCertificateFile = nil
+        sipTLSKeyFile = nil
+        sipTLSCAFile = nil
         sipRequestsPerSecond = 50
         sipRequestBurst = 100
         sipForceReturnPort = false

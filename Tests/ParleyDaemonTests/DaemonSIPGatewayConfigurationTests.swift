@@ -49,6 +49,35 @@ import Testing
         #expect(gateway.maxCalls == 50)
     }
 
+    @Test func sipOverTLSHasItsListenerCertificateAndCAAndItsHops() throws {
+        guard case .serve(let configuration) = try parse(
+            ["--sip-listen", "127.0.0.1:5060", "--sip-tls-listen", "127.0.0.1:5061", "--sip-tls-cert", "/etc/parley/sip.pem",
+             "--sip-tls-key", "/etc/parley/sip.key", "--sip-tls-ca-file", "/etc/parley/trunks.pem",
+             "--sip-trunk", "sips:192.0.2.1:5061", "--sip-trunk-domain", "carrier.example",
+             "--sip-route", "pbx.example=192.0.2.2:5071;transport=TLS", "--sip-outbound-proxy", "sip:192.0.2.3:5060;transport=tcp"]).get()
+        else {
+            Issue.record("not a serve command")
+            return
+        }
+        #expect(configuration.sipTLSListenAddress == .ipv4Loopback(port: 5061))
+        #expect(configuration.sipTLSCertificateFile == "/etc/parley/sip.pem" && configuration.sipTLSKeyFile == "/etc/parley/sip.key")
+        #expect(configuration.sipTLSCAFile == "/etc/parley/trunks.pem")
+        let gateway = try #require(configuration.sipGateway)
+        #expect(gateway.trunk?.hop == SIPHop(transport: .tls, host: .ipv4("192.0.2.1"), port: 5061))
+        #expect(gateway.routes["pbx.example"] == SIPHop(transport: .tls, host: .ipv4("192.0.2.2"), port: 5071))
+        #expect(gateway.outboundProxy?.transport == .tcp)
+        // The same from the JSON file, without a CA file: the system's CAs.
+        guard case .serve(let fromFile) = try parse(
+            ["--config", "/c.json"],
+            files: ["/c.json": #"{"sipListen": "127.0.0.1:5060", "sipTlsListen": "127.0.0.1:5061", "sipTlsCert": "/c.pem", "sipTlsKey": "/k.pem"}"#]).get()
+        else {
+            Issue.record("not a serve command")
+            return
+        }
+        #expect(fromFile.sipTLSListenAddress?.port == 5061 && fromFile.sipTLSCertificateFile == "/c.pem" && fromFile.sipTLSCAFile == nil)
+        #expect(fromFile.sipGateway == nil)
+    }
+
     @Test func environmentAndFileSpellings() throws {
         let fromEnvironment = try #require(try gateway(
             [], environment: ["PARLEY_SIP_LISTEN": "127.0.0.1:5060", "PARLEY_SIP_ROUTE": "a.example=192.0.2.2:5080, b.example=192.0.2.4:5080"]))
@@ -68,7 +97,21 @@ import Testing
         (["--sip-listen", "127.0.0.1:5060", "--sip-trunk", "carrier.example:5060"],
          #"--sip-trunk: "carrier.example:5060" is not [sip:]IP:PORT (names are not looked up; IPv6 as [::1]:5060)"#),
         (["--sip-listen", "127.0.0.1:5060", "--sip-trunk", "192.0.2.1:5061;transport=tls"],
-         #"--sip-trunk: "192.0.2.1:5061;transport=tls": the only parameter is ;transport=udp or ;transport=tcp"#),
+         "a SIP hop over TLS (tls:192.0.2.1:5061) needs --sip-tls-listen, --sip-tls-cert and --sip-tls-key"),
+        (["--sip-listen", "127.0.0.1:5060", "--sip-route", "a.example=sips:192.0.2.2:5061"],
+         "a SIP hop over TLS (tls:192.0.2.2:5061) needs --sip-tls-listen, --sip-tls-cert and --sip-tls-key"),
+        (["--sip-listen", "127.0.0.1:5060", "--sip-trunk", "192.0.2.1:5061;transport=sctp"],
+         #"--sip-trunk: "192.0.2.1:5061;transport=sctp": the only parameter is ;transport=udp, tcp or tls"#),
+        (["--sip-listen", "127.0.0.1:5060", "--sip-trunk", "sips:192.0.2.1:5061;transport=udp"],
+         #"--sip-trunk: "sips:192.0.2.1:5061;transport=udp": a sips: address goes over TLS only"#),
+        (["--sip-tls-listen", "127.0.0.1:5061", "--sip-tls-cert", "/c.pem", "--sip-tls-key", "/k.pem"], "--sip-tls-listen needs --sip-listen"),
+        (["--sip-listen", "127.0.0.1:5060", "--sip-tls-listen", "127.0.0.1:5061"],
+         "--sip-tls-listen, --sip-tls-cert and --sip-tls-key go together: give all three or none"),
+        (["--sip-listen", "127.0.0.1:5060", "--sip-tls-listen", "127.0.0.1:5060", "--sip-tls-cert", "/c.pem", "--sip-tls-key", "/k.pem"],
+         "--sip-tls-listen: 127.0.0.1:5060 is also the --sip-listen address or an HTTP listen address"),
+        (["--sip-listen", "127.0.0.1:5060", "--sip-tls-ca-file", "/ca.pem"], "--sip-tls-ca-file needs --sip-tls-listen"),
+        (["--sip-listen", "127.0.0.1:5060", "--sip-tls-listen", "127.0.0.1:5061", "--sip-tls-cert", "", "--sip-tls-key", "/k.pem"],
+         "--sip-tls-cert, --sip-tls-key and --sip-tls-ca-file must name files"),
         (["--sip-listen", "127.0.0.1:5060", "--sip-route", "192.0.2.2:5080"], #"--sip-route: "192.0.2.2:5080" is not DOMAIN=IP:PORT"#),
         (["--sip-listen", "127.0.0.1:5060", "--sip-route", "a.example=192.0.2.2:5080", "--sip-route", "A.example=192.0.2.3:5080"],
          "--sip-route: a.example is routed more than once"),

@@ -87,6 +87,50 @@ import Testing
         }
     }
 
+    @Test func aTLSRouteNamesOurTLSPortAndIsCheckedForItsDomain() throws {
+        let tlsHop = SIPHop(transport: .tls, host: .ipv4("192.0.2.40"), port: 5061)
+        var plan = Self.plan { $0.routes["secure.example"] = tlsHop }
+        plan.localTLSPort = 5071
+        let invitation = try plan.invitation(for: Self.sip("bob@Secure.example"), offer: Self.offer())
+        #expect(invitation.destination == tlsHop)
+        #expect(invitation.viaPort == 5071)
+        #expect(invitation.contact.uri.description == "sip:parleyd@127.0.0.1:5071;transport=tls")
+        #expect(try plan.firstHop(for: Self.sip("bob@Secure.example")) == .init(hop: tlsHop, tlsName: "secure.example"))
+
+        // sips: over a TLS first hop: a sips: Contact (RFC 3261 §8.1.1.8).
+        let secure = try plan.invitation(for: Self.sip("sips:bob@secure.example"), offer: Self.offer())
+        #expect(secure.requestURI.description == "sips:bob@secure.example")
+        #expect(secure.contact.uri.description == "sips:parleyd@127.0.0.1:5071")
+
+        // The trunk is checked for its domain, a proxy or a direct address for its address.
+        var trunked = Self.plan { $0.trunk?.hop = tlsHop }
+        trunked.localTLSPort = 5071
+        #expect(try trunked.firstHop(for: Self.phone("+4615550101")).tlsName == "trunk.example")
+        #expect(try Self.plan { $0.trunk?.hop = tlsHop; $0.trunk?.domain = nil }.firstHop(for: Self.phone("+46")).tlsName == "192.0.2.40")
+        #expect(try Self.plan { $0.outboundProxy = tlsHop }.firstHop(for: Self.sip("bob@other.example")).tlsName == "192.0.2.40")
+        let direct = try Self.plan { $0.allowDirect = true }.firstHop(for: Self.sip("sips:bob@192.0.2.50"))
+        #expect(direct == .init(hop: SIPHop(transport: .tls, host: .ipv4("192.0.2.50"), port: 5061), tlsName: "192.0.2.50"))
+    }
+
+    @Test func tlsWithoutOurTLSListenerAndSIPSWithoutATLSHopAreRefused() {
+        let tlsHop = SIPHop(transport: .tls, host: .ipv4("192.0.2.40"), port: 5061)
+        do {
+            _ = try Self.plan { $0.routes["secure.example"] = tlsHop }.invitation(for: Self.sip("bob@secure.example"), offer: Self.offer())
+            Issue.record("TLS was dialled without a TLS listener")
+        } catch {
+            #expect(error.status == 503 && error.reason.contains("--sip-tls-listen"), "\(error.reason)")
+        }
+        var plan = Self.plan()
+        plan.localTLSPort = 5061
+        do {
+            // RFC 3261 §26.2.2: a sips: URI is never reached over a hop that is not TLS.
+            _ = try plan.invitation(for: Self.sip("sips:bob@pbx.example"), offer: Self.offer())
+            Issue.record("sips was dialled over UDP")
+        } catch {
+            #expect(error.status == 503 && error.reason.contains("TLS first hop"), "\(error.reason)")
+        }
+    }
+
     @Test func onlyXHeadersTravelAndTLSIsRefusedClearly() throws {
         do {
             _ = try Self.plan().invitation(for: Self.sip("bob@pbx.example"), offer: Self.offer(headers: ["Subject": "hi"]))

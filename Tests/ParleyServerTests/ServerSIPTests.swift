@@ -70,7 +70,8 @@ import Testing
         counters.sip = SIPTransportStatistics(
             received: [.udp: 7, .tcp: 3], sent: [.udp: 6], dropped: [.malformed: 2, .rateLimited: 4, .noTaker: 1],
             rejected: 1, rateLimitRefused: 5, rateLimitDropped: 4, keepalives: 9, connectionsOpen: 2,
-            connectionsAccepted: 3, connectionsOpened: 1, connectionsRefused: 1, connectionTimeouts: 1)
+            connectionsAccepted: 3, connectionsOpened: 1, connectionsRefused: 1, connectionTimeouts: 1,
+            tlsHandshakes: 8, tlsHandshakeFailures: 2)
         let text = MetricsRenderer.render(counters: counters, liveCalls: [:])
         let sip = text[try #require(text.firstRange(of: "# HELP parley_sip_messages_received_total")).lowerBound...]
         let expected = """
@@ -78,10 +79,12 @@ import Testing
             # TYPE parley_sip_messages_received_total counter
             parley_sip_messages_received_total{transport="udp"} 7
             parley_sip_messages_received_total{transport="tcp"} 3
+            parley_sip_messages_received_total{transport="tls"} 0
             # HELP parley_sip_messages_sent_total SIP messages handed to a socket, by transport.
             # TYPE parley_sip_messages_sent_total counter
             parley_sip_messages_sent_total{transport="udp"} 6
             parley_sip_messages_sent_total{transport="tcp"} 0
+            parley_sip_messages_sent_total{transport="tls"} 0
             # HELP parley_sip_messages_dropped_total SIP messages dropped, by reason.
             # TYPE parley_sip_messages_dropped_total counter
             parley_sip_messages_dropped_total{reason="malformed"} 2
@@ -100,15 +103,19 @@ import Testing
             # HELP parley_sip_keepalives_total SIP keepalives received (CRLF CRLF over TCP, line breaks over UDP).
             # TYPE parley_sip_keepalives_total counter
             parley_sip_keepalives_total 9
-            # HELP parley_sip_connections_open SIP TCP connections open now, accepted and opened.
+            # HELP parley_sip_connections_open SIP TCP and TLS connections open now, accepted and opened.
             # TYPE parley_sip_connections_open gauge
             parley_sip_connections_open 2
-            # HELP parley_sip_connections_refused_total SIP TCP connections closed at accept: over the total or the per-source limit.
+            # HELP parley_sip_connections_refused_total SIP TCP and TLS connections closed at accept: over the total or the per-source limit.
             # TYPE parley_sip_connections_refused_total counter
             parley_sip_connections_refused_total 1
-            # HELP parley_sip_connection_timeouts_total SIP TCP connections closed for idleness, an incomplete message or a slow connect.
+            # HELP parley_sip_connection_timeouts_total SIP TCP and TLS connections closed for idleness, an incomplete message, a slow connect or TLS handshake.
             # TYPE parley_sip_connection_timeouts_total counter
             parley_sip_connection_timeouts_total 1
+            # HELP parley_sip_tls_handshakes_total SIP TLS handshakes, accepted and opened: completed, or failed (garbage, a certificate refused, the timeout).
+            # TYPE parley_sip_tls_handshakes_total counter
+            parley_sip_tls_handshakes_total{result="completed"} 8
+            parley_sip_tls_handshakes_total{result="failed"} 2
 
             """
         #expect(String(sip) == expected)
