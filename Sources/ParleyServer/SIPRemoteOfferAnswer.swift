@@ -8,6 +8,13 @@ import ParleySDP
 /// origin version one higher when anything changed (§8); an offer without that codec asks
 /// for a change the leg cannot make and is refused (nil: 488 Not Acceptable Here).
 ///
+/// Our last SDP starts as the INVITE's offer, which lists every codec we could have used.
+/// An answer names only the codec the call runs and its `telephone-event` (a far side
+/// sends the first format of the answer it can: offered PCMU and PCMA on a call running
+/// PCMA, it would switch to PCMU, which the leg drops), and `rtcp-mux` only when the call
+/// multiplexes and the offer asks for it (RFC 8035: never in an answer to an offer
+/// without it).
+///
 /// Sans-I/O: SDP text in, SDP text out.
 struct SIPRemoteOfferAnswer {
     /// Our last SDP toward the far side (the offer of the INVITE, then each answer).
@@ -15,6 +22,10 @@ struct SIPRemoteOfferAnswer {
     /// The codec the far side's first answer chose (its first audio format), as
     /// `NAME/RATE` upper-cased; nil when unknown (any audio offer is then accepted).
     let negotiatedCodec: String?
+    /// Whether the far side's first answer took RTCP multiplexing (RFC 5761), as the leg does.
+    let multiplexesRTCP: Bool
+    /// The audio of our INVITE's offer: every format an answer may name.
+    private let offeredAudio: MediaDescription?
 
     /// - Parameters:
     ///   - localSDP: the SDP of our INVITE.
@@ -22,12 +33,15 @@ struct SIPRemoteOfferAnswer {
     init?(localSDP: String, remoteAnswer: String?) {
         guard let local = try? SessionDescription(parsing: localSDP) else { return nil }
         self.localSDP = local
+        offeredAudio = local.media.first { $0.media == "audio" }
         if let remoteAnswer, let answer = try? SessionDescription(parsing: remoteAnswer),
            let audio = answer.media.first(where: { $0.media == "audio" && $0.port != 0 }),
            let first = audio.formats.first {
             negotiatedCodec = Self.codec(of: first, in: audio)
+            multiplexesRTCP = audio.isRTCPMuxed
         } else {
             negotiatedCodec = nil
+            multiplexesRTCP = false
         }
     }
 
@@ -48,12 +62,42 @@ struct SIPRemoteOfferAnswer {
         let before = audio
         audio.attributes.removeAll { MediaDirection(rawValue: $0.name) != nil }
         audio.attributes.append(direction.attribute)
+        restrictFormats(of: &audio, answering: remoteAudio)
+        if !(multiplexesRTCP && remoteAudio.isRTCPMuxed) { audio.attributes.removeAll { $0.name == "rtcp-mux" } }
         if audio != before {
             localSDP.media[localIndex] = audio
             let version = UInt64(localSDP.origin.sessionVersion) ?? 0
             localSDP.origin.sessionVersion = String(version &+ 1)
         }
         return localSDP.serializedBytes()
+    }
+
+    /// Makes `audio` (ours) list only the negotiated codec and, when `offer` has telephone
+    /// events, ours at that codec's clock rate, in that order, with their rtpmap and fmtp
+    /// (taken from our INVITE's offer, so an answer without events does not lose them for
+    /// the next).
+    private func restrictFormats(of audio: inout MediaDescription, answering offer: MediaDescription) {
+        guard let negotiatedCodec, let offered = offeredAudio,
+              let codec = offered.formats.first(where: { Self.codec(of: $0, in: offered) == negotiatedCodec })
+        else { return }
+        let clockRate = negotiatedCodec.split(separator: "/").last.map(String.init) ?? ""
+        let offersEvents = offer.formats.contains { Self.codec(of: $0, in: offer)?.hasPrefix("TELEPHONE-EVENT/") == true }
+        let events = offersEvents ? offered.formats.filter { Self.codec(of: $0, in: offered) == "TELEPHONE-EVENT/\(clockRate)" } : []
+        let kept = [codec] + events
+        audio.formats = kept
+        let position = audio.attributes.firstIndex { Self.format(of: $0) != nil } ?? audio.attributes.endIndex
+        audio.attributes.removeAll { Self.format(of: $0) != nil }
+        let formatAttributes = offered.attributes.filter { attribute in Self.format(of: attribute).map(kept.contains) ?? false }
+        audio.attributes.insert(contentsOf: formatAttributes, at: min(position, audio.attributes.endIndex))
+    }
+
+    /// The payload type an rtpmap or fmtp attribute describes; nil for other attributes.
+    private static func format(of attribute: SDPAttribute) -> String? {
+        switch attribute.name {
+        case "rtpmap": (try? attribute.parsed(as: RTPMap.self)).map { String($0.payloadType) }
+        case "fmtp": (try? attribute.parsed(as: FormatParameters.self))?.format
+        default: nil
+        }
     }
 
     /// `NAME/RATE` of payload type `format` in `media`: its rtpmap, else the static

@@ -12,7 +12,10 @@ final class SIPpPeer: @unchecked Sendable {
 
     /// - Parameters:
     ///   - scenario: a file name in scripts/sipp/ (without `.xml`), or nil for SIPp's `uas`.
-    init(scenario: String? = nil, echo: Bool = false, calls: Int = 1, transport: String = "u1", extra: [String] = []) throws {
+    ///   - workingDirectory: where SIPp runs (it reads a scenario's `play_pcap_audio` file
+    ///     relative to it); nil for the test's own.
+    init(scenario: String? = nil, echo: Bool = false, calls: Int = 1, transport: String = "u1", extra: [String] = [],
+         workingDirectory: URL? = nil) throws {
         port = try ParleydInstance.freeLoopbackPort()
         var media = try ParleydInstance.freeLoopbackPort()
         // SIPp takes the RTP port and the one after it (RTCP): both should be free.
@@ -22,9 +25,12 @@ final class SIPpPeer: @unchecked Sendable {
         let scenarioArguments = scenario.map {
             ["-sf", EndToEndSIPTests.repository.appendingPathComponent("scripts/sipp/\($0).xml").path]
         } ?? ["-sn", "uas"]
+        let sipp = try EndToEndSIPTests.sipp()
+        // coreutils' env changes directory first (`-C`): ManagedProcess starts in the test's.
+        let launcher = workingDirectory.map { ["-C", $0.path, sipp.path] } ?? []
         process = try ManagedProcess(
-            name: "sipp \(scenario ?? "uas")", executable: try EndToEndSIPTests.sipp(),
-            arguments: scenarioArguments + ["-i", "127.0.0.1", "-p", String(port), "-mp", String(media), "-t", transport,
+            name: "sipp \(scenario ?? "uas")", executable: workingDirectory == nil ? sipp : URL(fileURLWithPath: "/usr/bin/env"),
+            arguments: launcher + scenarioArguments + ["-i", "127.0.0.1", "-p", String(port), "-mp", String(media), "-t", transport,
                                             "-m", String(calls), "-timeout", "60", "-timeout_error", "-nostdin", "-trace_err",
                                             "-error_file", errors.path] + (echo ? ["-rtp_echo"] : []) + extra)
     }

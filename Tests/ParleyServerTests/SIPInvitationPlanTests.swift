@@ -188,6 +188,42 @@ import Testing
         #expect(again.contains("o=- 7 4 "))
     }
 
+    /// Our INVITE's offer, as parleyd writes it for a SIP leg: every codec, RTCP mux.
+    static let gatewayOffer = "v=0\r\no=- 7 1 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\nm=audio 4000 RTP/AVP 0 8 111 126 110\r\n"
+        + "c=IN IP4 127.0.0.1\r\na=mid:0\r\na=sendrecv\r\na=rtcp-mux\r\na=rtpmap:0 PCMU/8000\r\na=rtpmap:8 PCMA/8000\r\n"
+        + "a=rtpmap:111 opus/48000/2\r\na=fmtp:111 minptime=10;useinbandfec=1\r\na=rtpmap:126 telephone-event/8000\r\n"
+        + "a=fmtp:126 0-15\r\na=rtpmap:110 telephone-event/48000\r\na=fmtp:110 0-15\r\n"
+
+    /// A carrier answers PCMA without RTCP mux, then holds and resumes offering PCMU and
+    /// PCMA (found by the interop test scripts/sipp/uas-hold-resume.xml): the answers name
+    /// PCMA and its telephone-event only, so the carrier keeps sending PCMA, and no
+    /// rtcp-mux (RFC 8035); on a call that multiplexes, an offer with rtcp-mux keeps it.
+    @Test func reAnswersNameTheRunningCodecOnlyAndRTCPMuxOnlyWhenBothSidesHaveIt() throws {
+        let carrier = "v=0\r\no=- 9 1 IN IP4 192.0.2.5\r\ns=-\r\nc=IN IP4 192.0.2.5\r\nt=0 0\r\nm=audio 5000 RTP/AVP 8 126\r\n"
+            + "a=rtpmap:8 PCMA/8000\r\na=rtpmap:126 telephone-event/8000\r\n"
+        var answerer = try #require(SIPRemoteOfferAnswer(localSDP: Self.gatewayOffer, remoteAnswer: carrier))
+        let bothLaws = "v=0\r\no=- 9 2 IN IP4 192.0.2.5\r\ns=-\r\nc=IN IP4 192.0.2.5\r\nt=0 0\r\nm=audio 5000 RTP/AVP 0 8 101\r\n"
+            + "a=rtpmap:101 telephone-event/8000\r\na=sendonly\r\n"
+        let hold = Self.answer(&answerer, Array(bothLaws.utf8))
+        #expect(hold.contains("m=audio 4000 RTP/AVP 8 126\r\n"), "\(hold)")
+        #expect(hold.contains("a=rtpmap:8 PCMA/8000\r\na=rtpmap:126 telephone-event/8000\r\na=fmtp:126 0-15\r\n"), "\(hold)")
+        #expect(!hold.contains("PCMU") && !hold.contains("opus") && !hold.contains("/48000"), "\(hold)")
+        #expect(!hold.contains("rtcp-mux") && hold.contains("a=recvonly\r\n"), "\(hold)")
+        let withMux = bothLaws.replacingOccurrences(of: "a=sendonly", with: "a=rtcp-mux\r\na=sendrecv")
+        let resume = Self.answer(&answerer, Array(withMux.utf8))
+        #expect(resume.contains("m=audio 4000 RTP/AVP 8 126\r\n") && !resume.contains("rtcp-mux"), "\(resume)")
+        // Without telephone-event in the offer, the answer has none either.
+        let noEvents = Self.answer(&answerer, Self.reoffer("sendrecv", formats: "8"))
+        #expect(noEvents.contains("m=audio 4000 RTP/AVP 8\r\n") && !noEvents.contains("telephone-event"), "\(noEvents)")
+        // ...and the next offer with them gets them back.
+        #expect(Self.answer(&answerer, Array(withMux.utf8)).contains("m=audio 4000 RTP/AVP 8 126\r\n"))
+
+        let muxed = carrier.replacingOccurrences(of: "a=rtpmap:8", with: "a=rtcp-mux\r\na=rtpmap:8")
+        var multiplexing = try #require(SIPRemoteOfferAnswer(localSDP: Self.gatewayOffer, remoteAnswer: muxed))
+        #expect(Self.answer(&multiplexing, Array(withMux.utf8)).contains("a=rtcp-mux\r\n"))
+        #expect(!Self.answer(&multiplexing, Array(bothLaws.utf8)).contains("rtcp-mux"))
+    }
+
     @Test func anOfferWithoutTheNegotiatedCodecOrWithoutAudioIsRefused() throws {
         var answerer = try #require(SIPRemoteOfferAnswer(localSDP: Self.ours, remoteAnswer: Self.theirs))
         #expect(answerer.answer(to: Self.reoffer("sendrecv", formats: "0 101")) == nil)
