@@ -79,10 +79,12 @@ public struct RTCPReporter: Sendable {
     }
 
     /// Accounts for an RTP packet received at `now` (sequence accounting and jitter).
-    public mutating func recordReceived(ssrc: UInt32, sequenceNumber: UInt16, timestamp: UInt32, payloadBytes: Int, now: UInt64) {
+    public mutating func recordReceived(ssrc: UInt32, sequenceNumber: UInt16, timestamp: UInt32, payloadBytes: Int, now: UInt64,
+                                        updatesJitter: Bool = true) {
         guard ssrc != configuration.ssrc else { return }
         guard var statistics = statisticsEntry(for: ssrc) else { return }
-        statistics.record(sequenceNumber: sequenceNumber, timestamp: timestamp, payloadBytes: payloadBytes, now: now)
+        statistics.record(sequenceNumber: sequenceNumber, timestamp: timestamp, payloadBytes: payloadBytes, now: now,
+                          updatesJitter: updatesJitter)
         receiveStatistics[ssrc] = statistics
     }
 

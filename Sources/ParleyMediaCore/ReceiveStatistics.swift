@@ -27,7 +27,10 @@ public struct ReceiveStatistics: Sendable {
     }
 
     /// Accounts for one RTP packet from this source arriving at `now`.
-    public mutating func record(sequenceNumber: UInt16, timestamp: UInt32, payloadBytes: Int, now: UInt64) {
+    /// `updatesJitter` false counts the packet for sequence and loss accounting only: an
+    /// RFC 4733 event's packets share the stream's sequence numbers but carry the event's
+    /// start as their timestamp, which would read as jitter.
+    public mutating func record(sequenceNumber: UInt16, timestamp: UInt32, payloadBytes: Int, now: UInt64, updatesJitter: Bool = true) {
         packetsReceived &+= 1
         payloadOctetsReceived &+= UInt64(max(payloadBytes, 0))
         let verdict: RTPSourceState.Verdict
@@ -39,7 +42,7 @@ public struct ReceiveStatistics: Sendable {
             verdict = .probation
         }
         if verdict == .restarted { jitterEstimator = RTPJitterEstimator() }
-        if verdict != .badSequence {
+        if verdict != .badSequence, updatesJitter {
             // A.8: arrival time in the stream's timestamp units; only differences matter,
             // so truncating to 32 bits is fine.
             let arrival = UInt32(truncatingIfNeeded: MediaClock.rtpUnits(nanoseconds: now, clockRate: clockRate))

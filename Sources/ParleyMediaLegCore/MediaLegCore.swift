@@ -747,6 +747,10 @@ public struct MediaLegCore: ~Copyable {
         }
         if packet.payloadType == telephoneEventPayloadType {
             if learning { transport?.confirm(source, now: now) }
+            // Events share the stream's sequence numbers: uncounted, each would read as a
+            // lost packet in our statistics and RTCP (and drive the peer's FEC and RED).
+            reporter.recordReceived(ssrc: packet.ssrc, sequenceNumber: packet.sequenceNumber, timestamp: packet.timestamp,
+                                    payloadBytes: packet.payload.count, now: nanoseconds(now), updatesJitter: false)
             receiveTelephoneEvent(packet, from: source, into: &actions)
             return
         }

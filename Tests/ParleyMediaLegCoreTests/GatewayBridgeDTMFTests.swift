@@ -59,6 +59,10 @@ import Testing
         #expect(reported.map(\.event.key) == ["5", "5"])
         #expect(reported.map(\.event.isEnd) == [false, true])
         #expect(reported.last?.event.duration == 4800)
+        // The event's packets took sequence numbers of the app's stream: counted as
+        // received, not as lost.
+        let web = try #require(h.serverStatistics("web"))
+        #expect(web.rtp.inboundCumulativeLost == 0, "\(web.rtp)")
         let counters = try #require(h.bridge.counters(of: "sip"))
         #expect(counters.eventsForwarded == 1 && counters.eventsNotForwarded == 0)
         #expect(counters.telephoneEventPacketsSent == UInt64(events.count))
