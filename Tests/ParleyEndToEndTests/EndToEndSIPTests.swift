@@ -18,20 +18,9 @@ import Testing
         return (instance, try SocketAddress(parsing: String(line.dropFirst(bannerPrefix.count))))
     }
 
-    static let repository: URL = {
-        var url = URL(fileURLWithPath: #filePath)
-        for _ in 0..<3 { url.deleteLastPathComponent() }
-        return url
-    }()
+    static var repository: URL { SIPTestTools.repository }
 
-    static func sipp() throws -> URL {
-        let candidates = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin").split(separator: ":")
-            .map { URL(fileURLWithPath: String($0)).appendingPathComponent("sipp") }
-        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
-            throw ManagedProcess.Failure(description: "sipp is not installed: scripts/install-deps.sh installs it (Debian's sip-tester)")
-        }
-        return found
-    }
+    static func sipp() throws -> URL { try SIPTestTools.sipp() }
 
     @Test func sippPingsAndCallsOverUDPAndTCP() throws {
         let (instance, address) = try Self.parleyd()

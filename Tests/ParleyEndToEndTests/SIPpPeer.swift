@@ -23,9 +23,9 @@ final class SIPpPeer: @unchecked Sendable {
         mediaPort = media
         errors = FileManager.default.temporaryDirectory.appendingPathComponent("parley-sipp-\(UUID().uuidString).log")
         let scenarioArguments = scenario.map {
-            ["-sf", EndToEndSIPTests.repository.appendingPathComponent("scripts/sipp/\($0).xml").path]
+            ["-sf", SIPTestTools.repository.appendingPathComponent("scripts/sipp/\($0).xml").path]
         } ?? ["-sn", "uas"]
-        let sipp = try EndToEndSIPTests.sipp()
+        let sipp = try SIPTestTools.sipp()
         // coreutils' env changes directory first (`-C`): ManagedProcess starts in the test's.
         let launcher = workingDirectory.map { ["-C", $0.path, sipp.path] } ?? []
         process = try ManagedProcess(

@@ -14,7 +14,7 @@ import WebRTC
 /// (URLSession has no WebSocket on Linux); its media and HMAC are the Apple engines'.
 /// Serialized: libwebrtc's audio session (and so the mirror's device) is one per process.
 @Suite(.serialized) struct AppleMediaEngineCallTests {
-    @Test func theAppleClientCallsTheSoftphoneWithCallKitGatingMuteAndDTMF() async throws {
+    @Test func theAppleClientCallsTheSoftphoneWithCallKitGatingAndMute() async throws {
         try #require(FileManager.default.isExecutableFile(atPath: BuiltProducts.parleyd.path), "build the root package first (make build)")
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -91,6 +91,41 @@ import WebRTC
         #expect(muted.count == 50 && muted.allSatisfy { $0 < -45 }, "muted tail levels: \(muted.map { Int($0) })")
 
         #expect(statistics.packetsSent > 100 && statistics.packetsReceived > 100, "\(statistics)")
+        client.terminateGracefully()
+    }
+
+    /// DTMF through the Apple engine's `RTCDtmfSender`, on a call to a SIP address (the
+    /// documented SDK sends DTMF on phone and SIP calls only): parleyd's gateway receives
+    /// each tone on the app's leg as an RFC 4733 event, begun and ended, in order. The far
+    /// side is SIPp, echoing the RTP it receives.
+    @Test func theAppleClientSendsDTMFOnACallToASIPAddress() async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltProducts.parleyd.path), "build the root package first (make build)")
+        let session = RTCAudioSession.sharedInstance()
+        session.mirrorReset()
+        session.mirrorDevice.source = ToneSource(frequency: 440, amplitude: 0.3)
+        let peer = try SIPpPeer(echo: true)
+        let server = try ParleydInstance(flags: ["--sip-listen", "127.0.0.1:0", "--sip-route", "pbx.test=\(peer.address)"])
+        try server.admin(["set-dialling", server.applicationKey, "--sip", "on"])
+        let (client, events) = try Self.client(as: "alice", on: server, media: AppleMediaEngine(usesCallKitAudioSession: false))
+        client.start()
+        try await events.wait(for: "started")
+        let call = try client.callClient.callSIP("bob@pbx.test").get()
+        call.delegate = events
+        try await events.wait(for: "established")
+        #expect(call.sendDTMF("1#"))
+        #expect(!call.sendDTMF("1x"), "not DTMF")
+        #expect(!call.sendDTMF(""), "no tones")
+        let lines = try await Self.waitForLines(in: server, containing: "media.dtmf.received", count: 4)
+        call.hangup()
+        try await events.wait(for: "ended")
+        #expect(try peer.waitForExit(timeout: 20) == 0, "\(peer.report)")
+        // parleyd's logfmt lines: each tone once as it begins and once as it ends, in order.
+        let dtmf = lines.map { line in
+            ["event", "end"].map { key in
+                line.split(separator: " ").first { $0.hasPrefix("\(key)=") }.map { String($0.dropFirst(key.count + 1)) } ?? "?"
+            }.joined(separator: " ")
+        }
+        #expect(dtmf == ["1 false", "1 true", "# false", "# true"], "\(lines)")
         client.terminateGracefully()
     }
 
@@ -172,6 +207,18 @@ import WebRTC
         let events = ClientEvents(server: server)
         client.delegate = events
         return (client, events)
+    }
+
+    /// parleyd's output lines containing `text`, once there are `count` (bounded: 5 s).
+    static func waitForLines(in server: ParleydInstance, containing text: String, count: Int) async throws -> [String] {
+        let deadline = Date().addingTimeInterval(5)
+        var lines: [String] = []
+        repeat {
+            lines = (server.process?.report ?? "").split(separator: "\n").map(String.init).filter { $0.contains(text) }
+            if lines.count >= count { return lines }
+            try await Task.sleep(for: .milliseconds(50))
+        } while Date() < deadline
+        return lines
     }
 
     static func temporaryDirectory() throws -> URL {

@@ -1,0 +1,1 @@
+../../../../Tests/ParleyEndToEndTests/SIPTestTools.swift
