@@ -132,6 +132,7 @@ struct GatewayStep {
         if sent < 0.95 { return "the load generator cannot send in real time (its legs are short of CPU)" }
         if loss > 0.01 { return "loss over 1 %" }
         if delivered < 0.95 { return "under 95 % of the packets came back through the gateway" }
+        if concealed > 0.05 { return "over 5 % of the app legs' audio concealed: packets came back too late to play" }
         return nil
     }
 }

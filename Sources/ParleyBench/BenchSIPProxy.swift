@@ -22,6 +22,8 @@ struct ProxyStep {
     let proxySecondsPerCall: Double
     /// Kamailio's cores while the uac ran (the tail for tm's wait timer not included).
     let proxyCores: Double
+    /// Kamailio's cores before the first rate, with no traffic (its timer processes).
+    let proxyIdleCores: Double
     let uacCores: Double
     let uasCores: Double
     let machineCores: Double
@@ -84,11 +86,11 @@ func runProxySteps(kamailio: KamailioProxy, uas: SIPpProcess, rates: [Int], seco
                 retransmissions: statistics.retransmissions + max(0, uasRetransmissions - previousUAS),
                 achievedRate: Double(successful) / max(statistics.elapsedSeconds ?? ran, 1e-3), responseTime: statistics.responseTime1Seconds,
                 proxySecondsPerCall: max(0, proxyCPU - idleCores * window) / Double(max(successful, 1)),
-                proxyCores: proxyRun / ran, uacCores: uacCPU / ran, uasCores: uasCPU / ran, machineCores: machineCores,
+                proxyCores: proxyRun / ran, proxyIdleCores: idleCores, uacCores: uacCPU / ran, uasCores: uasCPU / ran, machineCores: machineCores,
                 failure: finished ? nil : "the uac did not finish within \(seconds + 35) s", uasRetransmissionsSoFar: uasRetransmissions)
         } catch {
             step = ProxyStep(targetRate: rate, placed: 0, successful: 0, failed: 0, retransmissions: 0, achievedRate: 0, responseTime: nil,
-                             proxySecondsPerCall: .nan, proxyCores: .nan, uacCores: .nan, uasCores: .nan, machineCores: .nan,
+                             proxySecondsPerCall: .nan, proxyCores: .nan, proxyIdleCores: idleCores, uacCores: .nan, uasCores: .nan, machineCores: .nan,
                              failure: "\(error)", uasRetransmissionsSoFar: results.last?.uasRetransmissionsSoFar ?? 0)
         }
         results.append(step)

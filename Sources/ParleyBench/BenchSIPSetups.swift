@@ -2,10 +2,10 @@ import Glibc
 import Synchronization
 
 // Short calls through parleyd's gateway (the `setups` row of the `sip` group): a few app
-// devices place calls back to back, each set up to call.established, held briefly and hung
-// up, so parleyd's CPU per call is what a call costs it from call.start to the BYE's 200:
-// the app's WebSocket signaling, its leg's ICE-lite and DTLS-SRTP handshake, the INVITE
-// transaction, ACK, BYE, the call's records in SQLite, the logs, and the hold's media.
+// devices place calls at a steady low rate, each set up to call.established, held (or not)
+// and hung up, so parleyd's CPU per call is what a call costs it from call.start to the
+// BYE's 200: the app's WebSocket signaling, its leg's ICE-lite and DTLS-SRTP handshake, the
+// INVITE transaction, ACK, BYE, the call's records in SQLite, the logs, and the hold's media.
 
 struct GatewaySetupRun {
     var calls = 0
@@ -44,9 +44,10 @@ private final class GatewaySetupTally: Sendable {
     let run = Mutex(GatewaySetupRun())
 }
 
-/// `callers` devices each place calls back to back for `seconds`, holding each for
+/// `callers` devices place calls for `seconds`, together at most `rate` calls per second
+/// (each waits for its slot, `callers / rate` seconds apart, staggered), holding each for
 /// `holdSeconds` once established.
-func runGatewaySetups(server: ServerUnderTest, sipp: SIPpProcess, callers: Int, seconds: Double, holdSeconds: Double,
+func runGatewaySetups(server: ServerUnderTest, sipp: SIPpProcess, callers: Int, rate: Double, seconds: Double, holdSeconds: Double,
                       destination: GatewayDestination) -> GatewaySetupRun {
     guard let media = try? DeviceMedia() else {
         var run = GatewaySetupRun()
@@ -65,19 +66,25 @@ func runGatewaySetups(server: ServerUnderTest, sipp: SIPpProcess, callers: Int, 
     let benchBefore = processCPUSeconds(getpid()) ?? .nan
     let start = wallSeconds()
     let end = start + seconds
+    let interval = Double(callers) / rate
     runOnThreads(callers) { index in
         var run = GatewaySetupRun()
         do {
             let caller = try BenchDevice(address: serverBox.value.address, credentials: serverBox.value.credentials,
                                          user: "setup-\(index)", deviceID: "d")
-            // Bounded by time and by count (a call takes at least its hold).
-            let maximum = Int(seconds / max(holdSeconds, 0.05)) + 1
-            for attempt in 0..<maximum where wallSeconds() < end {
+            // Bounded by time and by count (one call per slot).
+            let maximum = Int(seconds / interval) + 1
+            var slot = start + Double(index) / rate
+            for attempt in 0..<maximum where slot < end {
+                let now = wallSeconds()
+                if now < slot { usleep(UInt32((slot - now) * 1e6)) }
+                guard wallSeconds() < end else { break }
+                slot = max(slot + interval, wallSeconds())
                 do {
                     let placed = try establishGatewayCall(caller: caller, media: media, legIndex: index * maximum + attempt, destination: destination)
                     run.startToAnswered.append(placed.answered)
                     run.startToEstablished.append(placed.established)
-                    usleep(UInt32(holdSeconds * 1e6))
+                    if holdSeconds > 0 { usleep(UInt32(holdSeconds * 1e6)) }
                     try hangUpGatewayCall(placed.call)
                     let leg = placed.call.leg
                     try? blockingAwait { await leg.close() }
@@ -102,7 +109,7 @@ func runGatewaySetups(server: ServerUnderTest, sipp: SIPpProcess, callers: Int, 
     run.serverCPUSeconds = server.cpuSeconds() - cpuBefore
     run.serverIdleCores = idleCores
     run.sippCPUSeconds = sipp.cpuSeconds() - sippBefore
-    run.serverThreads = busiestThreads(before: threadsBefore, after: threadCPUSecondsByName(server.child.pid), seconds: run.wallSeconds)
+    run.serverThreads = busiestThreads(before: threadsBefore, after: threadCPUSecondsByName(server.child.pid), seconds: run.wallSeconds, count: 5)
     run.benchCPUSeconds = (processCPUSeconds(getpid()) ?? .nan) - benchBefore
     return run
 }

@@ -10,6 +10,8 @@ final class KamailioProxy {
     let port: UInt16
     /// UDP worker processes (`children`).
     let workers: Int
+    /// The memory manager of its shared and private memory (`-x`, `-X`).
+    let allocator: String
 
     static var executable: String? {
         ["/usr/sbin/kamailio", "/usr/local/sbin/kamailio"].first { access($0, X_OK) == 0 }
@@ -26,13 +28,16 @@ final class KamailioProxy {
     /// - Parameters:
     ///   - uas: `HOST:PORT` every request is relayed to.
     ///   - workers: UDP worker processes.
+    ///   - allocator: `qm` (Kamailio's default, its debugging allocator: it checks every
+    ///     block and costs about twice the CPU per call here), `fm` or `tlsf`.
     ///   - directory: its runtime directory (control files) and its log.
-    init(uas: String, workers: Int, directory: String) throws {
+    init(uas: String, workers: Int, allocator: String, directory: String) throws {
         guard let executable = Self.executable else {
             throw ChildProcess.Failure(description: "kamailio not found (Debian package kamailio; scripts/install-deps.sh installs it)")
         }
         guard access(Self.configuration, R_OK) == 0 else { throw ChildProcess.Failure(description: "no \(Self.configuration)") }
         self.workers = workers
+        self.allocator = allocator
         port = try freeLoopbackPort()
         let log = directory + "/kamailio.log"
         // setsid(1) execs Kamailio in a session and process group of its own (it does not
@@ -43,7 +48,7 @@ final class KamailioProxy {
             path: "/usr/bin/setsid",
             arguments: [executable, "-DD", "-E", "-f", Self.configuration, "-L", Self.modulesDirectory, "-Y", directory,
                         "-l", "udp:127.0.0.1:\(port)", "-A", "UAS=\"sip:\(uas)\"", "-A", "CHILDREN=\(workers)",
-                        "-m", "256", "-M", "8"],
+                        "-x", allocator, "-X", allocator, "-m", "256", "-M", "8"],
             pipeStdin: false, pipeStdout: false, stderrPath: log)
         // Its workers are up when the tree has the main process, the workers and the timers.
         for _ in 0..<50 {
