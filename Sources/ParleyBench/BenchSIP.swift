@@ -142,8 +142,8 @@ private func gatewayRow(_ settings: SIPBenchSettings) -> Double? {
     say("-> SIPp uas echoes the RTP -> parleyd -> the app. rx/s = packets the app legs received per call-second (50 when all")
     say("comes back); srv pkt/s = parleyd's parley_media_packets_received_total per call-second (both legs: ~100); jitter =")
     say("the app legs' interarrival jitter (parleyd exports no gateway tick lateness); concealed = app frames played from")
-    say("concealment. Stops after a step with failed set-ups, loss over 1 %, under 95 % back, over 5 % concealed, or the bench")
-    say("short of CPU (its app legs encode and decode Opus too):")
+    say("concealment (jitter and concealed also grow when the bench's own legs run late). Stops after a step with failed")
+    say("set-ups, loss over 1 %, under 95 % back, or the bench short of CPU (its app legs encode and decode Opus too):")
     guard let (sipp, server, directory) = startGateway(settings, "gateway") else { return nil }
     defer {
         server.stop()

@@ -105,7 +105,10 @@ struct GatewayStep {
     /// Frames the app legs sent against one per 20 ms: under 95 % the load generator is
     /// short of CPU.
     let sent: Double
-    /// Frames the app legs played from concealment (no packet in time) over all frames played.
+    /// Frames the app legs played from concealment (no packet in time) over all frames
+    /// played. Not a stop reason: a packet late from the gateway and an app pacer running
+    /// late on a saturated machine (several playouts at once drain its jitter buffer) both
+    /// show here, and the bench cannot tell them apart.
     let concealed: Double
     /// The app legs' RFC 3550 interarrival jitter at the end of the hold, mean over calls:
     /// how evenly the gateway's 20 ms clock sends (parleyd does not export its lateness).
@@ -132,7 +135,6 @@ struct GatewayStep {
         if sent < 0.95 { return "the load generator cannot send in real time (its legs are short of CPU)" }
         if loss > 0.01 { return "loss over 1 %" }
         if delivered < 0.95 { return "under 95 % of the packets came back through the gateway" }
-        if concealed > 0.05 { return "over 5 % of the app legs' audio concealed: packets came back too late to play" }
         return nil
     }
 }
