@@ -72,7 +72,8 @@ unit-test: deps
 
 # `install-deps.sh bench` also installs rtpengine, which the relay rows run beside ours, and
 # espeak-ng, sox, pesq and pystoi for the speech rows. The server rows run the release
-# parleyd built next to ParleyBench; the speech rows also the release parley softphone.
+# parleyd built next to ParleyBench; the speech rows also the release parley softphone; the
+# sip rows SIPp and Kamailio (installed for the tests already) beside parleyd's SIP gateway.
 bench:
 	@./scripts/install-deps.sh bench
 	$(SWIFT) build -c release $(STRICT) --product parleyd

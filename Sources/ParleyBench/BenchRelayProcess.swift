@@ -122,6 +122,25 @@ final class ChildProcess {
         return false
     }
 
+    /// Waits up to `timeoutMs` for the child to exit by itself; its exit status (the
+    /// signal's number plus 128 when a signal ended it), or nil while it runs or when it
+    /// was reaped before.
+    func waitExitStatus(timeoutMs: Int) -> Int32? {
+        guard !exited else { return nil }
+        var status: Int32 = 0
+        for _ in 0..<max(1, timeoutMs / 10) {
+            if waitpid(pid, &status, WNOHANG) == pid {
+                exited = true
+                // The <sys/wait.h> macros do not import: the low 7 bits are the signal,
+                // 0 for a normal exit whose status is in the next byte.
+                let signal = status & 0x7f
+                return signal == 0 ? (status >> 8) & 0xff : 128 + signal
+            }
+            usleep(10_000)
+        }
+        return nil
+    }
+
     /// SIGTERM, then SIGKILL after a second; reaps the child.
     func terminate() {
         guard !exited else { return }

@@ -29,7 +29,11 @@ final class ServerUnderTest {
     ///     bench's media and announce addresses).
     ///   - mediaPorts: the media port range (the speech bench's impairment relay stands in
     ///     front of every port of a small one).
-    init(extraArguments: [String] = [], mediaPorts: ClosedRange<UInt16> = ServerUnderTest.mediaPorts) throws {
+    ///   - applicationSettings: `parleyd app` commands run on the application before the
+    ///     server starts, each as `[command, arguments...]`, the key put after the command
+    ///     (the SIP bench's `set-dialling` and `set-cli`).
+    init(extraArguments: [String] = [], mediaPorts: ClosedRange<UInt16> = ServerUnderTest.mediaPorts,
+         applicationSettings: [[String]] = []) throws {
         guard let executable = Self.executable else {
             throw ChildProcess.Failure(description: "parleyd not found next to ParleyBench: swift build -c release --product parleyd")
         }
@@ -39,6 +43,9 @@ final class ServerUnderTest {
         }
         dataDirectory = String(cString: made)
         credentials = try Self.createApplication(executable, dataDirectory)
+        for command in applicationSettings where !command.isEmpty {
+            try Self.admin(executable, [command[0], credentials.key] + command.dropFirst(), dataDirectory)
+        }
         child = try ChildProcess(
             path: executable,
             arguments: ["--data-dir", dataDirectory, "--listen", "127.0.0.1:0",
@@ -76,6 +83,15 @@ final class ServerUnderTest {
             throw ChildProcess.Failure(description: "parleyd app create --json printed no key and secret: \(output)")
         }
         return BenchCredentials(key: key, secret: secret)
+    }
+
+    /// `parleyd app ARGUMENTS --data-dir DIR`; throws unless it exits 0 within 10 s.
+    private static func admin(_ executable: String, _ arguments: [String], _ dataDirectory: String) throws {
+        let admin = try ChildProcess(path: executable, arguments: ["app"] + arguments + ["--data-dir", dataDirectory],
+                                     pipeStdin: false, pipeStdout: false, stderrPath: dataDirectory + "/admin.log")
+        guard let status = admin.waitExitStatus(timeoutMs: 10_000), status == 0 else {
+            throw ChildProcess.Failure(description: "parleyd app \(arguments.joined(separator: " ")) failed (\(dataDirectory)/admin.log)")
+        }
     }
 
     /// User plus system CPU seconds of the server process, every thread.

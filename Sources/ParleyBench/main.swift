@@ -52,6 +52,8 @@ if wanted.isEmpty || wanted.contains("push") {
     print(pushThroughputReport(seconds: max(seconds, 1)))
     print(pushToRingReport())
 }
+// parleyd's SIP gateway under app-to-SIP calls, and Kamailio as a proxy beside it (BenchSIP.swift).
+if wanted.isEmpty || wanted.contains("sip") { printSIPReport() }
 // Speech quality through parleyd and two softphones, with impairment (BenchSpeech.swift).
 if wanted.isEmpty || wanted.contains("speech") { print(SpeechBench.report(calls: speechCalls)) }
 let formats = wanted.isEmpty ? "" : " " + wanted.sorted().joined(separator: " ")
