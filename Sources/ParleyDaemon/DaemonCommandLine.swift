@@ -258,6 +258,7 @@ enum DaemonCommandLine {
             throw DaemonUsageError("calls through SIP (--sip-trunk, --sip-route, --sip-outbound-proxy, --sip-allow-direct) need --sip-listen")
         }
         try SIPGatewaySettings.applyTLS(settings, to: &configuration)
+        if let (value, source) = one("sip-media-sdes") { configuration.sipMediaOffersSDES = try boolean(value, source) }
         if let (value, source) = one("media-ports") { configuration.mediaPorts = try portRange(value, source) }
         if let (value, source) = one("media-address") { configuration.mediaBindAddress = try ipAddress(value, source) }
         if let (value, source) = one("announce-address") { configuration.mediaAnnouncedAddress = try ipAddress(value, source) }

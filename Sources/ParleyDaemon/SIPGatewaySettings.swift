@@ -41,6 +41,8 @@ enum SIPGatewaySettings {
               help: "host parleyd writes in its Via and Contact (needed when --sip-listen is a wildcard)"),
         .init(name: "sip-max-calls", kind: .integer, valueName: "N", defaultText: "10000",
               help: "SIP calls in progress at once, at most, over the whole server"),
+        .init(name: "sip-media-sdes", kind: .switchOn, valueName: "", defaultText: "off",
+              help: "offer SRTP keyed by SDES (RTP/SAVP, a=crypto) on SIP media legs instead of plain RTP/AVP"),
     ]
 
     /// The gateway the settings describe, or nil when none of trunk, route, proxy or

@@ -78,6 +78,16 @@ import Testing
         #expect(fromFile.sipGateway == nil)
     }
 
+    @Test func sdesOnSIPMediaLegsIsOffOrAskedFor() throws {
+        guard case .serve(let plain) = try parse(["--sip-listen", "127.0.0.1:5060"]).get(),
+              case .serve(let sdes) = try parse(["--sip-listen", "127.0.0.1:5060", "--sip-media-sdes"]).get(),
+              case .serve(let fromEnvironment) = try parse([], environment: ["PARLEY_SIP_MEDIA_SDES": "yes"]).get() else {
+            Issue.record("not serve")
+            return
+        }
+        #expect(!plain.sipMediaOffersSDES && sdes.sipMediaOffersSDES && fromEnvironment.sipMediaOffersSDES)
+    }
+
     @Test func environmentAndFileSpellings() throws {
         let fromEnvironment = try #require(try gateway(
             [], environment: ["PARLEY_SIP_LISTEN": "127.0.0.1:5060", "PARLEY_SIP_ROUTE": "a.example=192.0.2.2:5080, b.example=192.0.2.4:5080"]))
