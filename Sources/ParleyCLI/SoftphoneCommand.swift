@@ -33,7 +33,7 @@ enum SoftphoneCommand {
                 usage: parley call DESTINATION --server URL --app KEY (--secret SECRET | --token JWT) --as ME [options]
 
                 Calls DESTINATION: a user id, a phone number (+ and E.164 digits) or a SIP
-                address ([sip:]user@domain[:port][;transport=udp|tcp]); prints each call
+                address ([sip:|sips:]user@domain[:port][;transport=udp|tcp|tls]); prints each call
                 event with its time, live statistics, and a summary at the end. Ctrl-C hangs
                 up. Exit status 0 when the call was established and ended hungUp;
                 docs/softphone.md lists the others.

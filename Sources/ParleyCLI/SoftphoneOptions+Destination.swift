@@ -43,21 +43,19 @@ extension SoftphoneOptions {
         }
     }
 
-    /// `user@domain[:port][;transport=udp|tcp]`, optionally after `sip:` (dropped): the
-    /// form `ParleyCallClient.callSIP` takes.
+    /// `user@domain[:port][;transport=udp|tcp|tls]`, optionally after `sip:` (dropped) or
+    /// `sips:` (kept: TLS all the way): the form `ParleyCallClient.callSIP` takes.
     static func sipAddress(_ text: String) throws(SoftphoneUsageError) -> String {
         let lower = text.lowercased()
-        if lower.hasPrefix("sips:") {
-            throw SoftphoneUsageError("SIP address '\(text)': sips: (SIP over TLS) is not supported; give user@domain or sip:user@domain")
-        }
-        let address = lower.hasPrefix("sip:") ? String(text.dropFirst(4)) : text
+        let scheme = lower.hasPrefix("sips:") ? "sips:" : ""
+        let address = lower.hasPrefix("sips:") ? String(text.dropFirst(5)) : lower.hasPrefix("sip:") ? String(text.dropFirst(4)) : text
         guard let at = address.firstIndex(of: "@"), !address[..<at].contains(":") else {
-            throw SoftphoneUsageError("SIP address '\(text)' must be user@domain[:port][;transport=udp|tcp], optionally after sip:")
+            throw SoftphoneUsageError("SIP address '\(text)' must be user@domain[:port][;transport=udp|tcp|tls], optionally after sip: or sips:")
         }
         if let problem = SignalingMessage.Address.sip(address).formatProblem {
             throw SoftphoneUsageError("SIP address '\(text)' is not valid: \(problem)")
         }
-        return address
+        return scheme + address
     }
 
     /// Headers toward a phone number or SIP address go on the INVITE: custom ones only.

@@ -8,7 +8,7 @@ public struct SIPParty: Sendable, Hashable, CustomStringConvertible {
     /// Where the INVITE goes.
     public enum Destination: Sendable, Hashable {
         /// A SIP address (a router's `dialSIP`): a `sip:`/`sips:` URI, or
-        /// `user@domain[:port][;transport=udp|tcp]`.
+        /// `user@domain[:port][;transport=udp|tcp|tls]`.
         case uri(String)
         /// A phone number through a trunk, with the CLI to present (a router's `dialNumber`).
         case phone(PhoneRoute)

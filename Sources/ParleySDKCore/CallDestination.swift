@@ -13,20 +13,24 @@ enum CallDestination {
         return address
     }
 
-    /// `text` as a SIP destination: `user@domain[:port][;transport=udp|tcp]`, optionally
-    /// written as a `sip:` URI. The call's remote id is the address without the scheme.
+    /// `text` as a SIP destination: `user@domain[:port][;transport=udp|tcp|tls]`, optionally
+    /// written as a `sip:` URI, or after `sips:` (SIP over TLS all the way). The call's
+    /// remote id is the address without `sip:`; `sips:` stays, since it asks for TLS.
     static func sipAddress(_ text: String) throws(ParleyClientError) -> SignalingMessage.Address {
         var address = Substring(text)
+        var scheme = ""
         if text.lowercased().hasPrefix("sips:") {
-            throw ParleyClientError(code: "invalid_argument", message: "SIP address \(shown(text)): sips: (SIP over TLS) is not supported; give user@domain or sip:user@domain")
+            address = address.dropFirst(5)
+            scheme = "sips:"
+        } else if text.lowercased().hasPrefix("sip:") {
+            address = address.dropFirst(4)
         }
-        if text.lowercased().hasPrefix("sip:") { address = address.dropFirst(4) }
         // Only the short form is accepted from apps: a full URI would reach the SIP stack
         // unchecked (the protocol's rule checks a URI only for having a scheme).
         guard let at = address.firstIndex(of: "@"), !address[..<at].contains(":") else {
-            throw ParleyClientError(code: "invalid_argument", message: "SIP address \(shown(text)) must be user@domain[:port][;transport=udp|tcp], optionally after sip:")
+            throw ParleyClientError(code: "invalid_argument", message: "SIP address \(shown(text)) must be user@domain[:port][;transport=udp|tcp|tls], optionally after sip: or sips:")
         }
-        let sip = SignalingMessage.Address.sip(String(address))
+        let sip = SignalingMessage.Address.sip(scheme + String(address))
         if let problem = sip.formatProblem {
             throw ParleyClientError(code: "invalid_argument", message: "SIP address \(shown(text)) is not valid: \(problem)")
         }

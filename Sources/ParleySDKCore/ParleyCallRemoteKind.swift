@@ -7,7 +7,7 @@ public enum ParleyCallRemoteKind: String, Sendable, Hashable, CaseIterable {
     /// A phone number through the server's SIP trunk (`callPhoneNumber(_:)`): E.164 with
     /// a leading `+`.
     case phone
-    /// A SIP endpoint (`callSIP(_:)`): `user@domain[:port][;transport=udp|tcp]`.
+    /// A SIP endpoint (`callSIP(_:)`): `user@domain[:port][;transport=udp|tcp|tls]` (or after `sips:`).
     case sip
     /// A conference room, by conference id (no call of this SDK reaches one yet).
     case conference

@@ -162,7 +162,7 @@ extension TextRule {
     )
 
     /// SIP addresses, printable ASCII without spaces or `<>"`: a `sip:` or `sips:` URI
-    /// (RFC 3261 §19.1), or the SDK's short form `user@domain[:port][;transport=udp|tcp]`.
+    /// (RFC 3261 §19.1), or the SDK's short form `user@domain[:port][;transport=udp|tcp|tls]`.
     static let sipURI = TextRule(
         maxBytes: SignalingLimits.maxUserIDBytes,
         alphabet: { $0 >= 0x21 && $0 <= 0x7E && $0 != 0x3C && $0 != 0x3E && $0 != 0x22 },
@@ -256,7 +256,7 @@ private func sipAddressProblem(_ text: String) -> String? {
     guard let at = bytes.firstIndex(of: 0x40), !bytes[..<at].contains(0x3A) else {
         // Another scheme (`tel:...`) is told to use SIP's; anything else gets both forms.
         if bytes.contains(0x3A) { return "must be a SIP URI starting with sip: or sips:" }
-        return "must be a sip: or sips: URI, or user@domain[:port][;transport=udp|tcp]"
+        return "must be a sip: or sips: URI, or user@domain[:port][;transport=udp|tcp|tls]"
     }
     guard at > 0 else { return "must name a user before '@'" }
     let rest = bytes[(at + 1)...]
@@ -265,8 +265,8 @@ private func sipAddressProblem(_ text: String) -> String? {
     if let semicolon = rest.firstIndex(of: 0x3B) {
         hostPort = rest[..<semicolon]
         let parameter = String(decoding: rest[(semicolon + 1)...], as: UTF8.self).lowercased()
-        guard parameter == "transport=udp" || parameter == "transport=tcp" else {
-            return "the only parameter allowed after the domain is ;transport=udp or ;transport=tcp"
+        guard ["transport=udp", "transport=tcp", "transport=tls"].contains(parameter) else {
+            return "the only parameter allowed after the domain is ;transport=udp, ;transport=tcp or ;transport=tls"
         }
     } else {
         hostPort = rest

@@ -39,23 +39,25 @@ import Testing
         ("alice@192.0.2.4;transport=udp", "alice@192.0.2.4;transport=udp"),
         ("sip:+4670123@trunk.example.test;transport=TCP", "+4670123@trunk.example.test;transport=TCP"),
         ("alice@[2001:db8::10]:5061", "alice@[2001:db8::10]:5061"),
+        ("alice@example.test;transport=tls", "alice@example.test;transport=tls"),
+        ("sips:alice@example.test", "sips:alice@example.test"),
     ])
     func sipAddresses(given: String, remoteID: String) throws {
         #expect(try CallDestination.sipAddress(given) == .sip(remoteID))
     }
 
     @Test(arguments: [
-        ("alice", "SIP address \"alice\" must be user@domain[:port][;transport=udp|tcp], optionally after sip:"),
-        ("sip:example.test", "SIP address \"sip:example.test\" must be user@domain[:port][;transport=udp|tcp], optionally after sip:"),
-        ("sip:sip:alice@example.test", "SIP address \"sip:sip:alice@example.test\" must be user@domain[:port][;transport=udp|tcp], optionally after sip:"),
-        ("tel:+46@x", "SIP address \"tel:+46@x\" must be user@domain[:port][;transport=udp|tcp], optionally after sip:"),
-        ("sips:alice@example.test", "SIP address \"sips:alice@example.test\": sips: (SIP over TLS) is not supported; give user@domain or sip:user@domain"),
+        ("alice", "SIP address \"alice\" must be user@domain[:port][;transport=udp|tcp|tls], optionally after sip: or sips:"),
+        ("sip:example.test", "SIP address \"sip:example.test\" must be user@domain[:port][;transport=udp|tcp|tls], optionally after sip: or sips:"),
+        ("sip:sip:alice@example.test", "SIP address \"sip:sip:alice@example.test\" must be user@domain[:port][;transport=udp|tcp|tls], optionally after sip: or sips:"),
+        ("tel:+46@x", "SIP address \"tel:+46@x\" must be user@domain[:port][;transport=udp|tcp|tls], optionally after sip: or sips:"),
         ("alice@", "SIP address \"alice@\" is not valid: must name a domain after '@'"),
         ("@example.test", "SIP address \"@example.test\" is not valid: must name a user before '@'"),
-        ("alice@example.test;transport=tls", "SIP address \"alice@example.test;transport=tls\" is not valid: the only parameter allowed after the domain is ;transport=udp or ;transport=tcp"),
+        ("alice@example.test;transport=sctp", "SIP address \"alice@example.test;transport=sctp\" is not valid: the only parameter allowed after the domain is ;transport=udp, ;transport=tcp or ;transport=tls"),
+        ("sips:sip:alice@example.test", "SIP address \"sips:sip:alice@example.test\" must be user@domain[:port][;transport=udp|tcp|tls], optionally after sip: or sips:"),
         ("alice@example.test:99999", "SIP address \"alice@example.test:99999\" is not valid: the port must be a number from 1 to 65535"),
         ("alice@exa mple.test", "SIP address \"alice@exa mple.test\" is not valid: character ' ' at byte 9 is not allowed (allowed: printable ASCII except < > \")"),
-        ("<sip:alice@example.test>", "SIP address \"<sip:alice@example.test>\" must be user@domain[:port][;transport=udp|tcp], optionally after sip:"),
+        ("<sip:alice@example.test>", "SIP address \"<sip:alice@example.test>\" must be user@domain[:port][;transport=udp|tcp|tls], optionally after sip: or sips:"),
         ("alice@<example.test>", "SIP address \"alice@<example.test>\" is not valid: character '<' at byte 6 is not allowed (allowed: printable ASCII except < > \")"),
     ])
     func badSIPAddresses(given: String, message: String) throws {

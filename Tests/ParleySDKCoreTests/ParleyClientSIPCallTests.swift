@@ -149,7 +149,7 @@ extension RealTimeMediaTests {
             #expect(code(calls.callPhoneNumber("+46 70 123")) == "invalid_argument")
             #expect(code(calls.callPhoneNumber("+4670123", headers: ["topic": "x"])) == "invalid_argument")
             #expect(code(calls.callSIP("alice")) == "invalid_argument")
-            #expect(code(calls.callSIP("sips:alice@example.test")) == "invalid_argument")
+            #expect(code(calls.callSIP("sips:alice")) == "invalid_argument")
             #expect(code(calls.callSIP("alice@example.test", headers: ["Contact": "<sip:evil@x>"])) == "invalid_argument")
             let big = ["x-a": String(repeating: "v", count: 1100)]
             #expect(code(calls.callSIP("alice@example.test", headers: big)) == "invalid_argument", "the protocol's limits too")

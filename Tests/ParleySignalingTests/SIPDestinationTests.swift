@@ -2,7 +2,7 @@ import ParleySignaling
 import Testing
 
 /// What `call.start` says about calls to SIP endpoints and phone numbers: SIP addresses
-/// as URIs or as `user@domain[:port][;transport=udp|tcp]`, the optional `cli`, and the
+/// as URIs or as `user@domain[:port][;transport=udp|tcp|tls]`, the optional `cli`, and the
 /// same address rules for addresses built in code (`SignalingMessage.Address.formatProblem`).
 @Suite("SIP and phone destinations")
 struct SIPDestinationTests {
@@ -22,7 +22,7 @@ struct SIPDestinationTests {
             ("alice@[2001:db8::10]:5061", nil),
             ("+4670123@trunk.example.test", nil),
             ("sip:alice@example.test;transport=tls", nil),
-            ("alice", "must be a sip: or sips: URI, or user@domain[:port][;transport=udp|tcp]"),
+            ("alice", "must be a sip: or sips: URI, or user@domain[:port][;transport=udp|tcp|tls]"),
             ("tel:+4670", "must be a SIP URI starting with sip: or sips:"),
             ("mailto:alice@example.test", "must be a SIP URI starting with sip: or sips:"),
             ("@example.test", "must name a user before '@'"),
@@ -34,8 +34,8 @@ struct SIPDestinationTests {
             ("alice@example.test:65536", "the port must be a number from 1 to 65535"),
             ("alice@example.test:50a0", "the port must be a number from 1 to 65535"),
             ("alice@example.test:", "the port must be a number from 1 to 65535"),
-            ("alice@example.test;transport=tls", "the only parameter allowed after the domain is ;transport=udp or ;transport=tcp"),
-            ("alice@example.test;lr", "the only parameter allowed after the domain is ;transport=udp or ;transport=tcp"),
+            ("alice@example.test;transport=sctp", "the only parameter allowed after the domain is ;transport=udp, ;transport=tcp or ;transport=tls"),
+            ("alice@example.test;lr", "the only parameter allowed after the domain is ;transport=udp, ;transport=tcp or ;transport=tls"),
             ("alice@[2001:db8::10", "an IPv6 reference must end with ']'"),
             ("alice@[example]", "the domain's IPv6 reference is not an IPv6 address"),
             ("alice@[2001:db8::1]5060", "expected ':port' after the IPv6 reference"),
