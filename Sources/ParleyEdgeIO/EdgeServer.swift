@@ -239,6 +239,13 @@ public final class EdgeServer: Sendable {
                 pauseListeners(state)
                 return
             }
+            // A descriptor from the process's headroom (DescriptorHeadroom): answered as when
+            // out of descriptors, so that the last few stay free for libdispatch, SQLite
+            // and libcurl, which cannot fail cleanly.
+            if DescriptorHeadroom.encroaches(on: socket.fileDescriptor) {
+                refuse(socket, tls: tls, response: Self.exhaustedRefusal)
+                continue
+            }
             if stopped.load(ordering: .acquiring) || counters.open.load(ordering: .relaxed) >= configuration.maxConnections {
                 refuse(socket, tls: tls, response: Self.fullRefusal)
                 continue

@@ -51,6 +51,10 @@ public final class TCPSocket: EventLoopDescriptor {
         let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
         let fd = socket(domain, type, Int32(IPPROTO_TCP))
         guard fd >= 0 else { throw .lastSystemError("socket") }
+        if DescriptorHeadroom.encroaches(on: fd) {
+            Glibc.close(fd)
+            throw DescriptorHeadroom.refusal("socket")
+        }
         let result = address.withStorage { pointer, length in Glibc.connect(fd, pointer, length) }
         if result != 0 {
             let error = Glibc.errno

@@ -57,6 +57,10 @@ public final class UDPSocket: Sendable {
         let type = Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
         let fd = socket(domain, type, Int32(IPPROTO_UDP))
         guard fd >= 0 else { throw .lastSystemError("socket") }
+        if DescriptorHeadroom.encroaches(on: fd) {
+            Glibc.close(fd)
+            throw DescriptorHeadroom.refusal("socket")
+        }
         do throws(NetError) {
             if address.family == .ipv6 { try UDPSocket.setOption(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, 1, "setsockopt(IPV6_V6ONLY)") }
             if options.reusePort { try UDPSocket.setOption(fd, SOL_SOCKET, SO_REUSEPORT, 1, "setsockopt(SO_REUSEPORT)") }

@@ -503,7 +503,9 @@ public final class SIPTransportServer: @unchecked Sendable {
                 return
             }
             let key = socket.remoteAddress.withPort(0)
-            guard !stopped.load(ordering: .acquiring), connections.count < configuration.maxConnections,
+            // A descriptor from the process's headroom is given back at once (DescriptorHeadroom).
+            guard !stopped.load(ordering: .acquiring), !DescriptorHeadroom.encroaches(on: socket.fileDescriptor),
+                  connections.count < configuration.maxConnections,
                   connectionsPerSource[key, default: 0] < configuration.maxConnectionsPerSource else {
                 counters.connectionsRefused.add(1, ordering: .relaxed)
                 socket.close()

@@ -146,6 +146,7 @@ public final class ParleyServer: Sendable {
     /// Binds the edge (signaling and REST on `listenAddresses`) and, when configured, SIP
     /// on `sipListenAddress` (its own `parley-sip` loop); returns when listening.
     public func start() throws {
+        DescriptorHeadroom.hold(configuration.descriptorHeadroom)
         let handler = state.withLock { $0.httpHandler } ?? Self.defaultHTTPHandler
         var edgeConfiguration = EdgeConfiguration(
             listenAddresses: configuration.listenAddresses, loopCount: configuration.edgeLoopCount,

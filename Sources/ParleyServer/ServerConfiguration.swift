@@ -97,6 +97,11 @@ public struct ServerConfiguration: Sendable, Hashable {
     public var requestBurst: Int
     /// Open TCP connections at most (beyond: HTTP 503).
     public var maxConnections: Int
+    /// File descriptors kept free under the process's limit (`RLIMIT_NOFILE`): connections,
+    /// media legs and SIP connections are refused before they take these (the edge answers
+    /// 503), so libdispatch, SQLite and libcurl always find one (`DescriptorHeadroom`;
+    /// docs/operations.md, Descriptors). Process-wide once the server starts.
+    public var descriptorHeadroom: Int
     /// Event loops for the HTTP/WebSocket edge (one per core by default).
     public var edgeLoopCount: Int
     /// Event loops the media legs run on, a call's legs all on one (one per core by
@@ -158,6 +163,7 @@ public struct ServerConfiguration: Sendable, Hashable {
         maxRequestsPerSecond = 20
         requestBurst = 50
         maxConnections = 20_000
+        descriptorHeadroom = 16
         edgeLoopCount = Int.max
         mediaLoopCount = Int.max
         shutdownStoreTimeout = .seconds(10)
