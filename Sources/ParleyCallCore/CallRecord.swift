@@ -81,10 +81,9 @@ public struct CallRecord: Sendable, Hashable, Codable {
 
     /// A record of a call `caller` just started to `destination` (`call.start`'s `to`),
     /// with the direction of the destination's kind: a user of the same application, a
-    /// phone number or a SIP address. A conference room has no direction yet: its record
-    /// keeps the room's id as a user until rooms are built (issue 11).
+    /// phone number, a SIP address or a conference room.
     public init(callID: String, from caller: Device, to destination: PartyAddress, headers: [String: String], video: Bool, startedTime: Int64) {
-        let direction = CallDirection(fromUserTo: destination.kind) ?? .appToApp
+        let direction = CallDirection(fromUserTo: destination.kind)
         self.init(
             callID: callID, applicationKey: caller.user.applicationKey, direction: direction,
             caller: .user(caller.user.userID), callerDeviceID: caller.deviceID,
@@ -112,6 +111,7 @@ public struct CallRecord: Sendable, Hashable, Codable {
         case .caller: false
         case .callee(.device(let device)): answeringParty == .device(device)
         case .callee(.sip(let party)): party.callID == callID && answeredDeviceID == nil && times.answeredTime != nil
+        case .callee(.room): false  // a room has no leg
         }
     }
 

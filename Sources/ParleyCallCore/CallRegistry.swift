@@ -178,7 +178,7 @@ public struct CallRegistry: Sendable {
             throw CallingError(.badRequest, callID: start.callID, field: "cli", CallStateMachine.missingCLI)
         }
         // The record names the callee by the destination's address, with the direction of
-        // its kind (a conference room, which has none yet, as a user: docs/calls.md).
+        // its kind (docs/calls.md).
         var (machine, actions) = CallStateMachine.start(start, from: device, decision: admitted, now: now, configuration: configuration)
         if let maximumLength { machine.capLength(at: now.instant.advanced(by: maximumLength)) }
         callerOfCall[start.callID] = device.user

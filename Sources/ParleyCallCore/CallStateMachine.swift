@@ -333,8 +333,12 @@ public struct CallStateMachine: Sendable {
         switch decision {
         case .reject(let error):
             end(.error, error: error, now: now)
-        case .joinRoom:
-            preconditionFailure("invalid transition: a room decision is refused above")
+        case .joinRoom(let room):
+            let party = Party.room(RoomParty(callID: callID, room: room))
+            let offering = Offering(callees: [party], status: [party: .awaitingOffer],
+                                    ringDeadline: startInstant.advanced(by: configuration.ringTimeout), callerGrace: routing.callerGrace)
+            phase = .initiating(offering, relayedEarly: false)
+            output.append(.media(.joinRoom(callID: callID, offer: callerOffer, room: room)))
         case .dialNumber(let route):
             dial(.phone(route), headers: headers, routing: routing, now: now)
         case .dialSIP(let uri, let sipHeaders):
@@ -686,6 +690,15 @@ public struct CallStateMachine: Sendable {
             record.times.progressedTime = now.unixMilliseconds
             notify(.device(caller), .mediaReady(callID: callID, sdp: sdp))
             notify(.device(caller), .progress(callID: callID, time: now.unixMilliseconds))
+            if let room = offering.callees.first(where: { $0.room != nil }) {
+                // A room answers as soon as the caller's leg is in its mixer: nothing rings,
+                // and it has no leg of its own to connect (established once the caller's is).
+                var joined = offering
+                joined.status[room] = .offered(acknowledged: true)
+                joined.connectedCalleeLegs.insert(room)
+                take(answerFrom: room, offering: joined, sdp: nil, earlyAnswer: nil, bridged: true, now: now)
+                return
+            }
             for party in offering.callees where offering.status[party] == .awaitingOffer {
                 output.append(.media(.offerCallee(callID: callID, party: party)))
             }

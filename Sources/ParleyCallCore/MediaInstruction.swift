@@ -6,6 +6,11 @@ public enum MediaInstruction: Sendable, Hashable {
     /// SDP of `call.start` (`MediaLegCore.answer(offer:)`). Report `.callerLegReady(sdp:)`
     /// with the answer, or `.legFailed(.caller, reason:)`.
     case answerCaller(callID: String, offer: String, topology: MediaTopologyKind)
+    /// Create the caller's leg in the mixer of this conference room (of the call's
+    /// application; created on its first participant, closed after its last), answer
+    /// `offer` and mix the leg from now on. Reported as for `answerCaller`; the room itself
+    /// has no leg.
+    case joinRoom(callID: String, offer: String, room: String)
     /// Create a leg for this callee party and make its offer (`MediaLegCore.makeOffer()`):
     /// a WebRTC leg for a device, a plain RTP leg for a SIP party. Report
     /// `.calleeLegReady(party, sdp:)`, or `.legFailed(.callee(party), reason:)`.

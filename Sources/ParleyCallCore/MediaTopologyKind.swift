@@ -7,4 +7,7 @@ public enum MediaTopologyKind: String, Sendable, Hashable, CaseIterable {
     /// App to a SIP endpoint or a phone: the caller's WebRTC leg and a plain RTP leg whose
     /// codec may differ, transcoded where it does, RFC 4733 events carried both ways.
     case gateway
+    /// A conference room: every participant's leg (each a call of its own) decoded, mixed
+    /// N-1 and encoded on the room's mixer, which the calls of one room share.
+    case mixer
 }

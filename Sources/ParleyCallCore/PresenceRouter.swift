@@ -6,8 +6,7 @@ import ParleySignaling
 /// Phone numbers and SIP addresses are routed as its `SIPRoutingPolicy` says (by default,
 /// the decision that would reach them: the default trunk with the call's CLI, the address
 /// with the call's headers; a destination the policy does not route is rejected with
-/// `destination_unavailable`). A conference destination gets the room, which is refused
-/// with `not_implemented` until rooms are built.
+/// `destination_unavailable`). A conference destination gets the room (`joinRoom`).
 public struct PresenceRouter: CallRouter {
     /// How phone numbers and SIP addresses are routed.
     public var sip: SIPRoutingPolicy

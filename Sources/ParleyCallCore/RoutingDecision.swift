@@ -3,10 +3,10 @@ public import ParleyCallModel
 
 /// Where a call goes: a router's answer to a `RouteRequest`.
 ///
-/// Devices are reached, and phone numbers and SIP addresses where SIP dialling is on
-/// (`CallConfiguration.sipDialling`). A decision that needs a party kind not built
-/// (a conference room) or not enabled (a trunk, a SIP endpoint, with dialling off) is
-/// refused with `not_implemented`: at once as the `error` reply to `call.start` when the
+/// Devices and conference rooms are reached, and phone numbers and SIP addresses where SIP
+/// dialling is on (`CallConfiguration.sipDialling`). A decision that needs a party kind
+/// not enabled (a trunk, a SIP endpoint, with dialling off) is refused with
+/// `not_implemented`: at once as the `error` reply to `call.start` when the
 /// router answers within the request, or as `call.ended` `error` `not_implemented` when
 /// it answers later.
 public enum RoutingDecision: Sendable, Hashable {
@@ -25,15 +25,14 @@ public enum RoutingDecision: Sendable, Hashable {
     case reject(SignalingMessage.CallError)
 
     /// For a decision whose party kind a server does not reach unless configured to: the
-    /// address kind it would reach (`phone`, `sip`, `conference`), as the `not_implemented`
-    /// refusal names it. Conference rooms are not built at all; phone numbers and SIP
-    /// addresses are reached where SIP dialling is on (`refusedKind(sipDialling:)`).
+    /// address kind it would reach (`phone`, `sip`), as the `not_implemented` refusal
+    /// names it: phone numbers and SIP addresses are reached where SIP dialling is on
+    /// (`refusedKind(sipDialling:)`).
     public var unbuiltKind: SignalingMessage.Address.Kind? {
         switch self {
-        case .ringDevices, .pushDevices, .reject: nil
+        case .ringDevices, .pushDevices, .reject, .joinRoom: nil
         case .dialNumber: .phone
         case .dialSIP: .sip
-        case .joinRoom: .conference
         }
     }
 

@@ -1,6 +1,5 @@
 /// Which kinds of party a call joins, caller first: app-to-app, and from an app user to a
-/// phone number (through a SIP trunk) or to a SIP endpoint. A conference call adds a case
-/// with its issue (naming the kinds of its two ends), not fields of the records.
+/// phone number (through a SIP trunk), to a SIP endpoint or to a conference room.
 public enum CallDirection: String, Sendable, Hashable, CaseIterable, Codable {
     /// From one user of an application to another (both on the SDK).
     case appToApp
@@ -8,22 +7,23 @@ public enum CallDirection: String, Sendable, Hashable, CaseIterable, Codable {
     case appToPhone
     /// From an app user to a SIP endpoint, by SIP address.
     case appToSIP = "appToSip"
+    /// From an app user to a conference room, by conference id.
+    case appToConference
 
-    /// The direction of a call from an app user to an address of kind `calleeKind`; nil for
-    /// a kind no direction joins yet (`conference`).
-    public init?(fromUserTo calleeKind: PartyAddress.Kind) {
+    /// The direction of a call from an app user to an address of kind `calleeKind`.
+    public init(fromUserTo calleeKind: PartyAddress.Kind) {
         switch calleeKind {
         case .user: self = .appToApp
         case .phone: self = .appToPhone
         case .sip: self = .appToSIP
-        case .conference: return nil
+        case .conference: self = .appToConference
         }
     }
 
     /// The kind of address the caller of a call in this direction has.
     public var callerKind: PartyAddress.Kind {
         switch self {
-        case .appToApp, .appToPhone, .appToSIP: .user
+        case .appToApp, .appToPhone, .appToSIP, .appToConference: .user
         }
     }
 
@@ -33,6 +33,7 @@ public enum CallDirection: String, Sendable, Hashable, CaseIterable, Codable {
         case .appToApp: .user
         case .appToPhone: .phone
         case .appToSIP: .sip
+        case .appToConference: .conference
         }
     }
 

@@ -59,10 +59,10 @@ struct CallRequestTests {
         #expect(lastError(world, alice)?.code == .callExists)
     }
 
-    @Test("Phone, SIP and conference destinations: not_implemented")
+    @Test("Phone and SIP destinations without SIP dialling: not_implemented")
     func notImplemented() {
         var world = world()
-        for to: SignalingMessage.Address in [.phone("+46701234567"), .sip("sip:bob@pbx.example.com"), .conference("standup")] {
+        for to: SignalingMessage.Address in [.phone("+46701234567"), .sip("sip:bob@pbx.example.com")] {
             let start = SignalingMessage.CallStart(requestID: "7", callID: id, to: to, sdp: CallWorld.callerOffer)
             world.perform(world.registry.handleRequest(.callStart(start), from: alice, now: world.now))
             #expect(lastError(world, alice)?.code == .notImplemented)

@@ -101,7 +101,6 @@ struct CallRoutingTests {
     @Test("Late decisions of kinds not built yet end the call with error not_implemented", arguments: [
         (RoutingDecision.dialNumber(PhoneRoute(number: "+46701234567", trunk: "carrier-a", callerID: "+46812345678")), "phone"),
         (RoutingDecision.dialSIP(uri: "sip:bob@pbx.example.com", headers: ["X-Tenant": "7"]), "sip"),
-        (RoutingDecision.joinRoom("standup"), "conference"),
     ])
     func lateUnbuiltKinds(decision: RoutingDecision, kind: String) throws {
         var world = world()
@@ -118,7 +117,6 @@ struct CallRoutingTests {
     @Test("Immediate decisions of kinds not built yet refuse call.start with not_implemented, through the router", arguments: [
         RoutingDecision.dialNumber(PhoneRoute(number: "+46701234567")),
         .dialSIP(uri: "sip:bob@pbx.example.com", headers: [:]),
-        .joinRoom("standup"),
     ])
     func immediateUnbuiltKinds(decision: RoutingDecision) throws {
         // Even to a user destination: the router's decision decides, not the address kind.

@@ -510,7 +510,7 @@ struct CallSIPTests {
         #expect(record.callee == .phone(Self.number))
         #expect(record.direction.fits(caller: record.caller, callee: record.callee))
         #expect(CallDirection(rawValue: "appToSip") == .appToSIP)
-        #expect(CallDirection(fromUserTo: .conference) == nil)
+        #expect(CallDirection(fromUserTo: .conference) == .appToConference)
     }
 
     @Test("A router's late dialSIP decision places the call like one given at once, with the decision's headers")
@@ -609,8 +609,8 @@ struct CallSIPTests {
         #expect(error.message == "call \(id): calls to \(to.kind.rawValue) addresses are not implemented yet")
         #expect(world.records.isEmpty && world.mediaLog.isEmpty && world.sipLog.isEmpty)
         #expect(world.registry.activeCalls.isEmpty)
-        // Rooms are refused with dialling on too.
-        #expect(RoutingDecision.joinRoom("standup").refusedKind(sipDialling: true) == .conference)
+        // Rooms are reached with dialling off too.
+        #expect(RoutingDecision.joinRoom("standup").refusedKind(sipDialling: false) == nil)
         #expect(RoutingDecision.dialSIP(uri: "sip:a@b", headers: [:]).refusedKind(sipDialling: true) == nil)
         #expect(RoutingDecision.dialSIP(uri: "sip:a@b", headers: [:]).refusedKind(sipDialling: false) == .sip)
     }

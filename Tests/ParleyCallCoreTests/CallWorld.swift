@@ -26,6 +26,8 @@ struct CallWorld {
     var playouts: [(callID: String, role: CallLegRole, playout: CallLegPlayout)] = []
     /// What SIP parties were told, in order (the SIP user agent's side).
     var sipLog: [(party: SIPParty, notification: CallNotification)] = []
+    /// What room parties were told (parleyd drops these: a room has no adapter).
+    var roomLog: [(party: RoomParty, notification: CallNotification)] = []
     var autoMedia = true
     private var requestCounter = 0
 
@@ -51,6 +53,8 @@ struct CallWorld {
                 inbox[device, default: []].append(DeviceAdapter.frame(for: notification))
             case .notify(.sip(let party), let notification):
                 sipLog.append((party, notification))
+            case .notify(.room(let party), let notification):
+                roomLog.append((party, notification))
             case .record(let record):
                 records.append(record)
             case .push(let instruction):
@@ -61,7 +65,7 @@ struct CallWorld {
                 mediaLog.append(instruction)
                 guard autoMedia else { continue }
                 switch instruction {
-                case .answerCaller(let callID, _, _):
+                case .answerCaller(let callID, _, _), .joinRoom(let callID, _, _):
                     queue += registry.handleMedia(.callerLegReady(sdp: Self.anchorAnswer), callID: callID, now: now)
                 case .offerCallee(let callID, .device(let device)):
                     queue += registry.handleMedia(.calleeLegReady(.device(device), sdp: Self.anchorOffer(device)), callID: callID, now: now)
