@@ -246,4 +246,32 @@ import Testing
         _ = h.mixer.remove(1, now: h.now)
         #expect(h.mixer.joined.isEmpty && h.mixer.nextTopologyDeadline == nil)
     }
+
+    @Test func aLegSendsAnEncodedFrameThroughItsOwnPacketizer() throws {
+        let h = try H(codecs: [.opus, .pcma], tones: [nil, nil], configuration: Self.configuration())
+        try h.run(milliseconds: 100)
+        let phone = h.participants[1]
+        let configuration = phone.core.encoderConfiguration
+        let key = try #require(configuration)
+        #expect(key == AudioEncoderConfiguration(kind: .pcma) && key.clockRate == 8_000)
+        let opus = h.participants[0].core.encoderConfiguration
+        #expect(opus?.opus?.bitrate == 32_000)
+        #expect(throws: MediaLegError.self) { _ = try phone.core.sendEncodedAudio(payload: [], now: h.now) }
+        #expect(throws: MediaLegError.self) {
+            _ = try phone.core.sendEncodedAudio(payload: [UInt8](repeating: 0xD5, count: MediaLegCore.maximumEncodedPayload + 1), now: h.now)
+        }
+        let before = phone.core.statistics.framesSent
+        let next = phone.core.nextRTPTimestamp
+        var tone = ToneGenerator(frequency: 700, amplitude: 0.2, sampleRate: 48_000)
+        let payload = try key.makeCodec().encode(tone.next(count: 960))
+        let actions = try phone.core.sendEncodedAudio(payload: payload, now: h.now)
+        guard case .send(let bytes, _, let to)? = actions.first, actions.count == 1 else {
+            Issue.record("\(actions)")
+            return
+        }
+        let packet = try RTPPacket(parsing: bytes)
+        #expect(to == phone.serverAddress && Array(packet.payload) == payload && packet.payloadType == 8)
+        #expect(packet.timestamp == next && phone.core.nextRTPTimestamp == next &+ 160)
+        #expect(phone.core.statistics.framesSent == before + 1)
+    }
 }
