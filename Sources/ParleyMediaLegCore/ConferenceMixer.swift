@@ -168,7 +168,10 @@ public final class ConferenceMixer<LegID: Hashable & Sendable>: MediaTopology {
     ///   refuses (a rate other than 16 or 48 kHz, talkers outside 1...16).
     public init(configuration: Configuration = Configuration()) throws(CodecError) {
         self.configuration = configuration
-        mixer = try AudioMixer(configuration: configuration.mixer)
+        // The mixer must take every leg the room may join.
+        var mixing = configuration.mixer
+        mixing.maximumParticipants = max(mixing.maximumParticipants, configuration.maximumParticipants)
+        mixer = try AudioMixer(configuration: mixing)
         let rate = configuration.mixer.sampleRate
         if rate != AudioPayloadCodec.interfaceRate {
             sharedUpsampler = try Resampler(from: rate, to: AudioPayloadCodec.interfaceRate)
