@@ -15,7 +15,7 @@ enum SoftphoneCommand {
               --as USER             the user this device signs in as (optional with --token)
               --device-id ID        this device's id (default: random per run)
               --play FILE.wav       send this WAV file (looped) instead of a tone
-              --tone HZ             send a tone (default \(command == "call" ? "440" : "1000") Hz)
+              --tone HZ             send a tone (default \(command == "listen" ? "1000" : "440") Hz)
               --record FILE.wav     write the received audio to FILE.wav
               --device[=NAME]       talk through an ALSA device (capture and playback; default:
                                     the system's default device) instead of --play/--tone/--record
@@ -28,6 +28,20 @@ enum SoftphoneCommand {
               --ca-file FILE        PEM CAs to trust for an https:// server (default: the system store)
 
             """
+        if command == "conference" {
+            return """
+                usage: parley conference ROOM --server URL --app KEY (--secret SECRET | --token JWT) --as ME [options]
+
+                Joins the application's conference room ROOM (1-64 of A-Z a-z 0-9 - _ =):
+                everyone in it hears everyone else. Prints each call event with its time,
+                live statistics, and a summary at the end. Ctrl-C leaves. Exit status 0
+                when the call was established and ended hungUp; docs/softphone.md lists
+                the others.
+
+                \(common)  --header NAME=VALUE   a call header (repeatable)
+
+                """
+        }
         if command == "call" {
             return """
                 usage: parley call DESTINATION --server URL --app KEY (--secret SECRET | --token JWT) --as ME [options]

@@ -43,6 +43,20 @@ extension SoftphoneOptions {
         }
     }
 
+    /// `parley conference ROOM`'s one conference id, checked by the protocol's rule.
+    static func conferenceMode(positional: [String], phone: String?, sip: String?) throws(SoftphoneUsageError) -> Mode {
+        guard phone == nil, sip == nil else { throw SoftphoneUsageError("parley conference joins a room: no --phone or --sip") }
+        guard positional.count == 1, let room = positional.first else {
+            throw SoftphoneUsageError(positional.isEmpty
+                ? "missing the conference to join: parley conference ROOM --server URL ..."
+                : "one conference to join, not \(positional.count) ('\(positional.joined(separator: "', '"))')")
+        }
+        if let problem = SignalingMessage.Address.conference(room).formatProblem {
+            throw SoftphoneUsageError("conference id '\(room)' is not valid: \(problem)")
+        }
+        return .call(callee: room, kind: .conference)
+    }
+
     /// `user@domain[:port][;transport=udp|tcp|tls]`, optionally after `sip:` (dropped) or
     /// `sips:` (kept: TLS all the way): the form `ParleyCallClient.callSIP` takes.
     static func sipAddress(_ text: String) throws(SoftphoneUsageError) -> String {

@@ -120,8 +120,11 @@ struct SoftphoneUsageError: Error, Equatable, CustomStringConvertible {
 extension SoftphoneOptions {
     /// Parses the arguments after `call` or `listen`.
     static func parse(command: String, _ arguments: [String]) throws(SoftphoneUsageError) -> SoftphoneOptions {
-        guard command == "call" || command == "listen" else { throw SoftphoneUsageError("unknown command '\(command)'") }
-        let isCall = command == "call"
+        guard command == "call" || command == "listen" || command == "conference" else { throw SoftphoneUsageError("unknown command '\(command)'") }
+        // `parley conference ROOM` is a call to a room: the call's options, its destination
+        // a conference id.
+        let isConference = command == "conference"
+        let isCall = command == "call" || isConference
         var reader = ArgumentReader(arguments)
         var positional: [String] = []
         var server: String?, app: String?, secret: String?, token: String?, user: String?, device: String?
@@ -191,7 +194,9 @@ extension SoftphoneOptions {
         }
 
         let mode: Mode
-        if isCall {
+        if isConference {
+            mode = try conferenceMode(positional: positional, phone: phone, sip: sip)
+        } else if isCall {
             mode = try callMode(positional: positional, phone: phone, sip: sip)
         } else {
             guard positional.isEmpty else { throw SoftphoneUsageError("unexpected argument '\(positional[0])' for parley listen") }

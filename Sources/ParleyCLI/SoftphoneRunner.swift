@@ -198,7 +198,8 @@ final class SoftphoneShell: ParleyClientDelegate, ParleyPushDelegate, ParleyCall
                 switch kind {
                 case .phone: callService.startCall(toPhoneNumber: callee, headers: headers, completion: started)
                 case .sip: callService.startCall(toSIP: callee, headers: headers, completion: started)
-                case .user, .conference: callService.startCall(toUserId: callee, headers: headers, completion: started)
+                case .conference: callService.startCall(toConference: callee, headers: headers, completion: started)
+                case .user: callService.startCall(toUserId: callee, headers: headers, completion: started)
                 }
             case .answer(let callID):
                 // As the user tapping "answer" on the system screen; the service answers

@@ -9,6 +9,8 @@ let usage = """
     commands:
       call USER --server URL --app KEY (--secret SECRET | --token JWT) --as USER [options]
                   place a call to USER and report its events, statistics and end
+      conference ROOM --server URL --app KEY (--secret SECRET | --token JWT) --as USER [options]
+                  join conference room ROOM (its own options: parley conference --help)
       listen --server URL --app KEY (--secret SECRET | --token JWT) --as USER [options]
                   take incoming calls (Enter answers, d+Enter declines; or --answer/--decline)
       token --app KEY --secret SECRET --as USER [--ttl SECONDS]
@@ -31,7 +33,7 @@ case "inspect":
     exit(InspectCommand.main(arguments))
 case "token":
     exit(TokenCommand.main(arguments))
-case "call", "listen":
+case "call", "listen", "conference":
     exit(SoftphoneCommand.main(command: command, arguments))
 case "help", "--help", "-h":
     print(usage, terminator: "")

@@ -37,6 +37,16 @@ enum CallDestination {
         return sip
     }
 
+    /// `id` as a conference destination: 1-64 characters of `A-Z a-z 0-9 - _ =` (the
+    /// protocol's rule; Sinch documents the 64).
+    static func conference(_ id: String) throws(ParleyClientError) -> SignalingMessage.Address {
+        let address = SignalingMessage.Address.conference(id)
+        if let problem = address.formatProblem {
+            throw ParleyClientError(code: "invalid_argument", message: "conference id \(shown(id)) is not valid: \(problem)")
+        }
+        return address
+    }
+
     /// Headers of a call to a SIP endpoint or phone number travel as SIP headers on the
     /// INVITE, so each must be a custom one: named `x-` (any case) and more.
     static func checkSIPHeaders(_ headers: [String: String]) throws(ParleyClientError) {

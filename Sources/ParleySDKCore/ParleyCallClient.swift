@@ -83,6 +83,35 @@ public final class ParleyCallClient: @unchecked Sendable {
         }
     }
 
+    /// Joins a conference room. See `callConference(withId:headers:)`.
+    public func callConference(withId conferenceId: String) -> Result<ParleyCall, any Error> {
+        callConference(withId: conferenceId, headers: [:])
+    }
+
+    /// Joins a conference room of the application (app to conference): everyone in the
+    /// room hears everyone else. The room is created by its first participant and closed
+    /// after its last leaves; rooms of other applications are never reached.
+    ///
+    /// The call's events are those of any call: `callDidProgress`, then (no ringing) the
+    /// answer at once, `callDidEstablish` when this device's audio flows into the room,
+    /// and `callDidEnd` when it leaves (`hangup()`) or is removed (`endCause` `.hungUp`).
+    ///
+    /// - Parameters:
+    ///   - conferenceId: 1-64 characters of `A-Z a-z 0-9 - _ =`.
+    ///   - headers: custom headers for the call's record, under `callUser(withId:headers:)`'s limits.
+    /// - Returns: the call at once, state `.initiating`, `remoteKind` `.conference` and
+    ///   `remoteUserId` the conference id; or `ParleyClientError` `invalid_argument` (an
+    ///   empty id, one over 64 characters or with other characters, headers over the
+    ///   limits) or `not_started`, with nothing placed.
+    public func callConference(withId conferenceId: String, headers: [String: String]) -> Result<ParleyCall, any Error> {
+        guard let client else { return .failure(ParleyClientError(code: "not_started", message: "the client is gone")) }
+        do throws(ParleyClientError) {
+            return client.placeCall(to: try CallDestination.conference(conferenceId), headers: headers)
+        } catch {
+            return .failure(error)
+        }
+    }
+
     /// Calls a SIP endpoint. See `callSIP(_:headers:)`.
     public func callSIP(_ sipIdentity: String) -> Result<ParleyCall, any Error> {
         callSIP(sipIdentity, headers: [:])

@@ -9,7 +9,7 @@ public enum ParleyCallRemoteKind: String, Sendable, Hashable, CaseIterable {
     case phone
     /// A SIP endpoint (`callSIP(_:)`): `user@domain[:port][;transport=udp|tcp|tls]` (or after `sips:`).
     case sip
-    /// A conference room, by conference id (no call of this SDK reaches one yet).
+    /// A conference room, by conference id (`callConference(withId:)`).
     case conference
 
     /// Whether `sendDTMF(_:)` applies: on calls to phone numbers and SIP endpoints, as

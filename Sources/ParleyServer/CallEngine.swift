@@ -640,6 +640,8 @@ final class CallEngine: @unchecked Sendable {
                 return
             }
             sipCalls.tell(sip, notification)
+        case .room:
+            break  // a room answers at once and its media is the anchor's mixer: nothing to tell
         }
     }
 
@@ -892,7 +894,7 @@ extension MediaInstruction {
     /// The call the instruction is for.
     var callID: String {
         switch self {
-        case .answerCaller(let callID, _, _), .offerCallee(let callID, _), .acceptAnswer(let callID, _, _), .bridge(let callID, _),
+        case .answerCaller(let callID, _, _), .joinRoom(let callID, _, _), .offerCallee(let callID, _), .acceptAnswer(let callID, _, _), .bridge(let callID, _),
              .sendDTMF(let callID, _, _), .closeLeg(let callID, _), .closeAll(let callID):
             callID
         }

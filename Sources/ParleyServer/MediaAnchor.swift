@@ -59,13 +59,17 @@ final class MediaAnchor: @unchecked Sendable {
         var lastReportedEvent: [CallLegID: UInt32] = [:]
         /// Set when `closeAll` ran: later instructions find no call.
         var ended = false
+        /// The room a conference call sits in (its topology is its `RoomSeat`); nil otherwise.
+        let room: RoomMedia?
 
         init(callID: String, loop: any MediaLoop, buffers: MediaLoopBuffers, kind: MediaTopologyKind) {
             self.callID = callID
             self.loop = loop
             self.buffers = buffers
+            room = nil
             switch kind {
-            case .relay:
+            case .relay, .mixer:
+                // A room call is made by `init(callID:room:buffers:)`; `.mixer` never gets here.
                 topology = RelayBridge<CallLegID>()
                 gateway = nil
             case .gateway:
@@ -74,6 +78,23 @@ final class MediaAnchor: @unchecked Sendable {
                 self.gateway = gateway
             }
         }
+
+        /// A participant's call in `room`, on the room's loop.
+        init(callID: String, room: RoomMedia, buffers: MediaLoopBuffers) {
+            self.callID = callID
+            self.loop = room.loop
+            self.buffers = buffers
+            self.room = room
+            topology = RoomSeat(room: room, callID: callID)
+            gateway = nil
+        }
+    }
+
+    /// The calls sitting in one room, by call id (on the room's loop): where the mixer's
+    /// actions for another participant go.
+    private final class RoomMembers: @unchecked Sendable {
+        // @unchecked: used on the room's loop only.
+        var calls: [String: CallMedia] = [:]
     }
 
     /// A media loop's receive batch and the work buffer packets are relayed in, in place.
@@ -111,6 +132,10 @@ final class MediaAnchor: @unchecked Sendable {
     private let metrics: ServerMetrics
     private let reportToEngine: (MediaEvent, String) -> Void
     private var calls: [String: CallMedia] = [:]
+    /// Conference rooms with participants (engine loop), each with its members (room loop).
+    private var rooms: [RoomKey: (media: RoomMedia, members: RoomMembers)] = [:]
+    /// How a new room mixes.
+    private let roomConfiguration: ConferenceMixer<String>.Configuration
     private var closed = false
     private let counts = Mutex(Counts())
     /// Closes done on a media loop, waiting for the engine's loop to take their statistics.
@@ -160,6 +185,7 @@ final class MediaAnchor: @unchecked Sendable {
         self.metrics = metrics
         reportToEngine = report
         maxLegsPerApplication = configuration.effectiveMaxMediaLegsPerApplication
+        roomConfiguration = configuration.conferenceMixer
     }
 
     deinit {
@@ -202,6 +228,17 @@ final class MediaAnchor: @unchecked Sendable {
                 return
             }
             call = existing
+        case .joinRoom(_, _, let room):
+            if let existing = calls[callID] {
+                call = existing
+            } else {
+                guard !closed, let seated = seat(callID, in: RoomKey(applicationKey: applicationKey, room: room)) else {
+                    reportToEngine(.legFailed(.caller, reason: closed ? "state: the media anchor is shut down" : "codec: the room's mixer cannot start"), callID)
+                    return
+                }
+                call = seated
+                calls[callID] = call
+            }
         case .answerCaller, .offerCallee:
             if let existing = calls[callID] {
                 call = existing
@@ -231,12 +268,57 @@ final class MediaAnchor: @unchecked Sendable {
         }
     }
 
+    /// A new participant's call in the room `key` (engine loop): the room is made on its
+    /// first participant, on the next media loop. Nil when its mixer cannot be made.
+    private func seat(_ callID: String, in key: RoomKey) -> CallMedia? {
+        let room: (media: RoomMedia, members: RoomMembers)
+        if let existing = rooms[key] {
+            room = existing
+        } else {
+            let loop = mediaLoops[nextLoop % mediaLoops.count]
+            nextLoop &+= 1
+            let media: RoomMedia
+            do { media = try RoomMedia(key: key, loop: loop, configuration: roomConfiguration) } catch {
+                log.error("media.room.failed", ["room": key.description, "error": "\(error)"])
+                return nil
+            }
+            let members = RoomMembers()
+            media.deliver = { [weak self, members] callID, actions in
+                guard let self, let member = members.calls[callID], !member.ended else { return }
+                self.perform(actions, in: member)
+                self.rescheduleAll(in: member)
+            }
+            room = (media, members)
+            rooms[key] = room
+            log.info("media.room.opened", ["room": key.description])
+        }
+        room.media.participants += 1
+        let call = CallMedia(callID: callID, room: room.media, buffers: buffers[ObjectIdentifier(room.media.loop)]!)
+        _ = room.media.loop.execute { room.members.calls[callID] = call }
+        return call
+    }
+
+    /// A participant's call left its room (engine loop): the room goes with its last.
+    private func leaveRoom(_ call: CallMedia) {
+        guard let media = call.room, let room = rooms[media.key], room.media === media else { return }
+        media.participants -= 1
+        let members = room.members
+        let callID = call.callID
+        _ = media.loop.execute { members.calls[callID] = nil }
+        if media.participants <= 0 {
+            rooms[media.key] = nil
+            log.info("media.room.closed", ["room": media.key.description])
+        }
+    }
+
     /// Closes every leg of a call and returns their final statistics (for the record),
     /// waiting for the call's media loop to do it: for shutdown and tests. The engine's
     /// loop uses `closeAll(callID:now:done:)`, which does not wait.
     func closeAll(callID: String, now: ContinuousClock.Instant) -> [CallLegID: MediaLegStatistics] {
         guard let call = calls.removeValue(forKey: callID) else { return [:] }
-        return call.loop.runAndWait { [self] in closeCall(call, now: now) } ?? [:]
+        let statistics = call.loop.runAndWait { [self] in closeCall(call, now: now) } ?? [:]
+        leaveRoom(call)
+        return statistics
     }
 
     /// Closes every leg of a call on its media loop without waiting; `done` gets their
@@ -249,6 +331,7 @@ final class MediaAnchor: @unchecked Sendable {
             _ = engineLoop.execute { [self] in deliverFinishedCloses() }
             return
         }
+        leaveRoom(call)
         let accepted = call.loop.execute { [self] in
             let statistics = closeCall(call, now: now)
             finished.withLock { $0.append((statistics, done)) }
@@ -318,13 +401,20 @@ final class MediaAnchor: @unchecked Sendable {
     private func run(_ instruction: MediaInstruction, in call: CallMedia, applicationKey: String, now: ClockReading) {
         let callID = call.callID
         switch instruction {
-        case .answerCaller(_, let offer, _):
+        case .answerCaller(_, let offer, _), .joinRoom(_, let offer, _):
             do throws(MediaLegError) {
                 let leg = try openLeg(.caller, in: call, applicationKey: applicationKey, now: now)
                 let answer = try call.topology.withLeg(.caller) { (core: inout MediaLegCore) throws(MediaLegError) in
                     try core.answer(offer: offer)
                 } ?? ""
                 try start(leg, in: call, now: now.instant)
+                if let room = call.room {
+                    // In the mix from now on: its audio counts once its leg connects.
+                    do throws(MediaTopologyError) { try call.topology.join(.caller) } catch {
+                        throw MediaLegError(.state, "cannot join room \(room.key.room): \(error)")
+                    }
+                    log.info("media.room.joined", ["call": callID, "room": room.key.description])
+                }
                 log.info("media.leg.answered", ["call": callID, "leg": "caller", "port": String(leg.socket.localAddress.port)])
                 report(.callerLegReady(sdp: answer), callID)
             } catch {
@@ -744,6 +834,7 @@ extension MediaInstruction {
     fileprivate var topologyKind: MediaTopologyKind {
         switch self {
         case .answerCaller(_, _, let topology): topology
+        case .joinRoom: .mixer
         case .offerCallee(_, .sip): .gateway
         default: .relay
         }
@@ -757,6 +848,7 @@ extension Party {
         switch self {
         case .device(let device): device.deviceID
         case .sip(let party): party.description
+        case .room(let party): party.description
         }
     }
 }

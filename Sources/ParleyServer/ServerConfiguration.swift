@@ -1,3 +1,4 @@
+public import ParleyMediaLegCore
 public import ParleyNetCore
 public import ParleyPush
 
@@ -52,6 +53,15 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// calls to SIP parties, rather than plain `RTP/AVP`. Off by default: a trunk or phone
     /// without SRTP refuses an `RTP/SAVP` offer (488), and most trunks have none.
     public var sipMediaOffersSDES: Bool
+    /// How conference rooms mix (docs/conference.md): the room's rate, the most talkers,
+    /// participants at most, hold music for a participant alone or on hold. parleyd mixes
+    /// up to 8 talkers at once (the mixer's own default is 3): a room where more talk at
+    /// once is noise anyway, and each talker costs one encode per tick.
+    public var conferenceMixer: ConferenceMixer<String>.Configuration = {
+        var configuration = ConferenceMixer<String>.Configuration()
+        configuration.mixer.maximumTalkers = 8
+        return configuration
+    }()
     /// Calls to phone numbers and SIP addresses (docs/sip.md, "Routing"): where their
     /// INVITEs go. nil, the default: such calls are refused `not_implemented`. The
     /// composition root builds the `SIPUserAgent` from it.

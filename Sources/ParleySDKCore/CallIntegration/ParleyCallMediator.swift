@@ -49,6 +49,11 @@ public final class ParleyCallMediator: ParleyCallClientDelegate, ParleyCallDeleg
         follow { $0.callSIP(sipIdentity, headers: headers) }
     }
 
+    /// Joins a conference room through the client (`callConference(withId:headers:)`) and follows it.
+    public func callConference(withId conferenceId: String, headers: [String: String] = [:]) -> Result<ParleyCall, any Error> {
+        follow { $0.callConference(withId: conferenceId, headers: headers) }
+    }
+
     /// Places a call with `place` and, when it was placed, hears its events and tells the observers.
     private func follow(_ place: (ParleyCallClient) -> Result<ParleyCall, any Error>) -> Result<ParleyCall, any Error> {
         guard let client else { return .failure(ParleyClientError(code: "not_started", message: "the client is gone")) }

@@ -152,6 +152,13 @@ public final class ParleySystemCallService: SystemCallProviderDelegate, ParleyCa
         startCall(to: sipIdentity, kind: .sip, headers: headers, completion: completion)
     }
 
+    /// Joins a conference room through the system, as `startCall(toUserId:headers:completion:)`;
+    /// the call is placed with `callConference(withId:headers:)` when the start action is performed.
+    public func startCall(toConference conferenceId: String, headers: [String: String] = [:],
+                          completion: @escaping @Sendable (Result<ParleyCall, any Error>) -> Void) {
+        startCall(to: conferenceId, kind: .conference, headers: headers, completion: completion)
+    }
+
     private func startCall(to address: String, kind: ParleyCallRemoteKind, headers: [String: String],
                            completion: @escaping @Sendable (Result<ParleyCall, any Error>) -> Void) {
         let uuid = UUID()

@@ -33,7 +33,7 @@ final class ClientCallControl: SystemCallControl, @unchecked Sendable {
         case .user: mediator.callUser(withId: address, headers: headers)
         case .phone: mediator.callPhoneNumber(address, headers: headers)
         case .sip: mediator.callSIP(address, headers: headers)
-        case .conference: .failure(ParleyClientError(code: "not_implemented", message: "calls to conferences are not placed by this SDK yet"))
+        case .conference: mediator.callConference(withId: address, headers: headers)
         }
     }
     func queryPush(_ payload: [AnyHashable: Any]) -> ParleyNotificationResult {
