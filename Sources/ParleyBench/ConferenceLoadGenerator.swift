@@ -149,29 +149,26 @@ final class ConferenceLoadGenerator: @unchecked Sendable {
     /// Starts a new window of pacing lateness samples.
     func clearLateness() { shared.withLock { $0.lateness.removeAll(keepingCapacity: true) } }
 
-    /// Reads every socket as datagrams arrive (poll, then drain each readable one).
+    /// Reads every socket as datagrams arrive (poll, then drain each readable one into the
+    /// participant's statistics, stamped with the time poll returned).
     private func receive(deadline: Double) {
         var descriptors = links.map { pollfd(fd: $0.socket.fileDescriptor, events: Int16(POLLIN), revents: 0) }
-        var buffer = [UInt8](repeating: 0, count: 2048)
-        var pending: [(index: Int, arrival: Double, bytes: [UInt8])] = []
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 2048, alignment: 8)
+        defer { buffer.deallocate() }
         while !stopFlag.load(ordering: .acquiring) && wallSeconds() < deadline {
             let ready = poll(&descriptors, nfds_t(descriptors.count), 50)
             guard ready > 0 else { continue }
             let now = wallSeconds()
             for index in descriptors.indices where descriptors[index].revents != 0 {
                 descriptors[index].revents = 0
-                while pending.count < 4096 {
-                    let got = buffer.withUnsafeMutableBytes { try? links[index].socket.receive(into: $0) }
-                    guard let (count, _) = got ?? nil else { break }
-                    pending.append((index, now, Array(buffer[..<count])))
+                let socket = links[index].socket
+                // At most 64 at a time from one socket; what is left is read on the next poll.
+                for _ in 0..<64 {
+                    guard let (count, _) = (try? socket.receive(into: buffer)) ?? nil else { break }
+                    let datagram = UnsafeRawBufferPointer(rebasing: buffer[..<count])
+                    shared.withLock { _ = $0.received[index].record(datagram: datagram, arrival: now) }
                 }
             }
-            shared.withLock { snapshot in
-                for packet in pending {
-                    packet.bytes.withUnsafeBytes { _ = snapshot.received[packet.index].record(datagram: $0, arrival: packet.arrival) }
-                }
-            }
-            pending.removeAll(keepingCapacity: true)
         }
     }
 
@@ -210,19 +207,26 @@ final class ConferenceLoadGenerator: @unchecked Sendable {
         func fillFrame() {
             if let tone {
                 let step = 2 * Double.pi * tone / Double(sampleRate)
-                for i in pcm.indices {
-                    pcm[i] = Int16(8000 * sin(phase))
-                    phase += step
+                var phase = self.phase
+                pcm.withUnsafeMutableBufferPointer { frame in
+                    for i in frame.indices {
+                        frame[i] = Int16(8000 * sin(phase))
+                        phase += step
+                    }
                 }
-                phase = phase.truncatingRemainder(dividingBy: 2 * Double.pi)
+                self.phase = phase.truncatingRemainder(dividingBy: 2 * Double.pi)
             } else {
-                for i in pcm.indices {
-                    // xorshift64: cheap noise, no cryptographic need.
-                    noise ^= noise << 13
-                    noise ^= noise >> 7
-                    noise ^= noise << 17
-                    pcm[i] = Int16(Int64(noise & 0xff) - 128) / 2
+                var noise = self.noise
+                pcm.withUnsafeMutableBufferPointer { frame in
+                    for i in frame.indices {
+                        // xorshift64: cheap noise, no cryptographic need.
+                        noise ^= noise << 13
+                        noise ^= noise >> 7
+                        noise ^= noise << 17
+                        frame[i] = Int16(Int64(noise & 0xff) - 128) / 2
+                    }
                 }
+                self.noise = noise
             }
         }
 
@@ -281,18 +285,17 @@ final class ConferenceLoadGenerator: @unchecked Sendable {
                     skipped += behind - tick
                     tick = behind
                 }
-                // Publish every 10 ticks (200 ms), so readers see recent numbers.
-                if tick % 10 == 0 || stop.load(ordering: .relaxed) { publish(&sent, &lateness, &skipped, &errors, shared) }
+                // Every tick, so a window read between two ticks counts whole ticks.
+                publish(&sent, &lateness, &skipped, &errors, shared)
             }
-            publish(&sent, &lateness, &skipped, &errors, shared)
         }
 
         private func publish(_ sent: inout [Int], _ lateness: inout [Double], _ skipped: inout Int, _ errors: inout [String],
                              _ shared: borrowing Mutex<Snapshot>) {
-            let participants = self.participants
+            let indices = participants.map(\.index)
             let (sentNow, latenessNow, skippedNow, errorsNow) = (sent, lateness, skipped, errors)
             shared.withLock { snapshot in
-                for (slot, participant) in participants.enumerated() { snapshot.sent[participant.index] += sentNow[slot] }
+                for (slot, index) in indices.enumerated() { snapshot.sent[index] += sentNow[slot] }
                 snapshot.lateness += latenessNow
                 snapshot.skippedTicks += skippedNow
                 snapshot.errors += errorsNow.count
