@@ -2,8 +2,9 @@
 # Installs what the build and tests need, only what is missing, quietly.
 # Debian packages first (apt-get update only when something is missing), then PyPI.
 # `install-deps.sh bench` also installs what `make bench` compares against and scores with:
-# rtpengine (the relay comparison), espeak-ng and sox (the speech bench's sentences) and the
-# pesq and pystoi scorers (PESQ-WB, STOI; numpy and scipy come with them).
+# rtpengine (the relay comparison), espeak-ng and sox (the speech bench's sentences), Janus
+# (its AudioBridge is the conference bench's peer, run as the bench's own child process) and
+# the pesq and pystoi scorers (PESQ-WB, STOI; numpy and scipy come with them).
 set -eu
 
 # C libraries for the shims; chromium and iproute2 (network namespaces) for the Chromium
@@ -15,7 +16,7 @@ set -eu
 APT_PACKAGES="pkg-config libopus-dev libsrtp2-dev libssl-dev libsqlite3-dev libcurl4-openssl-dev libasound2-dev chromium iproute2 python3 python3-pip sip-tester baresip-core kamailio socat"
 PIP_PACKAGES="aiortc websockets h2 numpy"
 if [ "${1:-}" = "bench" ]; then
-    APT_PACKAGES="$APT_PACKAGES rtpengine-daemon espeak-ng sox"
+    APT_PACKAGES="$APT_PACKAGES rtpengine-daemon espeak-ng sox janus"
     PIP_PACKAGES="$PIP_PACKAGES pesq pystoi"
 fi
 
@@ -33,12 +34,29 @@ for pkg in $APT_PACKAGES; do
         missing="$missing $pkg"
     fi
 done
+# The bench starts Janus itself with a private configuration; Debian's janus.service, with
+# the packaged one (all plugins and transports on public ports), must never run beside it.
+# Masked before the install, so the package's postinst cannot start it either; stopped as
+# well where systemd runs and the unit was started before this script masked it.
+quiet_janus_service() {
+    case " $APT_PACKAGES " in *" janus "*) ;; *) return 0 ;; esac
+    if [ ! -L /etc/systemd/system/janus.service ]; then
+        $SUDO mkdir -p /etc/systemd/system
+        $SUDO ln -sf /dev/null /etc/systemd/system/janus.service
+    fi
+    if [ -d /run/systemd/system ] && systemctl is-active --quiet janus.service 2>/dev/null; then
+        $SUDO systemctl stop janus.service
+    fi
+}
+quiet_janus_service
+
 if [ -n "$missing" ]; then
     echo "installing Debian packages:$missing"
     export DEBIAN_FRONTEND=noninteractive
     $SUDO apt-get update -qq >/dev/null
     $SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
 fi
+quiet_janus_service
 
 if [ -n "$PIP_PACKAGES" ]; then
     pip_missing=""

@@ -6,6 +6,7 @@ if CommandLine.arguments.dropFirst().first == "relay-serve" { runRelayServeAndEx
 
 var seconds = 1.0
 var speechCalls = 3
+var janusOnly = false
 var wanted: Set<String> = []
 var args = CommandLine.arguments.dropFirst()
 while let arg = args.popFirst() {
@@ -13,6 +14,8 @@ while let arg = args.popFirst() {
         seconds = s
     } else if arg == "--calls", let value = args.popFirst(), let n = Int(value), n > 0 {
         speechCalls = n
+    } else if arg == "--janus-only" {
+        janusOnly = true
     } else {
         wanted.insert(arg)
     }
@@ -56,5 +59,8 @@ if wanted.isEmpty || wanted.contains("push") {
 if wanted.isEmpty || wanted.contains("sip") { printSIPReport() }
 // Speech quality through parleyd and two softphones, with impairment (BenchSpeech.swift).
 if wanted.isEmpty || wanted.contains("speech") { print(SpeechBench.report(calls: speechCalls)) }
+// A conference room of plain-RTP participants: Janus's AudioBridge (and parleyd's rooms, once
+// they exist) measured from /proc (BenchConference.swift).
+if wanted.isEmpty || wanted.contains("conference") { printConferenceReport(janusOnly: janusOnly) }
 let formats = wanted.isEmpty ? "" : " " + wanted.sorted().joined(separator: " ")
 print("reproduce: swift run -c release ParleyBench\(formats) --seconds \(seconds)   (one format: name it, e.g. ParleyBench stun)")

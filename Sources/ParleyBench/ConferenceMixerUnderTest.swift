@@ -1,0 +1,46 @@
+import ParleyNetCore
+
+/// A conference mixer the `conference` group measures: each is a process of its own whose
+/// CPU is read from /proc, taking plain-RTP participants so the load generator pays for no
+/// DTLS. Janus's AudioBridge is one; parleyd's rooms join as another case of
+/// `ConferenceMixerKind` once they exist, and the report then prints both side by side on
+/// the same load, with their ratio.
+protocol ConferenceMixerUnderTest: AnyObject {
+    /// Its name in the report.
+    var name: String { get }
+
+    /// User plus system CPU seconds of its process (or processes) so far.
+    func cpuSeconds() -> Double
+
+    /// Opens a room mixing at `settings.sampleRate` and joins one participant per address
+    /// in `participants` (where the mixer sends that participant's mix); per participant,
+    /// where the mixer receives its RTP. One room at a time.
+    func openRoom(participants: [SocketAddress], settings: ConferenceCodecSettings) throws -> [SocketAddress]
+
+    /// The mixer's own tick lateness over the last `seconds` (p50 and p99, in seconds), when
+    /// it reports one; nil for a mixer that does not (Janus).
+    func tickLateness(overLast seconds: Double) -> (p50: Double, p99: Double)?
+
+    /// Closes the room opened last; its participants are dropped.
+    func closeRoom() throws
+
+    /// Stops the mixer's process.
+    func stop()
+}
+
+/// The mixers the `conference` group knows how to start.
+enum ConferenceMixerKind: String, CaseIterable {
+    case janus
+    /// parleyd's conference rooms (issue 11): not built yet.
+    case parley
+
+    /// Starts one with its files in `directory`; throws with the reason when it cannot run.
+    func start(directory: String) throws -> any ConferenceMixerUnderTest {
+        switch self {
+        case .janus:
+            return try JanusAudioBridge(directory: directory)
+        case .parley:
+            throw ChildProcess.Failure(description: "parleyd has no conference rooms yet (issue 11): add its ConferenceMixerUnderTest here")
+        }
+    }
+}
