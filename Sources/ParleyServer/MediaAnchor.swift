@@ -298,6 +298,53 @@ final class MediaAnchor: @unchecked Sendable {
         return call
     }
 
+    /// What the mixer of a room says of each participant (engine loop): `deliver` gets it
+    /// on the engine's loop, by call id, empty when the room has no media here.
+    func roomState(applicationKey: String, room: String, deliver: @escaping @Sendable ([String: RoomParticipantMedia]) -> Void) {
+        guard let media = rooms[RoomKey(applicationKey: applicationKey, room: room)]?.media else {
+            _ = engineLoop.execute { deliver([:]) }
+            return
+        }
+        let accepted = media.loop.execute { [engineLoop] in
+            let talking = Set(media.mixer.talkers)
+            var state: [String: RoomParticipantMedia] = [:]
+            for id in media.mixer.legIDs {
+                state[id] = RoomParticipantMedia(
+                    muted: media.mixer.isMuted(id) ?? false, onHold: media.mixer.isOnHold(id) ?? false, talking: talking.contains(id))
+            }
+            let result = state
+            _ = engineLoop.execute { deliver(result) }
+        }
+        if !accepted { _ = engineLoop.execute { deliver([:]) } }
+    }
+
+    /// Mutes, unmutes, holds or resumes one participant of a room (engine loop); `done`
+    /// gets whether the room's mixer had that participant, on the engine's loop.
+    func control(_ command: ConferenceCommand, callID: String, applicationKey: String, room: String,
+                 done: @escaping @Sendable (Bool) -> Void) {
+        guard let media = rooms[RoomKey(applicationKey: applicationKey, room: room)]?.media else {
+            _ = engineLoop.execute { done(false) }
+            return
+        }
+        let accepted = media.loop.execute { [engineLoop, log] in
+            let applied: Bool
+            do throws(MediaTopologyError) {
+                switch command {
+                case .mute: try media.mixer.setMuted(true, leg: callID)
+                case .unmute: try media.mixer.setMuted(false, leg: callID)
+                case .onHold: try media.mixer.setOnHold(true, leg: callID)
+                case .resume: try media.mixer.setOnHold(false, leg: callID)
+                }
+                applied = true
+                log.info("media.room.control", ["room": media.key.description, "call": callID, "command": command.rawValue])
+            } catch {
+                applied = false
+            }
+            _ = engineLoop.execute { done(applied) }
+        }
+        if !accepted { _ = engineLoop.execute { done(false) } }
+    }
+
     /// A participant's call left its room (engine loop): the room goes with its last.
     private func leaveRoom(_ call: CallMedia) {
         guard let media = call.room, let room = rooms[media.key], room.media === media else { return }

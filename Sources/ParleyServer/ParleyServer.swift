@@ -300,6 +300,35 @@ struct EngineCallControl: CallControl {
             if !accepted { continuation.resume(returning: [:]) }
         }
     }
+
+    func conferenceParticipants(_ conferenceID: String, applicationKey: String) async -> [ConferenceParticipant] {
+        await withCheckedContinuation { continuation in
+            let accepted = engine.loop.execute { [engine] in
+                engine.conferenceParticipants(conferenceID, applicationKey: applicationKey) { continuation.resume(returning: $0) }
+            }
+            if !accepted { continuation.resume(returning: []) }
+        }
+    }
+
+    func manageParticipant(_ command: ConferenceCommand, callID: String, conferenceID: String, applicationKey: String) async -> ConferenceOutcome {
+        await withCheckedContinuation { continuation in
+            let accepted = engine.loop.execute { [engine] in
+                engine.manageParticipant(command, callID: callID, room: conferenceID, applicationKey: applicationKey) {
+                    continuation.resume(returning: $0)
+                }
+            }
+            if !accepted { continuation.resume(returning: .roomNotFound) }
+        }
+    }
+
+    func kick(callID: String?, conferenceID: String, applicationKey: String) async -> ConferenceOutcome {
+        await withCheckedContinuation { continuation in
+            let accepted = engine.loop.execute { [engine] in
+                continuation.resume(returning: engine.kickFromRoom(conferenceID, callID: callID, applicationKey: applicationKey))
+            }
+            if !accepted { continuation.resume(returning: .roomNotFound) }
+        }
+    }
 }
 
 /// `ParleyServer.start()` was given a configuration it cannot serve.
