@@ -136,6 +136,8 @@ final class MediaAnchor: @unchecked Sendable {
     private var rooms: [RoomKey: (media: RoomMedia, members: RoomMembers)] = [:]
     /// How a new room mixes.
     private let roomConfiguration: ConferenceMixer<String>.Configuration
+    /// How long an empty room is kept (`ServerConfiguration.conferenceLinger`).
+    private let roomLinger: Duration
     private var closed = false
     private let counts = Mutex(Counts())
     /// Closes done on a media loop, waiting for the engine's loop to take their statistics.
@@ -186,6 +188,7 @@ final class MediaAnchor: @unchecked Sendable {
         reportToEngine = report
         maxLegsPerApplication = configuration.effectiveMaxMediaLegsPerApplication
         roomConfiguration = configuration.conferenceMixer
+        roomLinger = configuration.conferenceLinger
     }
 
     deinit {
@@ -352,10 +355,20 @@ final class MediaAnchor: @unchecked Sendable {
         let members = room.members
         let callID = call.callID
         _ = media.loop.execute { members.calls[callID] = nil }
-        if media.participants <= 0 {
-            rooms[media.key] = nil
-            log.info("media.room.closed", ["room": media.key.description])
+        guard media.participants <= 0 else { return }
+        guard roomLinger > .zero, !closed else { return closeRoom(media) }
+        // Kept for a participant who comes back; closed unless someone joined by then.
+        engineLoop.schedule(after: roomLinger) { [weak self, weak media] in
+            guard let self, let media, media.participants <= 0 else { return }
+            self.closeRoom(media)
         }
+    }
+
+    /// Forgets an empty room (engine loop): its next participant makes a new one.
+    private func closeRoom(_ media: RoomMedia) {
+        guard rooms[media.key]?.media === media else { return }
+        rooms[media.key] = nil
+        log.info("media.room.closed", ["room": media.key.description])
     }
 
     /// Closes every leg of a call and returns their final statistics (for the record),

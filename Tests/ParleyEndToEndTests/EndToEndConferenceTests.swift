@@ -84,7 +84,7 @@ struct ToneLevels {
         }
     }
 
-    private init(frames: [[Double: Double]]) { self.frames = frames }
+    init(frames: [[Double: Double]]) { self.frames = frames }
 
     /// `seconds` of the recording that end `beforeEnd` seconds before its end.
     func window(endingSecondsBeforeEnd beforeEnd: Double, seconds: Double) -> ToneLevels {
@@ -236,4 +236,67 @@ func rawGet(_ server: ParleydInstance, _ path: String, credentials: String) thro
         }
     }
     return String(decoding: received, as: UTF8.self)
+}
+
+extension EndToEndRealTimeMediaTests.ConferenceRoomTests {
+    /// A 16 kHz room with hold music: the first participant, alone, hears the music; once
+    /// a second joins, it hears the second's tone and no more music.
+    @Test func aParticipantAloneHearsTheHoldMusicUntilSomeoneJoins() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("parley-e2e-moh-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let music = directory.appendingPathComponent("moh.wav").path
+        var tone = ToneGenerator(frequency: 500, amplitude: 0.3, sampleRate: 16_000)
+        try WAVFile(sampleRate: 16_000, channels: 1, samples: tone.next(count: 16_000)).write(path: music)
+        let server = try ParleydInstance(flags: ["--conference-rate", "16000", "--conference-hold-music", music])
+        let recording = directory.appendingPathComponent("first.wav").path
+        let first = try SoftphoneProcess("conference first", ["conference", "lobby"] + server.clientFlags(as: "first")
+            + ["--tone", "1200", "--record", recording, "--duration", "60"])
+        try first.waitForEvent("established", timeout: 20)
+        Thread.sleep(forTimeInterval: 3)
+        let second = try SoftphoneProcess("conference second", ["conference", "lobby"] + server.clientFlags(as: "second")
+            + ["--tone", "800", "--duration", "60"])
+        try second.waitForEvent("established", timeout: 20)
+        Thread.sleep(forTimeInterval: 3)
+        first.process.interrupt()
+        second.process.interrupt()
+        #expect(try first.waitForExit(timeout: 20) == 0, "\(first.report)")
+        #expect(try second.waitForExit(timeout: 20) == 0, "\(second.report)")
+
+        let levels = try ToneLevels(path: recording, frequencies: [500, 800, 1200])
+        // The last 2 s (before the last 0.5): the second participant, not the music.
+        let together = levels.window(endingSecondsBeforeEnd: 0.5, seconds: 2)
+        #expect(together.share(of: 800, above: -40) > 0.9)
+        #expect(together.share(of: 500, above: -40) < 0.1)
+        // The first 2 s after the first 0.5: alone, with the music.
+        let alone = ToneLevels(frames: Array(levels.frames.dropFirst(25).prefix(100)))
+        #expect(alone.share(of: 500, above: -40) > 0.9)
+        #expect(alone.share(of: 1200, above: -40) < 0.05)
+    }
+
+    /// A participant whose process dies (kill -9) leaves the room within the reconnect
+    /// grace: its call ends and the others stay.
+    @Test func aParticipantThatDiesLeavesTheRoom() throws {
+        let server = try ParleydInstance(flags: ["--reconnect-grace", "2", "--media-timeout", "3"])
+        let staying = try SoftphoneProcess("conference staying", ["conference", "crash"] + server.clientFlags(as: "staying") + ["--duration", "60"])
+        let dying = try SoftphoneProcess("conference dying", ["conference", "crash"] + server.clientFlags(as: "dying") + ["--duration", "60"])
+        try staying.waitForEvent("established", timeout: 20)
+        let dyingCall = try #require(try dying.waitForEvent("established", timeout: 20)["callId"] as? String)
+        let room = "/calling/v1/conferences/id/crash"
+        #expect((try server.request("GET", room).body?["participants"] as? [[String: Any]])?.count == 2)
+        dying.process.killHard()
+        let deadline = ContinuousClock.now.advanced(by: .seconds(15))
+        var remaining: [[String: Any]] = []
+        repeat {
+            Thread.sleep(forTimeInterval: 0.5)
+            remaining = try server.request("GET", room).body?["participants"] as? [[String: Any]] ?? []
+        } while remaining.count != 1 && ContinuousClock.now < deadline
+        #expect(remaining.count == 1)
+        #expect(remaining.first?["cli"] as? String == "staying")
+        let record = try server.get("/v1/calls/\(dyingCall)")
+        #expect(record.body?["state"] as? String == "ended", "\(String(describing: record.body))")
+        #expect(staying.process.isRunning)
+        staying.process.interrupt()
+        #expect(try staying.waitForExit(timeout: 20) == 0)
+    }
 }
