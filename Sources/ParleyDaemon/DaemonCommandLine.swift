@@ -263,6 +263,12 @@ enum DaemonCommandLine {
         if let (value, source) = one("media-address") { configuration.mediaBindAddress = try ipAddress(value, source) }
         if let (value, source) = one("announce-address") { configuration.mediaAnnouncedAddress = try ipAddress(value, source) }
         if let (value, source) = one("ring-timeout") { configuration.ringTimeout = try seconds(value, source) }
+        if let (value, source) = one("conference-rate") {
+            guard value == "16000" || value == "48000" else { throw DaemonUsageError("\(source): \"\(value)\" is not a room rate (16000 or 48000)") }
+            configuration.conferenceRoomRate = Int(value) ?? 48_000
+        }
+        if let (value, _) = one("conference-hold-music") { configuration.conferenceHoldMusicPath = value.isEmpty ? nil : value }
+        if let (value, source) = one("conference-linger") { configuration.conferenceLinger = value == "0" ? .zero : try seconds(value, source) }
         if let (value, source) = one("media-timeout") { configuration.mediaInactivityTimeout = try seconds(value, source) }
         if let (value, source) = one("media-setup-timeout") { configuration.mediaSetupTimeout = try seconds(value, source) }
         if let (value, source) = one("max-call-length") { configuration.maximumCallLength = try seconds(value, source) }

@@ -22,7 +22,11 @@ enum Serve {
         do {
             server = try ParleyServer(configuration: configuration, components: DaemonComposition.components(for: configuration, log: log), log: log)
         } catch {
-            standardError("parleyd: cannot open the store in \(configuration.dataDirectory): \(error)")
+            if error is ConferenceConfigurationError {
+                standardError("parleyd: \(error)")
+            } else {
+                standardError("parleyd: cannot open the store in \(configuration.dataDirectory): \(error)")
+            }
             return 1
         }
         let api = RESTAPI(store: server.store, callControl: server.callControl, metrics: server.metrics, log: log,

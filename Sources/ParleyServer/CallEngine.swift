@@ -816,6 +816,58 @@ final class CallEngine: @unchecked Sendable {
         ticketWaiters.append((ticket, body))
     }
 
+    /// The participants of a conference room of `applicationKey` now (engine loop): every
+    /// live call to it that the room answered, with the mixer's view of each; `deliver`
+    /// gets them on the loop, oldest first (empty: nobody is in such a room).
+    func conferenceParticipants(_ room: String, applicationKey: String, deliver: @escaping @Sendable ([ConferenceParticipant]) -> Void) {
+        let time = now()
+        let calls = roomCalls(room, applicationKey: applicationKey)
+        guard !calls.isEmpty, let anchor else { return deliver([]) }
+        anchor.roomState(applicationKey: applicationKey, room: room) { media in
+            deliver(calls.map { record in
+                let joined = record.times.answeredTime ?? record.times.startedTime
+                let state = media[record.callID]
+                return ConferenceParticipant(
+                    id: record.callID, cli: record.caller.address, duration: max(0, Int((time.unixMilliseconds - joined) / 1000)),
+                    muted: state?.muted ?? false, onhold: state?.onHold ?? false, talking: state?.talking ?? false)
+            })
+        }
+    }
+
+    /// Mutes, unmutes, holds or resumes a participant (engine loop); `done` gets the
+    /// outcome on the loop.
+    func manageParticipant(_ command: ConferenceCommand, callID: String, room: String, applicationKey: String,
+                           done: @escaping @Sendable (ConferenceOutcome) -> Void) {
+        let calls = roomCalls(room, applicationKey: applicationKey)
+        guard !calls.isEmpty else { return done(.roomNotFound) }
+        guard calls.contains(where: { $0.callID == callID }), let anchor else { return done(.participantNotFound) }
+        anchor.control(command, callID: callID, applicationKey: applicationKey, room: room) { applied in
+            done(applied ? .done : .participantNotFound)
+        }
+    }
+
+    /// Ends participants' calls as `DELETE /v1/calls/{id}` does (`hungUp`): one (`callID`)
+    /// or, when nil, all of the room (engine loop); how many were ended, nil when the room
+    /// had nobody or not that participant.
+    func kickFromRoom(_ room: String, callID: String?, applicationKey: String) -> ConferenceOutcome {
+        let calls = roomCalls(room, applicationKey: applicationKey)
+        guard !calls.isEmpty else { return .roomNotFound }
+        let kicked = calls.filter { callID == nil || $0.callID == callID }
+        guard !kicked.isEmpty else { return .participantNotFound }
+        for record in kicked {
+            log.info("conference.kick", ["room": room, "call": record.callID])
+            _ = hangUpLive(callID: record.callID, applicationKey: applicationKey)
+        }
+        return .done
+    }
+
+    /// The live calls in a room of `applicationKey` that the room answered, oldest first.
+    private func roomCalls(_ room: String, applicationKey: String) -> [CallRecord] {
+        registry.activeCalls
+            .filter { $0.applicationKey == applicationKey && $0.callee == .conference(room) && $0.times.answeredTime != nil && $0.state != .ended }
+            .sorted { $0.times.startedTime < $1.times.startedTime }
+    }
+
     func liveCallCounts() -> [CallState: Int] {
         var counts: [CallState: Int] = [:]
         for record in registry.activeCalls { counts[record.state, default: 0] += 1 }

@@ -136,6 +136,8 @@ final class MediaAnchor: @unchecked Sendable {
     private var rooms: [RoomKey: (media: RoomMedia, members: RoomMembers)] = [:]
     /// How a new room mixes.
     private let roomConfiguration: ConferenceMixer<String>.Configuration
+    /// How long an empty room is kept (`ServerConfiguration.conferenceLinger`).
+    private let roomLinger: Duration
     private var closed = false
     private let counts = Mutex(Counts())
     /// Closes done on a media loop, waiting for the engine's loop to take their statistics.
@@ -186,6 +188,7 @@ final class MediaAnchor: @unchecked Sendable {
         reportToEngine = report
         maxLegsPerApplication = configuration.effectiveMaxMediaLegsPerApplication
         roomConfiguration = configuration.conferenceMixer
+        roomLinger = configuration.conferenceLinger
     }
 
     deinit {
@@ -298,6 +301,53 @@ final class MediaAnchor: @unchecked Sendable {
         return call
     }
 
+    /// What the mixer of a room says of each participant (engine loop): `deliver` gets it
+    /// on the engine's loop, by call id, empty when the room has no media here.
+    func roomState(applicationKey: String, room: String, deliver: @escaping @Sendable ([String: RoomParticipantMedia]) -> Void) {
+        guard let media = rooms[RoomKey(applicationKey: applicationKey, room: room)]?.media else {
+            _ = engineLoop.execute { deliver([:]) }
+            return
+        }
+        let accepted = media.loop.execute { [engineLoop] in
+            let talking = Set(media.mixer.talkers)
+            var state: [String: RoomParticipantMedia] = [:]
+            for id in media.mixer.legIDs {
+                state[id] = RoomParticipantMedia(
+                    muted: media.mixer.isMuted(id) ?? false, onHold: media.mixer.isOnHold(id) ?? false, talking: talking.contains(id))
+            }
+            let result = state
+            _ = engineLoop.execute { deliver(result) }
+        }
+        if !accepted { _ = engineLoop.execute { deliver([:]) } }
+    }
+
+    /// Mutes, unmutes, holds or resumes one participant of a room (engine loop); `done`
+    /// gets whether the room's mixer had that participant, on the engine's loop.
+    func control(_ command: ConferenceCommand, callID: String, applicationKey: String, room: String,
+                 done: @escaping @Sendable (Bool) -> Void) {
+        guard let media = rooms[RoomKey(applicationKey: applicationKey, room: room)]?.media else {
+            _ = engineLoop.execute { done(false) }
+            return
+        }
+        let accepted = media.loop.execute { [engineLoop, log] in
+            let applied: Bool
+            do throws(MediaTopologyError) {
+                switch command {
+                case .mute: try media.mixer.setMuted(true, leg: callID)
+                case .unmute: try media.mixer.setMuted(false, leg: callID)
+                case .onHold: try media.mixer.setOnHold(true, leg: callID)
+                case .resume: try media.mixer.setOnHold(false, leg: callID)
+                }
+                applied = true
+                log.info("media.room.control", ["room": media.key.description, "call": callID, "command": command.rawValue])
+            } catch {
+                applied = false
+            }
+            _ = engineLoop.execute { done(applied) }
+        }
+        if !accepted { _ = engineLoop.execute { done(false) } }
+    }
+
     /// A participant's call left its room (engine loop): the room goes with its last.
     private func leaveRoom(_ call: CallMedia) {
         guard let media = call.room, let room = rooms[media.key], room.media === media else { return }
@@ -305,10 +355,20 @@ final class MediaAnchor: @unchecked Sendable {
         let members = room.members
         let callID = call.callID
         _ = media.loop.execute { members.calls[callID] = nil }
-        if media.participants <= 0 {
-            rooms[media.key] = nil
-            log.info("media.room.closed", ["room": media.key.description])
+        guard media.participants <= 0 else { return }
+        guard roomLinger > .zero, !closed else { return closeRoom(media) }
+        // Kept for a participant who comes back; closed unless someone joined by then.
+        engineLoop.schedule(after: roomLinger) { [weak self, weak media] in
+            guard let self, let media, media.participants <= 0 else { return }
+            self.closeRoom(media)
         }
+    }
+
+    /// Forgets an empty room (engine loop): its next participant makes a new one.
+    private func closeRoom(_ media: RoomMedia) {
+        guard rooms[media.key]?.media === media else { return }
+        rooms[media.key] = nil
+        log.info("media.room.closed", ["room": media.key.description])
     }
 
     /// Closes every leg of a call and returns their final statistics (for the record),

@@ -8,6 +8,7 @@ import ParleyAuth
 import ParleyCallModel
 import ParleyCallCore
 import ParleyCrypto
+import ParleyMediaCore
 import ParleyWebSocket
 import ParleySIPIO
 import Synchronization
@@ -82,6 +83,8 @@ public final class ParleyServer: Sendable {
         // The loop came running from the composition root: a start that fails stops it.
         var started = false
         defer { if !started { components.engineLoop.shutdown() } }
+        var configuration = configuration
+        try Self.prepareConferences(&configuration)
         self.configuration = configuration
         self.log = log
         sipUserAgent = components.sipCalls as? SIPUserAgent
@@ -271,6 +274,31 @@ public final class ParleyServer: Sendable {
     }
 }
 
+extension ParleyServer {
+    /// The room rate and hold music of `configuration` set into its mixer's configuration;
+    /// a rate other than 16 or 48 kHz, or a hold music file that cannot be read, fails.
+    static func prepareConferences(_ configuration: inout ServerConfiguration) throws {
+        guard configuration.conferenceRoomRate == 16_000 || configuration.conferenceRoomRate == 48_000 else {
+            throw ConferenceConfigurationError("conference rooms mix at 16000 or 48000 Hz, not \(configuration.conferenceRoomRate)")
+        }
+        configuration.conferenceMixer.mixer.sampleRate = configuration.conferenceRoomRate
+        if let path = configuration.conferenceHoldMusicPath {
+            do {
+                configuration.conferenceMixer.holdMusic = try WAVFile.read(path: path)
+            } catch {
+                throw ConferenceConfigurationError("cannot read the conference hold music \(path): \(error)")
+            }
+        }
+    }
+}
+
+/// `ServerConfiguration`'s conference settings cannot be served.
+public struct ConferenceConfigurationError: Error, CustomStringConvertible {
+    public let message: String
+    init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
 /// `CallControl` over the engine's loop and the store.
 struct EngineCallControl: CallControl {
     let engine: CallEngine
@@ -298,6 +326,35 @@ struct EngineCallControl: CallControl {
         await withCheckedContinuation { continuation in
             let accepted = engine.loop.execute { [engine] in continuation.resume(returning: engine.liveCallCounts()) }
             if !accepted { continuation.resume(returning: [:]) }
+        }
+    }
+
+    func conferenceParticipants(_ conferenceID: String, applicationKey: String) async -> [ConferenceParticipant] {
+        await withCheckedContinuation { continuation in
+            let accepted = engine.loop.execute { [engine] in
+                engine.conferenceParticipants(conferenceID, applicationKey: applicationKey) { continuation.resume(returning: $0) }
+            }
+            if !accepted { continuation.resume(returning: []) }
+        }
+    }
+
+    func manageParticipant(_ command: ConferenceCommand, callID: String, conferenceID: String, applicationKey: String) async -> ConferenceOutcome {
+        await withCheckedContinuation { continuation in
+            let accepted = engine.loop.execute { [engine] in
+                engine.manageParticipant(command, callID: callID, room: conferenceID, applicationKey: applicationKey) {
+                    continuation.resume(returning: $0)
+                }
+            }
+            if !accepted { continuation.resume(returning: .roomNotFound) }
+        }
+    }
+
+    func kick(callID: String?, conferenceID: String, applicationKey: String) async -> ConferenceOutcome {
+        await withCheckedContinuation { continuation in
+            let accepted = engine.loop.execute { [engine] in
+                continuation.resume(returning: engine.kickFromRoom(conferenceID, callID: callID, applicationKey: applicationKey))
+            }
+            if !accepted { continuation.resume(returning: .roomNotFound) }
         }
     }
 }

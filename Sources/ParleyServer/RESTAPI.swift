@@ -16,7 +16,9 @@ import Synchronization
 /// ```
 ///
 /// `/v1/...` needs HTTP Basic credentials (application key and secret); `/healthz` and
-/// `/metrics` need none. Every error is JSON `{"code": ..., "message": ...}`. A call of
+/// `/metrics` need none. Every error is JSON `{"code": ..., "message": ...}`. The
+/// conference endpoints of the Sinch Voice API's shape (`/calling/v1/conferences/...`,
+/// `RESTConferenceAPI.swift`) take the same credentials and answer errors as Sinch does. A call of
 /// another application answers 404, exactly as a call that does not exist.
 public final class RESTAPI: Sendable {
     /// The content type of `/metrics` (Prometheus text exposition format 0.0.4).
@@ -28,7 +30,7 @@ public final class RESTAPI: Sendable {
     static let webSocketPath = "/v1/ws"
 
     private let store: StoreQueue
-    private let callControl: any CallControl
+    let callControl: any CallControl
     private let metrics: ServerMetrics
     private let clock: @Sendable () -> Int64
     private let log: ServerLog?
@@ -87,6 +89,12 @@ public final class RESTAPI: Sendable {
             var response = Self.error(426, "upgrade_required", "\(Self.webSocketPath) is the signaling WebSocket: upgrade with subprotocol parley.v1")
             try? response.headers.set(name: "Upgrade", value: "websocket")
             return response
+        }
+        if path.hasPrefix(Self.callingPrefix) {
+            switch await authenticate(request) {
+            case .success(let key): return await callingResponse(to: request, applicationKey: key)
+            case .failure(let failure): return Self.sinchShaped(failure.response)
+            }
         }
         guard path == "/v1" || path.hasPrefix("/v1/") else {
             return Self.error(404, "not_found", "no resource at \(Self.printable(path))")

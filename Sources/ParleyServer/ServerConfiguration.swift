@@ -57,6 +57,15 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// participants at most, hold music for a participant alone or on hold. parleyd mixes
     /// up to 8 talkers at once (the mixer's own default is 3): a room where more talk at
     /// once is noise anyway, and each talker costs one encode per tick.
+    /// The rate conference rooms mix at, 16000 or 48000 (`--conference-rate`); set into
+    /// `conferenceMixer` when the server is made.
+    public var conferenceRoomRate = 48_000
+    /// A WAV file a participant alone (or on hold) hears, looped (`--conference-hold-music`);
+    /// nil: silence. Read when the server is made: one it cannot read fails the start.
+    public var conferenceHoldMusicPath: String?
+    /// How long an empty room's mixer is kept for a participant who comes back
+    /// (`--conference-linger`); zero closes it with its last participant.
+    public var conferenceLinger: Duration = .zero
     public var conferenceMixer: ConferenceMixer<String>.Configuration = {
         var configuration = ConferenceMixer<String>.Configuration()
         configuration.mixer.maximumTalkers = 8

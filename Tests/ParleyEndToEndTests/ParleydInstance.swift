@@ -86,9 +86,21 @@ final class ParleydInstance: @unchecked Sendable {
 
     /// `GET path` with the application's Basic credentials: status and JSON body.
     func get(_ path: String, timeout: Double = 10) throws -> (status: Int, body: [String: Any]?) {
+        try request("GET", path, timeout: timeout)
+    }
+
+    /// `method path` with a JSON `body`, under the application's Basic credentials (or
+    /// `credentials`, `KEY:SECRET`): status and JSON body.
+    func request(_ method: String, _ path: String, body: [String: Any]? = nil, credentials: String? = nil,
+                 timeout: Double = 10) throws -> (status: Int, body: [String: Any]?) {
         var request = URLRequest(url: URL(string: serverURL + path)!, timeoutInterval: timeout)
-        let credentials = Data("\(applicationKey):\(secret)".utf8).base64EncodedString()
-        request.setValue("Basic \(credentials)", forHTTPHeaderField: "Authorization")
+        request.httpMethod = method
+        if let body {
+            request.httpBody = try JSONSerialization.data(withJSONObject: body)
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        let basic = Data((credentials ?? "\(applicationKey):\(secret)").utf8).base64EncodedString()
+        request.setValue("Basic \(basic)", forHTTPHeaderField: "Authorization")
         let result = ResponseBox()
         let done = DispatchSemaphore(value: 0)
         URLSession.shared.dataTask(with: request) { data, response, error in
@@ -96,10 +108,10 @@ final class ParleydInstance: @unchecked Sendable {
             done.signal()
         }.resume()
         guard done.wait(timeout: .now() + timeout + 1) == .success else {
-            throw ManagedProcess.Failure(description: "GET \(path): no answer within \(timeout) s")
+            throw ManagedProcess.Failure(description: "\(method) \(path): no answer within \(timeout) s")
         }
         let (status, data, error) = result.get()
-        guard let status else { throw ManagedProcess.Failure(description: "GET \(path) failed: \(error ?? "no response")") }
+        guard let status else { throw ManagedProcess.Failure(description: "\(method) \(path) failed: \(error ?? "no response")") }
         let body = data.flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
         return (status, body)
     }

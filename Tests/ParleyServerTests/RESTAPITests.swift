@@ -403,7 +403,8 @@ final class RESTFixture: Sendable {
     let edge: EdgeServer
     private let lines = RESTLogLines()
 
-    init(maxBodySize: Int = 1 << 20, clock: @escaping @Sendable () -> Int64 = RESTAPI.wallClockMilliseconds) throws {
+    init(maxBodySize: Int = 1 << 20, clock: @escaping @Sendable () -> Int64 = RESTAPI.wallClockMilliseconds,
+         callControl: (@Sendable (StoreQueue) -> any CallControl)? = nil) throws {
         directory = NSTemporaryDirectory() + "parley-rest-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         store = try StoreQueue(path: directory + "/" + SQLiteStore.defaultFileName)
@@ -414,7 +415,7 @@ final class RESTFixture: Sendable {
         }
         let lines = self.lines
         let log = ServerLog(level: .debug) { line in lines.append(line) }
-        let api = RESTAPI(store: store, callControl: StoreHangUpControl(store: store), metrics: metrics, clock: clock, log: log)
+        let api = RESTAPI(store: store, callControl: callControl?(store) ?? StoreHangUpControl(store: store), metrics: metrics, clock: clock, log: log)
         var configuration = EdgeConfiguration(listenAddresses: [.ipv4Loopback(port: 0)], loopCount: 1)
         configuration.httpLimits.maxBodySize = maxBodySize
         edge = try EdgeServer(configuration: configuration, handlers: EdgeHandlers(deferredHTTP: api.handler))
