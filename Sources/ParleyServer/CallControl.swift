@@ -17,6 +17,8 @@ public protocol CallControl: Sendable {
     /// Removes one participant of a room (`callID`) or, with nil, all of them: their calls
     /// end `hungUp`, as `DELETE /v1/calls/{id}` ends them.
     func kick(callID: String?, conferenceID: String, applicationKey: String) async -> ConferenceOutcome
+    /// The conference rooms' figures now (for `/metrics`); nil without rooms.
+    func conferenceStatistics() async -> ConferenceStatistics?
 }
 
 extension CallControl {
@@ -26,6 +28,7 @@ extension CallControl {
         .roomNotFound
     }
     public func kick(callID: String?, conferenceID: String, applicationKey: String) async -> ConferenceOutcome { .roomNotFound }
+    public func conferenceStatistics() async -> ConferenceStatistics? { nil }
 }
 
 /// One participant of a conference room, as `GET /calling/v1/conferences/id/{id}` lists it

@@ -868,6 +868,12 @@ final class CallEngine: @unchecked Sendable {
             .sorted { $0.times.startedTime < $1.times.startedTime }
     }
 
+    /// The conference rooms' figures (engine loop), handed to `deliver` on the loop.
+    func conferenceStatistics(deliver: @escaping @Sendable (ConferenceStatistics) -> Void) {
+        guard let anchor else { return deliver(ConferenceStatistics()) }
+        anchor.conferenceStatistics(deliver: deliver)
+    }
+
     func liveCallCounts() -> [CallState: Int] {
         var counts: [CallState: Int] = [:]
         for record in registry.activeCalls { counts[record.state, default: 0] += 1 }

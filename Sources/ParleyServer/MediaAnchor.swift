@@ -348,6 +348,36 @@ final class MediaAnchor: @unchecked Sendable {
         if !accepted { _ = engineLoop.execute { done(false) } }
     }
 
+    /// The rooms' figures now (engine loop): each room's loop is asked in turn; `deliver`
+    /// gets the sum (worst lateness) on the engine's loop.
+    func conferenceStatistics(deliver: @escaping @Sendable (ConferenceStatistics) -> Void) {
+        let media = rooms.values.map(\.media)
+        let total = Mutex(ConferenceStatistics())
+        total.withLock { $0.rooms = media.count }
+        let remaining = Mutex(media.count)
+        guard !media.isEmpty else { return deliver(ConferenceStatistics()) }
+        for room in media {
+            let finish: @Sendable () -> Void = { [engineLoop] in
+                let last = remaining.withLock { count -> Bool in
+                    count -= 1
+                    return count == 0
+                }
+                if last { _ = engineLoop.execute { deliver(total.withLock { $0 }) } }
+            }
+            let accepted = room.loop.execute {
+                let mixer = room.mixer
+                total.withLock { sum in
+                    sum.participants += mixer.legIDs.count
+                    sum.talkers += mixer.talkers.count
+                    sum.tickLatenessP99 = max(sum.tickLatenessP99, mixer.lateness.percentile(0.99))
+                    sum.tickLatenessMaximum = max(sum.tickLatenessMaximum, mixer.lateness.maximum)
+                }
+                finish()
+            }
+            if !accepted { finish() }
+        }
+    }
+
     /// A participant's call left its room (engine loop): the room goes with its last.
     private func leaveRoom(_ call: CallMedia) {
         guard let media = call.room, let room = rooms[media.key], room.media === media else { return }

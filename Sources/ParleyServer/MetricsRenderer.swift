@@ -21,7 +21,9 @@ import ParleySIPIO
 /// `parley_sip_requests_rate_limited_total{action}`, `parley_sip_keepalives_total`,
 /// `parley_sip_connections_open`, `parley_sip_connections_refused_total`,
 /// `parley_sip_connection_timeouts_total`; with dialling settings enforced,
-/// `parley_dialling_refusals_total{reason}`.
+/// `parley_dialling_refusals_total{reason}`; with conference rooms, `parley_conference_rooms`,
+/// `parley_conference_participants`, `parley_conference_talkers`,
+/// `parley_conference_tick_lateness_p99_seconds`, `parley_conference_tick_lateness_max_seconds`.
 public enum MetricsRenderer {
     /// The exposition text for one scrape.
     /// - Parameters:
@@ -31,8 +33,10 @@ public enum MetricsRenderer {
     ///   - restAuthFailures: refused REST credentials by code.
     ///   - setupsPerSecond: calls established per second over the last minute, written as
     ///     the gauge `parley_call_setups_per_second` when given.
+    ///   - conferences: the conference rooms now (`CallControl.conferenceStatistics()`).
     public static func render(counters: ServerMetrics.Counters, liveCalls: [CallState: Int],
-                              restAuthFailures: [String: Int] = [:], setupsPerSecond: Double? = nil) -> String {
+                              restAuthFailures: [String: Int] = [:], setupsPerSecond: Double? = nil,
+                              conferences: ConferenceStatistics? = nil) -> String {
         var out = ""
         family(&out, "parley_connections_open", .gauge, "WebSocket connections open now.",
                [([], Double(counters.connectionsOpen))])
@@ -88,7 +92,23 @@ public enum MetricsRenderer {
                    "Calls to phone numbers and SIP addresses refused by their application's dialling settings, by reason.",
                    DiallingRefusal.Reason.allCases.map { ([("reason", $0.rawValue)], Double(refusals[$0.rawValue] ?? 0)) })
         }
+        if let conferences {
+            family(&out, "parley_conference_rooms", .gauge, "Conference rooms with a mixer now.", [([], Double(conferences.rooms))])
+            family(&out, "parley_conference_participants", .gauge, "Participants in conference rooms now.",
+                   [([], Double(conferences.participants))])
+            family(&out, "parley_conference_talkers", .gauge, "Conference participants talking now.", [([], Double(conferences.talkers))])
+            family(&out, "parley_conference_tick_lateness_p99_seconds", .gauge,
+                   "The worst room's 99th percentile of mixer tick lateness over its recent ticks.",
+                   [([], seconds(conferences.tickLatenessP99))])
+            family(&out, "parley_conference_tick_lateness_max_seconds", .gauge,
+                   "The latest any mixer tick of a room open now ran after its deadline.",
+                   [([], seconds(conferences.tickLatenessMaximum))])
+        }
         return out
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
     /// The SIP transport's families (docs/sip.md, "Transports"), every label value written

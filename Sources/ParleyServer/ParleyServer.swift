@@ -349,6 +349,15 @@ struct EngineCallControl: CallControl {
         }
     }
 
+    func conferenceStatistics() async -> ConferenceStatistics? {
+        await withCheckedContinuation { continuation in
+            let accepted = engine.loop.execute { [engine] in
+                engine.conferenceStatistics { continuation.resume(returning: $0) }
+            }
+            if !accepted { continuation.resume(returning: nil) }
+        }
+    }
+
     func kick(callID: String?, conferenceID: String, applicationKey: String) async -> ConferenceOutcome {
         await withCheckedContinuation { continuation in
             let accepted = engine.loop.execute { [engine] in

@@ -146,11 +146,13 @@ public final class RESTAPI: Sendable {
 
     private func renderMetrics() async -> HTTPResponse {
         let live = await callControl.liveCallCounts()
+        let conferences = await callControl.conferenceStatistics()
         let counters = metrics.snapshot
         let now = clock()
         let rate = setupRate.withLock { $0.rate(count: counters.callsEstablished, at: now) }
         let text = MetricsRenderer.render(
-            counters: counters, liveCalls: live, restAuthFailures: authFailures.withLock { $0 }, setupsPerSecond: rate)
+            counters: counters, liveCalls: live, restAuthFailures: authFailures.withLock { $0 }, setupsPerSecond: rate,
+            conferences: conferences)
         var headers = HTTPHeaders()
         try? headers.set(name: "Content-Type", value: Self.metricsContentType)
         return (try? HTTPResponse(status: 200, headers: headers, body: Array(text.utf8)))

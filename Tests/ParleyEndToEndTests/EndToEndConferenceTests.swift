@@ -30,6 +30,9 @@ extension EndToEndRealTimeMediaTests {
             // All four in the room for 4 s, then all leave at once (Ctrl-C hangs up), so
             // the recordings end together and their last seconds overlap.
             Thread.sleep(forTimeInterval: 4)
+            let metrics = try rawGet(server, "/metrics", credentials: "")
+            #expect(metrics.contains("\nparley_conference_rooms 1\n") && metrics.contains("\nparley_conference_participants 4\n"), "\(metrics)")
+            #expect(metrics.contains("\nparley_conference_tick_lateness_p99_seconds "), "\(metrics)")
             for (participant, _) in participants { participant.process.interrupt() }
             for (participant, _) in participants {
                 #expect(try participant.waitForExit(timeout: 30) == 0, "\(participant.report)")
