@@ -370,13 +370,54 @@ public struct MediaLegCore: ~Copyable {
     /// Encodes and sends one 20 ms frame (any rate; mono or stereo, downmixed). Frames
     /// given before the leg is connected are counted and dropped.
     public mutating func sendAudio(_ frame: AudioFrame, now: ContinuousClock.Instant) throws(MediaLegError) -> [MediaLegAction] {
-        guard state == .connected, let codec, let protection, let destination = transport?.mediaDestination else {
+        guard state == .connected, let codec, protection != nil, transport?.mediaDestination != nil else {
             stats.framesNotSent &+= 1
             return []
         }
         let samples = try interfaceSamples(frame)
         let payload: [UInt8]
         do { payload = try codec.encode(samples) } catch { throw MediaLegError(.codec, "\(error)") }
+        return try packetize(payload, codec: codec, now: now)
+    }
+
+    /// The most bytes `sendEncodedAudio` takes as one frame (RFC 6716 §3.4's largest Opus
+    /// frame, 1275 bytes, with room for G.711 at any ptime we send).
+    public static let maximumEncodedPayload = 1500
+
+    /// Sends one 20 ms frame someone else already encoded, through this leg's own
+    /// packetizer: its SSRC, sequence numbers, timestamps and marker, RED wrapping when on,
+    /// DTX as `sendAudio` does it, SRTP. The payload must come from an encoder of this
+    /// leg's `encoderConfiguration` (a conference mixer encodes the mix its listeners share
+    /// once per configuration). Frames given before the leg is connected are counted and
+    /// dropped; an empty payload or one over `maximumEncodedPayload` bytes is refused.
+    public mutating func sendEncodedAudio(payload: [UInt8], now: ContinuousClock.Instant) throws(MediaLegError) -> [MediaLegAction] {
+        guard !payload.isEmpty, payload.count <= Self.maximumEncodedPayload else {
+            throw MediaLegError(.codec, "an encoded frame of \(payload.count) bytes (1...\(Self.maximumEncodedPayload))")
+        }
+        guard state == .connected, let codec, protection != nil, transport?.mediaDestination != nil else {
+            stats.framesNotSent &+= 1
+            return []
+        }
+        return try packetize(payload, codec: codec, now: now)
+    }
+
+    /// What the leg's encoder is set to now (codec, and for Opus its bitrate, DTX and the
+    /// FEC the peer's loss reports chose), nil before negotiation. It changes when the
+    /// loss protection does, so a sharer reads it again each frame.
+    public var encoderConfiguration: AudioEncoderConfiguration? {
+        guard let codec else { return nil }
+        guard codec.kind == .opus else { return AudioEncoderConfiguration(kind: codec.kind) }
+        return AudioEncoderConfiguration(kind: .opus, opus: AudioPayloadCodec.OpusOptions(
+            bitrate: configuration.opusBitrate, inbandFEC: lossProtection.inbandFEC, dtx: configuration.opusDTX,
+            expectedLossPercent: lossProtection.expectedLossPercent))
+    }
+
+    /// One encoded frame onto the wire as the next packet of our stream.
+    private mutating func packetize(_ payload: [UInt8], codec: AudioPayloadCodec, now: ContinuousClock.Instant) throws(MediaLegError) -> [MediaLegAction] {
+        guard let protection, let destination = transport?.mediaDestination else {
+            stats.framesNotSent &+= 1
+            return []
+        }
         defer { rtpTimestamp &+= codec.timestampStep }
         // Opus DTX: a 1-2 byte result means "nothing worth sending" (RFC 7587 §3.1.3).
         if configuration.opusDTX, codec.kind == .opus, payload.count <= 2 {
