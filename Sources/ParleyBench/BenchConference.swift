@@ -3,11 +3,11 @@ import Glibc
 import ParleyNetCore
 import ParleyNetLinux
 
-// The `conference` group of `make bench` (issue 11, docs/bench-conference.md): a conference
-// mixer under a room of plain-RTP participants on loopback, at 10, 30 and 60 participants,
-// 16 and 48 kHz. Today the mixer is Janus's AudioBridge only (`--janus-only` says so; without
-// it the report also names the mixers it could not run); parleyd's rooms are a case of
-// `ConferenceMixerKind` to add. Settings (environment): PARLEY_CONFERENCE_STEPS (10,30,60),
+// The `conference` group of `make bench` (issue 11, docs/bench-conference.md): conference
+// mixers under a room of plain-RTP participants on loopback, at 10, 30 and 60 participants,
+// 16 and 48 kHz: Janus's AudioBridge, then parleyd's room (the product's mixer, legs and media
+// loop in a `conference-room-host` process), on the same load, with the ratio of their
+// costs (`--janus-only` or `--parley-only` runs one). Settings (environment): PARLEY_CONFERENCE_STEPS (10,30,60),
 // PARLEY_CONFERENCE_RATES (16000,48000), PARLEY_CONFERENCE_WARMUP_SECONDS (2),
 // PARLEY_CONFERENCE_SECONDS (10), PARLEY_CONFERENCE_TALKERS (3), PARLEY_CONFERENCE_COMPLEXITY (4),
 // PARLEY_CONFERENCE_KEEP (keep the mixer's files in /tmp).
@@ -42,10 +42,10 @@ struct ConferenceBenchSettings {
         keep = environment["PARLEY_CONFERENCE_KEEP"] != nil
     }
 
-    func command(janusOnly: Bool) -> String {
+    func command(only: ConferenceMixerKind?) -> String {
         "reproduce: PARLEY_CONFERENCE_STEPS=\(stepsText) PARLEY_CONFERENCE_RATES=\(ratesText) PARLEY_CONFERENCE_WARMUP_SECONDS=\(warmupSeconds)"
             + " PARLEY_CONFERENCE_SECONDS=\(windowSeconds) PARLEY_CONFERENCE_TALKERS=\(talkers) PARLEY_CONFERENCE_COMPLEXITY=\(complexity)"
-            + " swift run -c release ParleyBench conference" + (janusOnly ? " --janus-only" : "")
+            + " swift run -c release ParleyBench conference" + (only.map { " --\($0.rawValue)-only" } ?? "")
     }
 }
 
@@ -74,6 +74,8 @@ struct ConferenceStep {
     let mixerTickLateness: (p50: Double, p99: Double)?
     let generatorErrors: Int
     let firstGeneratorError: String?
+    /// What the mixer itself said about the step (`ConferenceMixerUnderTest.stepNote`).
+    let mixerNote: String?
 
     /// The mixer's CPU per participant per 20 ms tick, in seconds.
     var cpuPerParticipantTick: Double {
@@ -97,13 +99,16 @@ struct ConferenceStep {
 
 /// Runs the mixers asked for at every rate and step, printing each step as it is measured,
 /// then the per-core figures and, when two mixers ran, their ratio.
-func printConferenceReport(janusOnly: Bool) {
+func printConferenceReport(only: ConferenceMixerKind?) {
     let settings = ConferenceBenchSettings()
-    let kinds: [ConferenceMixerKind] = janusOnly ? [.janus] : ConferenceMixerKind.allCases
+    let kinds: [ConferenceMixerKind] = only.map { [$0] } ?? ConferenceMixerKind.allCases
     say("")
     say("Conference: one room of plain-RTP participants on loopback, each an Opus encoder in the bench (complexity \(settings.complexity),")
     say("the room's rate, 20 ms, 32 kbit/s); \(settings.talkers) talkers send distinct tones, the rest low-level noise (about -54 dBFS). Janus:")
     say("\(JanusAudioBridge.executable ?? "not installed"), AudioBridge plugin, each participant joined with the join's rtp object and quality \(settings.complexity).")
+    say("Parley: `ParleyBench conference-room-host`, the product's ConferenceMixer<String> on one EventLoop, a plain-RTP MediaLegCore and UDP")
+    say("socket per participant (as parleyd's media anchor runs a room; no signaling, no ICE/DTLS-SRTP); its Opus encoders are the")
+    say("product's (48 kHz, complexity 9: the product has no complexity setting), its tick lateness the mixer's own.")
     say("Per step: \(settings.warmupSeconds) s warm-up, then \(settings.windowSeconds) s measured. CPU = utime+stime from /proc/<pid>/stat, the mixer's")
     say("above its idle level; us/part-tick = its CPU per participant per 20 ms tick; part/core = 20 ms / that. rx/s = packets the")
     say("mixer sent each participant per second (50 = all); loss from RTP sequence gaps; jitter RFC 3550 (mean, max over participants);")
@@ -119,7 +124,7 @@ func printConferenceReport(janusOnly: Bool) {
         results[kind] = runMixer(kind, settings)
     }
     summarize(results, kinds: kinds, settings: settings)
-    say("  " + settings.command(janusOnly: janusOnly))
+    say("  " + settings.command(only: only))
 }
 
 /// Every rate and step on one mixer; the steps that ran.
@@ -165,6 +170,7 @@ private func runMixer(_ kind: ConferenceMixerKind, _ settings: ConferenceBenchSe
                     + (abs(step.sentPerParticipantSecond - 50) > 1 ? "  generator sent \(fixed(step.sentPerParticipantSecond, 1))/s" : "")
                     + (step.skippedTicks > 0 ? "  generator skipped \(step.skippedTicks) ticks" : "")
                     + (step.generatorErrors > 0 ? "  \(step.generatorErrors) send errors: \(step.firstGeneratorError ?? "?")" : ""))
+                if let note = step.mixerNote { say("               " + note) }
             } catch {
                 say("  " + lpad("\(rate / 1000)k", 5) + lpad("\(participants)", 6) + "  not run: \(error)")
                 try? mixer.closeRoom()
@@ -194,6 +200,7 @@ private func measure(_ mixer: any ConferenceMixerUnderTest, rate: Int, participa
     usleep(UInt32(settings.windowSeconds) * 1_000_000)
     let after = (snapshot: generator.snapshot(), mixer: mixer.cpuSeconds(), bench: processCPUSeconds(getpid()) ?? .nan, wall: wallSeconds())
     let tickLateness = mixer.tickLateness(overLast: Double(settings.windowSeconds))
+    let note = mixer.stepNote()
     let window = after.wall - before.wall
     var packets = 0, expected = 0, lost = 0, silent = 0
     var jitters: [Double] = []
@@ -216,7 +223,7 @@ private func measure(_ mixer: any ConferenceMixerUnderTest, rate: Int, participa
         longestGapSeconds: after.snapshot.received.map(\.longestGap).max() ?? .nan,
         pacingLatenessP99: quantile(after.snapshot.lateness, 0.99), skippedTicks: after.snapshot.skippedTicks - before.snapshot.skippedTicks,
         mixerTickLateness: tickLateness, generatorErrors: after.snapshot.errors - before.snapshot.errors,
-        firstGeneratorError: after.snapshot.firstError)
+        firstGeneratorError: after.snapshot.firstError, mixerNote: note)
 }
 
 /// Per mixer and rate: the cost per participant per tick at the largest step within the
@@ -252,7 +259,24 @@ private func summarize(_ results: [ConferenceMixerKind: [ConferenceStep]], kinds
             guard let j = janus[rate], let p = parley[rate] else { continue }
             say("  ratio at \(rate / 1000) kHz: parleyd carries \(fixed(p / j, 2))x Janus's participants per core")
         }
-    } else if kinds.contains(.parley) {
-        say("  no ratio: parleyd's rooms did not run")
+    } else if kinds.count > 1 {
+        say("  no ratio: " + kinds.filter { perCore[$0] == nil }.map(\.rawValue).joined(separator: ", ") + " gave no figure")
+    }
+    if let janus = results[.janus], let parley = results[.parley], !janus.isEmpty, !parley.isEmpty {
+        say("")
+        say("  CPU per participant per 20 ms tick, same load (x = Janus / Parley; a step either mixer failed or the generator fell behind in is marked)")
+        say("   rate  part  Janus us  Parley us      x")
+        for rate in settings.rates {
+            for participants in settings.steps {
+                guard let j = janus.first(where: { $0.sampleRate == rate && $0.participants == participants }),
+                      let p = parley.first(where: { $0.sampleRate == rate && $0.participants == participants }) else { continue }
+                let marks = [(j.overLimit ? "Janus over the limit" : nil), (p.overLimit ? "Parley over the limit" : nil),
+                             (!j.generatorKeptUp || !p.generatorKeptUp ? "generator fell behind" : nil)].compactMap { $0 }
+                say("  " + lpad("\(rate / 1000)k", 5) + lpad("\(participants)", 6) + lpad(fixed(j.cpuPerParticipantTick * 1e6, 1), 10)
+                    + lpad(fixed(p.cpuPerParticipantTick * 1e6, 1), 11)
+                    + lpad(p.cpuPerParticipantTick > 0 ? fixed(j.cpuPerParticipantTick / p.cpuPerParticipantTick, 2) : "-", 7)
+                    + (marks.isEmpty ? "" : "  (" + marks.joined(separator: "; ") + ")"))
+            }
+        }
     }
 }

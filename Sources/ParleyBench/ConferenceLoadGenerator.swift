@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import ParleyNetCore
+import ParleyMediaCore
 import ParleyNetLinux
 import ParleyOpus
 import Synchronization
@@ -63,6 +64,10 @@ final class ConferenceLoadGenerator: @unchecked Sendable {
     let settings: ConferenceCodecSettings
     let links: [ConferenceParticipantLink]
     let maximumSeconds: Double
+    /// Payloads kept per participant for `capturedPayloads` (the first ones received).
+    let capturePerParticipant: Int
+    static let maximumCapturePerParticipant = 1000
+    private let captured: Mutex<[[[UInt8]]]>
     private let senders: [Sender]
     private let shared: Mutex<Snapshot>
     private let stopFlag = Atomic<Bool>(false)
@@ -72,7 +77,10 @@ final class ConferenceLoadGenerator: @unchecked Sendable {
     ///   - links: one per participant, at most `maximumParticipants`.
     ///   - senderThreads: 1 or 2 pacing threads (participants split between them).
     ///   - maximumSeconds: it stops by itself after this long, whatever the caller does.
-    init(links: [ConferenceParticipantLink], settings: ConferenceCodecSettings, senderThreads: Int, maximumSeconds: Double) throws {
+    ///   - capturePerParticipant: RTP payloads to keep per participant, the first received
+    ///     (at most `maximumCapturePerParticipant`), to check what the mixer sent; 0 keeps none.
+    init(links: [ConferenceParticipantLink], settings: ConferenceCodecSettings, senderThreads: Int, maximumSeconds: Double,
+         capturePerParticipant: Int = 0) throws {
         guard !links.isEmpty, links.count <= Self.maximumParticipants else {
             throw Failure(description: "\(links.count) participants: the load generator takes 1 to \(Self.maximumParticipants)")
         }
@@ -82,6 +90,8 @@ final class ConferenceLoadGenerator: @unchecked Sendable {
         self.settings = settings
         self.links = links
         self.maximumSeconds = min(max(maximumSeconds, 0.1), 600)
+        self.capturePerParticipant = min(max(capturePerParticipant, 0), Self.maximumCapturePerParticipant)
+        captured = Mutex(links.map { _ in [] })
         var participants: [Participant] = []
         for (index, link) in links.enumerated() {
             let encoder: OpusEncoder
@@ -146,6 +156,20 @@ final class ConferenceLoadGenerator: @unchecked Sendable {
     /// A copy of what the threads have counted so far.
     func snapshot() -> Snapshot { shared.withLock { $0 } }
 
+    /// The payloads kept per participant (`capturePerParticipant`), in arrival order.
+    func capturedPayloads() -> [[[UInt8]]] { captured.withLock { $0 } }
+
+    /// The level in dBFS of each of `frequencies` in `payloads` (Opus, decoded at 48 kHz in
+    /// order; one that does not decode counts as a lost frame).
+    static func toneLevels(ofOpus payloads: [[UInt8]], frequencies: [Double]) throws -> [Double] {
+        let decoder = try OpusDecoder(sampleRate: 48_000, channels: 1)
+        var samples: [Int16] = []
+        for payload in payloads {
+            if let decoded = try? decoder.decode(payload) { samples += decoded } else { samples += try decoder.decodeLost() }
+        }
+        return frequencies.map { FrequencyAnalysis.toneLevelDBFS(samples: samples, sampleRate: 48_000, frequency: $0) }
+    }
+
     /// Starts a new window of pacing lateness samples.
     func clearLateness() { shared.withLock { $0.lateness.removeAll(keepingCapacity: true) } }
 
@@ -166,10 +190,28 @@ final class ConferenceLoadGenerator: @unchecked Sendable {
                 for _ in 0..<64 {
                     guard let (count, _) = (try? socket.receive(into: buffer)) ?? nil else { break }
                     let datagram = UnsafeRawBufferPointer(rebasing: buffer[..<count])
-                    shared.withLock { _ = $0.received[index].record(datagram: datagram, arrival: now) }
+                    let media = shared.withLock { $0.received[index].record(datagram: datagram, arrival: now) }
+                    if media && capturePerParticipant > 0, let payload = Self.rtpPayload(datagram) {
+                        captured.withLock { if $0[index].count < capturePerParticipant { $0[index].append(payload) } }
+                    }
                 }
             }
         }
+    }
+
+    /// The payload of an RTP packet (RFC 3550 5.1 and 5.3.1: past the CSRCs and any header
+    /// extension, without padding); nil when the lengths do not add up.
+    static func rtpPayload(_ datagram: UnsafeRawBufferPointer) -> [UInt8]? {
+        guard datagram.count >= 12 else { return nil }
+        var start = 12 + Int(datagram[0] & 0x0f) * 4
+        if datagram[0] & 0x10 != 0 {
+            guard datagram.count >= start + 4 else { return nil }
+            start += 4 + (Int(datagram[start + 2]) << 8 | Int(datagram[start + 3])) * 4
+        }
+        var end = datagram.count
+        if datagram[0] & 0x20 != 0, end > start { end -= Int(datagram[end - 1]) }
+        guard start <= end else { return nil }
+        return Array(datagram[start..<end])
     }
 
     /// One participant's sending state, owned by one sender thread.

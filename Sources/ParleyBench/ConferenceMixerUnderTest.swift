@@ -2,9 +2,8 @@ import ParleyNetCore
 
 /// A conference mixer the `conference` group measures: each is a process of its own whose
 /// CPU is read from /proc, taking plain-RTP participants so the load generator pays for no
-/// DTLS. Janus's AudioBridge is one; parleyd's rooms join as another case of
-/// `ConferenceMixerKind` once they exist, and the report then prints both side by side on
-/// the same load, with their ratio.
+/// DTLS. Janus's AudioBridge is one, parleyd's room (`ParleyConferenceRoom`) the other; the
+/// report prints both side by side on the same load, with their ratio.
 protocol ConferenceMixerUnderTest: AnyObject {
     /// Its name in the report.
     var name: String { get }
@@ -21,6 +20,10 @@ protocol ConferenceMixerUnderTest: AnyObject {
     /// it reports one; nil for a mixer that does not (Janus).
     func tickLateness(overLast seconds: Double) -> (p50: Double, p99: Double)?
 
+    /// A line on the step just measured that only this mixer can tell (its own counters);
+    /// nil for none. Read after `tickLateness`.
+    func stepNote() -> String?
+
     /// Closes the room opened last; its participants are dropped.
     func closeRoom() throws
 
@@ -31,7 +34,8 @@ protocol ConferenceMixerUnderTest: AnyObject {
 /// The mixers the `conference` group knows how to start.
 enum ConferenceMixerKind: String, CaseIterable {
     case janus
-    /// parleyd's conference rooms (issue 11): not built yet.
+    /// parleyd's conference room: the product's mixer, legs, media loop and sockets in a
+    /// process of their own (`ParleyConferenceRoom`).
     case parley
 
     /// Starts one with its files in `directory`; throws with the reason when it cannot run.
@@ -40,7 +44,7 @@ enum ConferenceMixerKind: String, CaseIterable {
         case .janus:
             return try JanusAudioBridge(directory: directory)
         case .parley:
-            throw ChildProcess.Failure(description: "parleyd has no conference rooms yet (issue 11): add its ConferenceMixerUnderTest here")
+            return try ParleyConferenceRoom(directory: directory)
         }
     }
 }

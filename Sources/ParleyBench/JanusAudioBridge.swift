@@ -296,6 +296,8 @@ extension JanusAudioBridge: ConferenceMixerUnderTest {
 
     func tickLateness(overLast seconds: Double) -> (p50: Double, p99: Double)? { nil }
 
+    func stepNote() -> String? { nil }
+
     func closeRoom() throws {
         guard let room = openedRoom else { return }
         openedRoom = nil

@@ -3,10 +3,12 @@
 
 // Our relay as a child process of the `relay` comparison (BenchRelayServe.swift).
 if CommandLine.arguments.dropFirst().first == "relay-serve" { runRelayServeAndExit() }
+// parleyd's conference room as a child process of the `conference` group (BenchConferenceRoomHost.swift).
+if CommandLine.arguments.dropFirst().first == "conference-room-host" { runConferenceRoomHostAndExit() }
 
 var seconds = 1.0
 var speechCalls = 3
-var janusOnly = false
+var onlyMixer: ConferenceMixerKind?
 var wanted: Set<String> = []
 var args = CommandLine.arguments.dropFirst()
 while let arg = args.popFirst() {
@@ -15,7 +17,9 @@ while let arg = args.popFirst() {
     } else if arg == "--calls", let value = args.popFirst(), let n = Int(value), n > 0 {
         speechCalls = n
     } else if arg == "--janus-only" {
-        janusOnly = true
+        onlyMixer = .janus
+    } else if arg == "--parley-only" {
+        onlyMixer = .parley
     } else {
         wanted.insert(arg)
     }
@@ -59,8 +63,8 @@ if wanted.isEmpty || wanted.contains("push") {
 if wanted.isEmpty || wanted.contains("sip") { printSIPReport() }
 // Speech quality through parleyd and two softphones, with impairment (BenchSpeech.swift).
 if wanted.isEmpty || wanted.contains("speech") { print(SpeechBench.report(calls: speechCalls)) }
-// A conference room of plain-RTP participants: Janus's AudioBridge (and parleyd's rooms, once
-// they exist) measured from /proc (BenchConference.swift).
-if wanted.isEmpty || wanted.contains("conference") { printConferenceReport(janusOnly: janusOnly) }
+// A conference room of plain-RTP participants: Janus's AudioBridge and parleyd's room, each
+// measured from /proc on the same load (BenchConference.swift).
+if wanted.isEmpty || wanted.contains("conference") { printConferenceReport(only: onlyMixer) }
 let formats = wanted.isEmpty ? "" : " " + wanted.sorted().joined(separator: " ")
 print("reproduce: swift run -c release ParleyBench\(formats) --seconds \(seconds)   (one format: name it, e.g. ParleyBench stun)")

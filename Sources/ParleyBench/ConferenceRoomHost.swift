@@ -1,0 +1,369 @@
+import Foundation
+import ParleyICECore
+import ParleyMediaLegCore
+import ParleyNetCore
+import ParleyNetLinux
+import ParleySTUN
+import ParleyWireCore
+
+/// parleyd's conference room as the `conference` group runs it: the product's
+/// `ConferenceMixer<String>` on one media loop (`EventLoop`), each participant a
+/// `MediaLegCore` on a UDP socket of its own, driven the way parleyd's media anchor drives
+/// a room (MediaAnchor.swift and RoomSeat.swift): each socket watched on the loop and read
+/// in batches of 16 (8 batches a wake-up at most), every datagram handed to the mixer,
+/// the actions performed (sends from the leg's socket), and after every wake-up the
+/// participant's leg timer and its own timer on the room's clock (`nextTopologyDeadline`)
+/// moved; the first participant whose timer runs a due tick runs it for the room
+/// (`handleTopologyTimeout`), and every other participant's actions are performed and its
+/// timers moved, as the anchor's `deliver` does.
+///
+/// The legs are plain RTP, configured as the anchor configures a SIP party's leg
+/// (`MediaLegConfiguration(plainRTP:)`, G.711 and Opus offered, no RED), and negotiated by
+/// SDP: each answers an offer made for the participant's socket (a plain-RTP Opus stream
+/// at that address), so the generator's RTP latches the leg and the mix goes back there.
+/// What parleyd adds around a room and this leaves out: signaling, the call records, ICE
+/// and DTLS-SRTP (an app's legs have them; the load's plain-RTP participants have none,
+/// as Janus's have none), the port pool (sockets bind port 0 on 127.0.0.1) and the
+/// anchor's once-a-second inactivity check and packet counters.
+///
+/// Threads: the room lives on `loop`; the methods hop there and wait.
+final class ConferenceRoomHost: @unchecked Sendable {
+    // @unchecked: `room` is used on `loop`'s thread only.
+
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// What the room counted, as `counters` prints it.
+    struct Report: Codable, Sendable {
+        var participants: Int
+        /// The room's rate.
+        var sampleRate: Int
+        var ticks: UInt64
+        /// Ticks run later than the mixer's threshold (5 ms) after their deadline.
+        var lateTicks: UInt64
+        /// Ticks given up after a stall.
+        var skippedTicks: UInt64
+        /// Tick lateness over the mixer's kept runs (its last 1024 ticks), milliseconds.
+        var latenessP50Milliseconds: Double
+        var latenessP99Milliseconds: Double
+        var latenessMaximumMilliseconds: Double
+        var latenessRuns: UInt64
+        var sharedEncodes: UInt64
+        var talkerEncodes: UInt64
+        var holdEncodes: UInt64
+        var sharedFramesSent: UInt64
+        var encodeFailures: UInt64
+        var datagramsDropped: UInt64
+        /// Talkers now.
+        var talkers: Int
+        /// RTP packets the legs received and sent (their statistics).
+        var packetsReceived: UInt64
+        var packetsSent: UInt64
+
+        /// Shared and N-1 encodes per tick, averaged over the room's ticks.
+        var sharedEncodesPerTick: Double { ticks > 0 ? Double(sharedEncodes) / Double(ticks) : 0 }
+        var talkerEncodesPerTick: Double { ticks > 0 ? Double(talkerEncodes) / Double(ticks) : 0 }
+    }
+
+    /// One participant: its leg's socket and timers, and its own timer on the room's clock
+    /// (the anchor's `CallMedia` of a room call and its `AnchoredLeg`).
+    private final class Seat: @unchecked Sendable {
+        // @unchecked: used on the room's loop only.
+        let id: String
+        let socket: UDPSocket
+        let local: ICETransportAddress
+        var legTimer: (id: TimerID, at: ContinuousClock.Instant)?
+        var topologyTimer: (id: TimerID, at: ContinuousClock.Instant)?
+        var registered = false
+        var failed = false
+        /// The socket address of the leg's last destination.
+        private var lastDestination: (ice: ICETransportAddress, socket: SocketAddress)?
+
+        init(id: String, socket: UDPSocket) {
+            self.id = id
+            self.socket = socket
+            local = Seat.iceAddress(socket.localAddress)
+        }
+
+        func destination(_ to: ICETransportAddress) -> SocketAddress? {
+            if let last = lastDestination, last.ice == to { return last.socket }
+            guard let address = SocketAddress(hostBytes: to.ip.bytes, port: to.port) else { return nil }
+            lastDestination = (to, address)
+            return address
+        }
+
+        static func iceAddress(_ address: SocketAddress) -> ICETransportAddress {
+            ICETransportAddress(ip: STUNIPAddress(bytes: address.hostBytes) ?? .ipv4(0), port: address.port)
+        }
+    }
+
+    /// The open room (loop only).
+    private final class Room: @unchecked Sendable {
+        // @unchecked: used on the room's loop only.
+        let mixer: ConferenceMixer<String>
+        var seats: [String: Seat] = [:]
+        /// Seats in the order they joined.
+        var order: [Seat] = []
+
+        init(mixer: ConferenceMixer<String>) { self.mixer = mixer }
+    }
+
+    static let maximumParticipants = ConferenceLoadGenerator.maximumParticipants
+
+    let loop: EventLoop
+    /// The loop's receive batch and the buffer a datagram is handed over in (the anchor's
+    /// `MediaLoopBuffers`).
+    private let batch = UDPReceiveBatch(capacity: 16, slotSize: 2048)
+    private let work = UnsafeMutableRawBufferPointer.allocate(byteCount: 2048 + 64, alignment: 16)
+    private var room: Room?
+
+    init() throws {
+        do { loop = try EventLoop(name: "parley-media-1") } catch { throw Failure(description: "cannot start the media loop: \(error)") }
+        // libsrtp's self-tests at start-up, as the anchor runs them (plain legs use none).
+        MediaLegCore.prepareProcess()
+    }
+
+    deinit { work.deallocate() }
+
+    /// Opens a room mixing at `sampleRate` with one plain-RTP leg per address in
+    /// `participants` (where that participant receives its mix and sends from); per
+    /// participant, where its leg receives. One room at a time.
+    func openRoom(participants: [SocketAddress], sampleRate: Int) throws -> [SocketAddress] {
+        guard (1...Self.maximumParticipants).contains(participants.count) else {
+            throw Failure(description: "\(participants.count) participants: a room here takes 1 to \(Self.maximumParticipants)")
+        }
+        let result: Result<[SocketAddress], Failure>? = loop.runAndWait { [self] in
+            do { return .success(try open(participants, sampleRate: sampleRate)) } catch let error as Failure {
+                return .failure(error)
+            } catch {
+                return .failure(Failure(description: "\(error)"))
+            }
+        }
+        guard let result else { throw Failure(description: "the media loop stopped") }
+        return try result.get()
+    }
+
+    /// What the open room counted; nil when none is open.
+    func report() -> Report? {
+        loop.runAndWait { [self] () -> Report? in
+            guard let room else { return nil }
+            let mixer = room.mixer
+            var received: UInt64 = 0, sent: UInt64 = 0
+            for seat in room.order {
+                guard let statistics = mixer.withLeg(seat.id, { (core: inout MediaLegCore) in core.statistics }) else { continue }
+                received &+= statistics.rtp.packetsReceived
+                sent &+= statistics.rtp.packetsSent
+            }
+            let counters = mixer.counters
+            func milliseconds(_ duration: Duration) -> Double { Double(duration.wholeNanoseconds) / 1e6 }
+            return Report(
+                participants: room.order.count, sampleRate: mixer.configuration.mixer.sampleRate, ticks: counters.ticks,
+                lateTicks: counters.lateTicks, skippedTicks: mixer.skippedTicks,
+                latenessP50Milliseconds: milliseconds(mixer.lateness.percentile(0.5)),
+                latenessP99Milliseconds: milliseconds(mixer.lateness.percentile(0.99)),
+                latenessMaximumMilliseconds: milliseconds(mixer.lateness.maximum), latenessRuns: mixer.lateness.count,
+                sharedEncodes: counters.sharedEncodes, talkerEncodes: counters.talkerEncodes, holdEncodes: counters.holdEncodes,
+                sharedFramesSent: counters.sharedFramesSent, encodeFailures: counters.encodeFailures,
+                datagramsDropped: counters.datagramsDropped, talkers: mixer.talkers.count, packetsReceived: received, packetsSent: sent)
+        } ?? nil
+    }
+
+    /// Closes the open room: every leg's goodbye is sent, its timers stopped and its
+    /// socket closed.
+    func closeRoom() {
+        _ = loop.runAndWait { [self] in
+            guard let room else { return }
+            self.room = nil
+            let now = loop.now
+            for seat in room.order {
+                if let removed = room.mixer.remove(seat.id, now: now) { perform(removed.actions, in: room) }
+                stopTimers(of: seat)
+                if seat.registered { loop.deregister(seat.socket); seat.registered = false }
+                seat.socket.close()
+            }
+        }
+    }
+
+    /// Closes the room and stops the loop.
+    func stop() {
+        closeRoom()
+        loop.shutdown()
+    }
+
+    // MARK: On the loop
+
+    private func open(_ participants: [SocketAddress], sampleRate: Int) throws -> [SocketAddress] {
+        guard room == nil else { throw Failure(description: "a room is open already") }
+        var configuration = ConferenceMixer<String>.Configuration()
+        configuration.mixer.sampleRate = sampleRate
+        configuration.maximumParticipants = max(configuration.maximumParticipants, participants.count)
+        let mixer: ConferenceMixer<String>
+        do { mixer = try ConferenceMixer<String>(configuration: configuration) } catch {
+            throw Failure(description: "the room's mixer: \(error)")
+        }
+        let room = Room(mixer: mixer)
+        self.room = room
+        do {
+            for (index, participant) in participants.enumerated() {
+                try seat("participant-\(index)", at: participant, in: room)
+            }
+        } catch {
+            closeRoom()
+            throw error
+        }
+        return room.order.map(\.socket.localAddress)
+    }
+
+    /// One participant's leg, as the anchor opens a room call's: socket and core, watched,
+    /// added to the mixer, its answer to the participant's offer, started and joined.
+    private func seat(_ id: String, at participant: SocketAddress, in room: Room) throws {
+        let socket: UDPSocket
+        do { socket = try UDPSocket(bindingTo: .ipv4Loopback(port: 0)) } catch {
+            throw Failure(description: "no media socket: \(error)")
+        }
+        let seat = Seat(id: id, socket: socket)
+        let clock = SystemClock.now()
+        // A SIP party's leg in the anchor: plain RTP (no SDES here: the load is in the
+        // clear), G.711 first and Opus, no RED.
+        var configuration = MediaLegConfiguration(plainRTP: PlainRTPTransport.Options(offersSDES: false))
+        configuration.codecs = [.pcmu, .pcma, .opus]
+        configuration.opusRedundancy = false
+        configuration.mediaMode = room.mixer.mediaMode(for: id)
+        var core = MediaLegCore(configuration: configuration, localAddresses: [seat.local], now: clock,
+                                random: SystemRandomNumberGenerator())
+        do {
+            let answer = try core.answer(offer: try Self.participantOffer(at: participant, now: clock))
+            guard core.encoderConfiguration?.kind == .opus else {
+                throw Failure(description: "the leg did not agree on Opus: \(answer)")
+            }
+        } catch let error as Failure {
+            socket.close()
+            throw error
+        } catch {
+            socket.close()
+            throw Failure(description: "offer/answer with participant \(participant): \(error)")
+        }
+        do {
+            try loop.register(socket, closeOnShutdown: true, onReadable: { [weak self, weak seat] in
+                guard let self, let seat else { return }
+                self.readable(seat)
+            })
+            seat.registered = true
+        } catch {
+            socket.close()
+            throw Failure(description: "cannot watch \(socket.localAddress): \(error)")
+        }
+        room.mixer.add(id, core: core)
+        room.seats[id] = seat
+        room.order.append(seat)
+        do {
+            perform(try room.mixer.start(id, now: loop.now), in: room)
+            try room.mixer.join(id)
+        } catch {
+            throw Failure(description: "cannot start or join \(id): \(error)")
+        }
+        rescheduleAll(seat, in: room)
+    }
+
+    /// The offer of a participant that sends and receives plain-RTP Opus at `address`
+    /// (what the load generator does), made by a stand-in leg there.
+    static func participantOffer(at address: SocketAddress, now: ClockReading) throws -> String {
+        var configuration = MediaLegConfiguration(plainRTP: PlainRTPTransport.Options())
+        configuration.codecs = [.opus]
+        configuration.opusRedundancy = false
+        var standIn = MediaLegCore(configuration: configuration, localAddresses: [Seat.iceAddress(address)], now: now,
+                                   random: SystemRandomNumberGenerator())
+        return try standIn.makeOffer()
+    }
+
+    private func readable(_ seat: Seat) {
+        guard let room, room.seats[seat.id] === seat else { return }
+        for _ in 0..<8 {  // bounded per wake-up so the other legs on the loop get their turn
+            let count: Int
+            do { count = try seat.socket.receive(into: batch) } catch { return }
+            if count == 0 { break }
+            let now = loop.now
+            for index in 0..<count {
+                let payload = batch.payload(at: index)
+                work.copyMemory(from: payload)
+                let from = Seat.iceAddress(batch.source(at: index))
+                let receipt = room.mixer.receive(buffer: work, length: payload.count, from: from, on: seat.id, local: seat.local, now: now)
+                perform(receipt.actions, in: room)
+            }
+            if count < batch.capacity { break }
+        }
+        rescheduleAll(seat, in: room)
+    }
+
+    /// Performs the mixer's actions. The anchor splits them by participant (its own, then
+    /// each other participant's in that participant's call, whose timers are then moved);
+    /// here every seat is on the same loop, so they go out in one pass and every seat they
+    /// touched is rescheduled, the same work.
+    private func perform(_ actions: [MediaTopologyAction<String>], in room: Room) {
+        guard !actions.isEmpty else { return }
+        var touched: [ObjectIdentifier: Seat] = [:]
+        for action in actions {
+            switch action {
+            case .send(let id, let bytes, _, let to):
+                guard let seat = room.seats[id], let destination = seat.destination(to) else { continue }
+                _ = try? seat.socket.send(bytes, to: destination)
+                touched[ObjectIdentifier(seat)] = seat
+            case .stateChanged(let id, let state):
+                if state == .failed || state == .closed, let seat = room.seats[id] { seat.failed = true }
+            default:
+                break
+            }
+        }
+        for seat in touched.values { rescheduleAll(seat, in: room) }
+    }
+
+    /// The anchor's `rescheduleAll` for a room call: the leg's timer and the call's timer
+    /// on the room's clock.
+    private func rescheduleAll(_ seat: Seat, in room: Room) {
+        rescheduleLeg(seat, in: room)
+        rescheduleTopology(seat, in: room)
+    }
+
+    private func rescheduleTopology(_ seat: Seat, in room: Room) {
+        let next = room.mixer.nextTopologyDeadline
+        if let timer = seat.topologyTimer {
+            if timer.at == next { return }
+            _ = loop.cancel(timer.id)
+            seat.topologyTimer = nil
+        }
+        guard let next else { return }
+        let id = loop.schedule(at: next) { [weak self, weak seat] in
+            guard let self, let seat, let room = self.room, room.seats[seat.id] === seat else { return }
+            seat.topologyTimer = nil
+            self.perform(room.mixer.handleTopologyTimeout(now: self.loop.now), in: room)
+            self.rescheduleAll(seat, in: room)
+        }
+        seat.topologyTimer = (id, next)
+    }
+
+    private func rescheduleLeg(_ seat: Seat, in room: Room) {
+        guard let next = room.mixer.nextDeadline(of: seat.id), seat.registered else {
+            if let timer = seat.legTimer { _ = loop.cancel(timer.id); seat.legTimer = nil }
+            return
+        }
+        if let timer = seat.legTimer {
+            if timer.at == next { return }
+            _ = loop.cancel(timer.id)
+        }
+        let id = loop.schedule(at: next) { [weak self, weak seat] in
+            guard let self, let seat, let room = self.room, room.seats[seat.id] === seat else { return }
+            seat.legTimer = nil
+            self.perform(room.mixer.handleTimeout(of: seat.id, now: self.loop.now), in: room)
+            self.rescheduleAll(seat, in: room)
+        }
+        seat.legTimer = (id, next)
+    }
+
+    private func stopTimers(of seat: Seat) {
+        if let timer = seat.legTimer { _ = loop.cancel(timer.id) }
+        if let timer = seat.topologyTimer { _ = loop.cancel(timer.id) }
+        seat.legTimer = nil
+        seat.topologyTimer = nil
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import ParleyNetCore
+
+/// parleyd's conference room as the `conference` group's mixer under test: this executable
+/// again as `ParleyBench conference-room-host` (BenchConferenceRoomHost.swift), a process of
+/// its own whose CPU is read from /proc like Janus's. It runs the product's room
+/// (`ConferenceRoomHost`) with plain-RTP legs, and reports the mixer's own tick lateness
+/// and encode counters.
+final class ParleyConferenceRoom {
+    let child: ChildProcess
+    /// The host's counters read at the last `tickLateness`, for the step's note.
+    private var lastReport: ConferenceRoomHost.Report?
+    private var roomOpen = false
+
+    /// Starts the host (its stderr in `directory`) and waits for nothing: it reads its
+    /// first command when `openRoom` sends it.
+    init(directory: String) throws {
+        guard let executable = currentExecutablePath() else {
+            throw ChildProcess.Failure(description: "cannot find this executable to start conference-room-host")
+        }
+        child = try ChildProcess(path: executable, arguments: ["conference-room-host"], pipeStdin: true, pipeStdout: true,
+                                 stderrPath: directory + "/room-host.stderr")
+    }
+
+    deinit { stop() }
+
+    /// One command and its answer line (at most `timeoutMs`); throws on no answer or an
+    /// `error` line.
+    private func request(_ command: String, expecting prefix: String, timeoutMs: Int32 = 10_000) throws -> String {
+        child.write(command + "\n")
+        guard let line = child.readLine(timeoutMs: timeoutMs) else {
+            throw ChildProcess.Failure(description: "conference-room-host did not answer \(command.prefix(20))")
+        }
+        guard line.hasPrefix(prefix) else { throw ChildProcess.Failure(description: "conference-room-host: \(line)") }
+        return String(line.dropFirst(prefix.count))
+    }
+
+    /// The host's counters of the open room, nil when it has none or they do not parse.
+    func report() -> ConferenceRoomHost.Report? {
+        guard let json = try? request("counters", expecting: "counters ") else { return nil }
+        return try? JSONDecoder().decode(ConferenceRoomHost.Report.self, from: Data(json.utf8))
+    }
+}
+
+extension ParleyConferenceRoom: ConferenceMixerUnderTest {
+    var name: String { "Parley room" }
+
+    func cpuSeconds() -> Double { child.cpuSeconds() ?? .nan }
+
+    func openRoom(participants: [SocketAddress], settings: ConferenceCodecSettings) throws -> [SocketAddress] {
+        guard !roomOpen else { throw ChildProcess.Failure(description: "a Parley room is open already") }
+        lastReport = nil
+        let answer = try request("open \(settings.sampleRate) " + participants.map(\.description).joined(separator: " "), expecting: "ports ")
+        let ports = answer.split(separator: " ").compactMap { UInt16($0) }
+        guard ports.count == participants.count else {
+            throw ChildProcess.Failure(description: "conference-room-host gave \(ports.count) ports for \(participants.count) participants")
+        }
+        roomOpen = true
+        return ports.map { SocketAddress.ipv4Loopback(port: $0) }
+    }
+
+    /// The mixer's lateness over its kept ticks (the room is fresh each step, so those are
+    /// the step's warm-up and window, up to 1024 ticks).
+    func tickLateness(overLast seconds: Double) -> (p50: Double, p99: Double)? {
+        lastReport = report()
+        return lastReport.map { ($0.latenessP50Milliseconds / 1e3, $0.latenessP99Milliseconds / 1e3) }
+    }
+
+    func stepNote() -> String? {
+        guard let report = lastReport else { return nil }
+        return "Parley room: \(report.ticks) ticks, \(report.lateTicks) late (> 5 ms), \(report.skippedTicks) skipped, lateness p50/p99/max "
+            + "\(fixed(report.latenessP50Milliseconds, 2))/\(fixed(report.latenessP99Milliseconds, 2))/\(fixed(report.latenessMaximumMilliseconds, 1)) ms; "
+            + "encodes per tick: \(fixed(report.sharedEncodesPerTick, 2)) shared, \(fixed(report.talkerEncodesPerTick, 2)) N-1; "
+            + "\(report.talkers) talkers now; \(report.datagramsDropped) datagrams dropped, \(report.encodeFailures) encode failures"
+    }
+
+    func closeRoom() throws {
+        guard roomOpen else { return }
+        roomOpen = false
+        _ = try request("close", expecting: "closed")
+    }
+
+    func stop() {
+        child.write("stop\n")
+        if !child.waitExit(timeoutMs: 2000) { child.terminate() }
+    }
+}
