@@ -136,6 +136,7 @@ final class CallEngine: @unchecked Sendable {
         sessions = ServerSessionCore(configuration: Self.sessionConfiguration(of: configuration))
         self.recorder = recorder
         anchor = try mediaAnchor?({ [unowned self] event, callID in self.mediaReported(event, callID: callID) })
+        anchor?.talkersChanged = { [unowned self] room, talkers in self.roomTalkersChanged(room, talkers: talkers) }
         if let diallingSettings {
             let shell = DiallingPolicyShell(
                 source: diallingSettings, loop: loop, store: helloStore, log: log, metrics: metrics,
@@ -859,6 +860,28 @@ final class CallEngine: @unchecked Sendable {
             _ = hangUpLive(callID: record.callID, applicationKey: applicationKey)
         }
         return .done
+    }
+
+    /// The talkers of a room changed (engine loop, from the anchor, paced): every
+    /// participant whose call is established hears `call.talking` on its caller device,
+    /// the talkers named by call id and calling user, loudest first. Behind what that
+    /// device still has held, so it never hears of talkers before its `call.established`.
+    private func roomTalkersChanged(_ room: RoomKey, talkers: [String]) {
+        guard !stopped else { return }
+        let calls = roomCalls(room.room, applicationKey: room.applicationKey)
+        guard !calls.isEmpty else { return }
+        var callers: [String: String] = [:]
+        for record in calls { callers[record.callID] = record.caller.address }
+        // A talker whose call the registry no longer has (it just left) is not named.
+        let named = talkers.prefix(SignalingLimits.maxTalkers).compactMap { id in
+            callers[id].map { SignalingMessage.CallTalking.Talker(callID: id, userID: $0) }
+        }
+        log.debug("conference.talkers", ["room": room.description, "talkers": named.map(\.callID).joined(separator: ",")])
+        for record in calls where record.state == .established {
+            guard let deviceID = record.callerDeviceID else { continue }
+            let device = Device(user: AppUser(applicationKey: record.applicationKey, userID: record.caller.address), deviceID: deviceID)
+            deliverInOrder(DeviceAdapter.frame(for: .talking(callID: record.callID, talkers: named)), to: device)
+        }
     }
 
     /// The live calls in a room of `applicationKey` that the room answered, oldest first.
