@@ -358,6 +358,8 @@ final class MediaAnchor: @unchecked Sendable {
         if media.participants <= 0 {
             rooms[media.key] = nil
             log.info("media.room.closed", ["room": media.key.description])
+            // So the engine forgets what it kept of the room's talkers.
+            talkersChanged?(media.key, [])
         }
     }
 
