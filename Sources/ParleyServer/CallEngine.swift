@@ -435,9 +435,13 @@ final class CallEngine: @unchecked Sendable {
         switch message {
         case .error(let error): detail = error.code.rawValue
         case .callEnded(let ended): detail = ended.cause.rawValue + (ended.error.map { "/" + $0.code.rawValue } ?? "")
+        case .callTalking(let talking): detail = String(talking.talking.count)
         default: detail = "-"
         }
-        if let callID = message.callID {
+        if case .callTalking = message {
+            // Up to ten a second per room and participant: kept out of the info log.
+            log.debug(event, ["call": message.callID ?? "-", "type": message.type.rawValue, "device": who, "detail": detail])
+        } else if let callID = message.callID {
             log.info(event, ["call": callID, "type": message.type.rawValue, "device": who, "detail": detail])
         } else {
             log.info(event, ["type": message.type.rawValue, "device": who, "detail": detail])
