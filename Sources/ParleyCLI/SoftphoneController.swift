@@ -19,6 +19,8 @@ struct SoftphoneController {
         case established(callID: String)
         /// The far side sent DTMF digits (`call(_:didReceiveDTMF:)`).
         case dtmfReceived(callID: String, digits: String)
+        /// In a conference room, the users talking now changed (`call(_:didChangeTalkers:)`).
+        case talkersChanged(callID: String, userIDs: [String])
         case ended(callID: String, cause: ParleyCallEndCause, errorCode: String?, errorMessage: String?, statistics: SoftphoneStatistics)
         /// A line typed on standard input (without its newline).
         case inputLine(String)
@@ -171,6 +173,7 @@ struct SoftphoneController {
             if active?.id == callID { active?.answerAtMs = nil }
             return callEvent(callID, .answered, nowMs) + responseHeaders(callID, headers, nowMs)
         case .dtmfReceived(let callID, let digits): return callEvent(callID, .dtmfReceived(digits: digits), nowMs)
+        case .talkersChanged(let callID, let users): return callEvent(callID, .talking(userIDs: users), nowMs)
         case .established(let callID):
             guard active?.id == callID, active?.establishedAtMs == nil else { return [] }
             active?.establishedAtMs = nowMs

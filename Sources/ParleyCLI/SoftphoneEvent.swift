@@ -53,6 +53,8 @@ enum SoftphoneEvent: Equatable {
     case responseHeaders([String: String])
     /// DTMF digits the far side sent.
     case dtmfReceived(digits: String)
+    /// In a conference room: the users talking now, loudest first (empty: nobody).
+    case talking(userIDs: [String])
     /// This side acts: answering, declining or hanging up, and why.
     case answering
     case declining

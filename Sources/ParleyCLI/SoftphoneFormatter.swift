@@ -95,6 +95,8 @@ struct SoftphoneFormatter {
         case .established: return "established"
         case .responseHeaders(let headers): return "response" + headerText(headers)
         case .dtmfReceived(let digits): return "dtmf received \(digits)"
+        // "(nobody)" cannot be a user id, so it never reads as one.
+        case .talking(let users): return "talking: " + (users.isEmpty ? "(nobody)" : users.joined(separator: ", "))
         case .answering: return "answering"
         case .declining: return "declining"
         case .hangingUp(let reason): return "hanging up (\(reason))"
@@ -128,6 +130,7 @@ struct SoftphoneFormatter {
         case .hangingUp(let reason): fields.append(("reason", .string(reason)))
         case .responseHeaders(let headers): fields.append(("headers", .stringMap(headers)))
         case .dtmfReceived(let digits): fields.append(("digits", .string(digits)))
+        case .talking(let users): fields.append(("talking", .stringArray(users)))
         case .ended(let cause, let code, let message):
             fields.append(("cause", .string(cause.rawValue)))
             if let code { fields.append(("errorCode", .string(code))) }
@@ -179,6 +182,7 @@ struct SoftphoneFormatter {
         case .established: "established"
         case .responseHeaders: "responseHeaders"
         case .dtmfReceived: "dtmfReceived"
+        case .talking: "talking"
         case .answering: "answering"
         case .declining: "declining"
         case .hangingUp: "hangingUp"
@@ -247,6 +251,7 @@ enum JSONLineValue {
     case bool(Bool)
     case null
     case stringMap([String: String])
+    case stringArray([String])
 
     /// `{"a":1,...}` with the members in order.
     static func object(_ fields: [(String, JSONLineValue)]) -> String {
@@ -261,6 +266,7 @@ enum JSONLineValue {
         case .bool(let value): value ? "true" : "false"
         case .null: "null"
         case .stringMap(let map): Self.object(map.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })
+        case .stringArray(let values): "[" + values.map(Self.quoted).joined(separator: ",") + "]"
         }
     }
 

@@ -358,6 +358,9 @@ final class SoftphoneShell: ParleyClientDelegate, ParleyPushDelegate, ParleyCall
     func callDidRing(_ call: ParleyCall) { feed(.rang(callID: call.callId, responseHeaders: call.responseHeaders)) }
     func callDidAnswer(_ call: ParleyCall) { feed(.answered(callID: call.callId, responseHeaders: call.responseHeaders)) }
     func call(_ call: ParleyCall, didReceiveDTMF digits: String) { feed(.dtmfReceived(callID: call.callId, digits: digits)) }
+    func call(_ call: ParleyCall, didChangeTalkers talkers: [ParleyConferenceTalker]) {
+        feed(.talkersChanged(callID: call.callId, userIDs: talkers.map(\.userId)))
+    }
     func callDidEstablish(_ call: ParleyCall) { feed(.established(callID: call.callId)) }
 
     func callDidEnd(_ call: ParleyCall) {

@@ -32,12 +32,15 @@ public enum CallNotification: Sendable, Hashable {
     /// DTMF digits the far side of a phone or SIP call sent (RFC 4733 or SIP INFO), for
     /// the caller (the server-to-device `call.dtmf`).
     case dtmf(callID: String, digits: String, time: Int64)
+    /// Who talks in the conference room the call sits in, loudest first (empty: nobody),
+    /// for the participant's caller device (the server-to-device `call.talking`).
+    case talking(callID: String, talkers: [SignalingMessage.CallTalking.Talker])
 
     /// The call the notification is about.
     public var callID: String {
         switch self {
         case .mediaReady(let callID, _), .progress(let callID, _), .ringing(let callID, _, _), .answered(let callID, _, _),
-             .established(let callID, _), .ended(let callID, _, _, _), .dtmf(let callID, _, _):
+             .established(let callID, _), .ended(let callID, _, _, _), .dtmf(let callID, _, _), .talking(let callID, _):
             callID
         case .offered(let offer): offer.callID
         }

@@ -24,6 +24,8 @@ public enum DeviceAdapter {
             .callEnded(.init(callID: callID, cause: cause, error: error, details: details))
         case .dtmf(let callID, let digits, let time):
             .callDTMFReceived(.init(callID: callID, digits: digits, time: time))
+        case .talking(let callID, let talkers):
+            .callTalking(.init(callID: callID, talking: talkers))
         }
     }
 }

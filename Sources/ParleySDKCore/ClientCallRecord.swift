@@ -20,6 +20,8 @@ struct ClientCallRecord: Sendable, Hashable {
     /// Outgoing: the name this caller asked the callee's devices to show (`call.start`).
     var callerDisplayName: String?
     var state: ParleyCallState = .initiating
+    /// A conference call: the room's talkers as the last `call.talking` named them.
+    var talkers: [ParleyConferenceTalker] = []
     var details = ParleyCallDetails()
     /// Incoming: the server's SDP offer, answered by the leg on `answer()`.
     var offer: String?

@@ -735,6 +735,12 @@ struct ClientSessionCore {
             // another device's), there is nobody to tell.
             guard calls[event.callID] != nil else { return }
             out.append(.dtmfReceived(callID: event.callID, digits: event.digits))
+        case .callTalking(let event):
+            // Only a room call has talkers; an ended or unknown call has nobody to tell.
+            guard var call = calls[event.callID], call.remoteKind == .conference else { return }
+            call.talkers = event.talking.map { ParleyConferenceTalker(participantId: $0.callID, userId: $0.userID) }
+            calls[event.callID] = call
+            out.append(.talkersChanged(callID: event.callID, talkers: call.talkers))
         case .callEnded(let ended):
             // Over before it arrived: nothing left to decline.
             decliningCalls.removeAll { $0 == ended.callID }

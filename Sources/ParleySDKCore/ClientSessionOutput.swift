@@ -44,6 +44,8 @@ enum ClientSessionOutput: Sendable, Hashable, CustomStringConvertible {
     case media(ClientMediaInstruction)
     /// The far side of call `callID` sent DTMF `digits` (`call.dtmf` event): for its delegates.
     case dtmfReceived(callID: String, digits: String)
+    /// The talkers of the room call `callID` is in changed (`call.talking`): for its delegates.
+    case talkersChanged(callID: String, talkers: [ParleyConferenceTalker])
     /// The server holds `device` and signs its pushes with `pushKey`: store both.
     case pushRegistered(PushDevice, pushKey: String)
     /// `push.register` was refused, timed out or carried no key.
@@ -72,6 +74,7 @@ enum ClientSessionOutput: Sendable, Hashable, CustomStringConvertible {
                 "\(kind.rawValue) \(call.callID) \(call.state.rawValue)"
             }
         case .dtmfReceived(let id, let digits): "dtmf \(id) \(digits)"
+        case .talkersChanged(let id, let talkers): "talking \(id) \(talkers.map(\.userId).joined(separator: ","))"
         case .media(.createOffer(let id)): "media offer \(id)"
         case .media(.acceptAnswer(let id, _)): "media accept \(id)"
         case .media(.answerOffer(let id, _)): "media answer \(id)"

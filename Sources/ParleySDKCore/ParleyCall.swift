@@ -83,6 +83,9 @@ public final class ParleyCall: @unchecked Sendable {
     public var responseHeaders: [String: String] { record.current.responseHeaders }
     /// Times, and the end cause once ended.
     public var details: ParleyCallDetails { record.current.details }
+    /// On a conference call: who talks in the room now, loudest first, as the server last
+    /// said (`call(_:didChangeTalkers:)`); empty when nobody talks, and on other calls.
+    public var talkers: [ParleyConferenceTalker] { record.current.talkers }
     /// The media leg's figures (about once a second).
     public var statistics: ParleyCallStatistics { stats.current }
 
@@ -127,5 +130,6 @@ public final class ParleyCall: @unchecked Sendable {
     var endedByThisDevice: Bool { record.current.endedByThisDevice }
 
     func update(_ newRecord: ClientCallRecord) { record.withLock { $0 = newRecord } }
+    func update(talkers: [ParleyConferenceTalker]) { record.withLock { $0.talkers = talkers } }
     func update(_ newStatistics: ParleyCallStatistics) { stats.withLock { $0 = newStatistics } }
 }

@@ -18,6 +18,11 @@ public protocol ParleyCallDelegate: AnyObject {
     /// gateway from RFC 4733 events or SIP INFO). Between `callDidRing` or
     /// `callDidAnswer` and `callDidEnd`, in order with them.
     func call(_ call: ParleyCall, didReceiveDTMF digits: String)
+    /// On a conference call: who talks in the room changed; `talkers` are the talkers
+    /// now, loudest first, this participant included when it talks (empty: nobody
+    /// talks). The server sends a change at most ten times a second; `call.talkers` holds
+    /// the same list. Between `callDidEstablish` and `callDidEnd`, in order with them.
+    func call(_ call: ParleyCall, didChangeTalkers talkers: [ParleyConferenceTalker])
 }
 
 extension ParleyCallDelegate {
@@ -33,6 +38,8 @@ extension ParleyCallDelegate {
     public func callDidEnd(_ call: ParleyCall) {}
     /// Does nothing.
     public func call(_ call: ParleyCall, didReceiveDTMF digits: String) {}
+    /// Does nothing.
+    public func call(_ call: ParleyCall, didChangeTalkers talkers: [ParleyConferenceTalker]) {}
 }
 
 /// Hears of incoming calls, on the client's `callbackQueue`.

@@ -311,6 +311,12 @@ public final class ParleyClient: @unchecked Sendable {
             case .dtmfReceived(let callID, let digits):
                 guard let call = calls[callID] else { break }
                 deliver { for delegate in call.allDelegates { delegate.call(call, didReceiveDTMF: digits) } }
+            case .talkersChanged(let callID, let talkers):
+                guard let call = calls[callID] else { break }
+                deliver {
+                    call.update(talkers: talkers)
+                    for delegate in call.allDelegates { delegate.call(call, didChangeTalkers: talkers) }
+                }
             case .pushRegistered(let device, let pushKey):
                 let registration = ParleyPushRegistration(pushType: device.pushType, token: device.token, environment: device.environment,
                                                           appId: device.appID, pushKey: pushKey, userId: userId, deviceId: deviceId)

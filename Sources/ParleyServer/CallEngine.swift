@@ -79,6 +79,10 @@ final class CallEngine: @unchecked Sendable {
     private var nonceTimer: TimerID?
     private var statisticsTimer: TimerID?
     private var pendingMedia: [(event: MediaEvent, callID: String)] = []
+    /// The talkers each live room reported last (call ids, loudest first), told to a
+    /// participant as its call is established: a room's talkers may not change for a long
+    /// while after someone joins. Dropped when the room has nobody left.
+    private var roomTalkers: [RoomKey: [String]] = [:]
     /// Actions waiting for the store to commit a record they depend on, in order.
     private var held: [HeldWork] = []
     /// The highest store ticket known to be done (`CallRecorder`).
@@ -136,6 +140,7 @@ final class CallEngine: @unchecked Sendable {
         sessions = ServerSessionCore(configuration: Self.sessionConfiguration(of: configuration))
         self.recorder = recorder
         anchor = try mediaAnchor?({ [unowned self] event, callID in self.mediaReported(event, callID: callID) })
+        anchor?.talkersChanged = { [unowned self] room, talkers in self.roomTalkersChanged(room, talkers: talkers) }
         if let diallingSettings {
             let shell = DiallingPolicyShell(
                 source: diallingSettings, loop: loop, store: helloStore, log: log, metrics: metrics,
@@ -430,9 +435,13 @@ final class CallEngine: @unchecked Sendable {
         switch message {
         case .error(let error): detail = error.code.rawValue
         case .callEnded(let ended): detail = ended.cause.rawValue + (ended.error.map { "/" + $0.code.rawValue } ?? "")
+        case .callTalking(let talking): detail = String(talking.talking.count)
         default: detail = "-"
         }
-        if let callID = message.callID {
+        if case .callTalking = message {
+            // Up to ten a second per room and participant: kept out of the info log.
+            log.debug(event, ["call": message.callID ?? "-", "type": message.type.rawValue, "device": who, "detail": detail])
+        } else if let callID = message.callID {
             log.info(event, ["call": callID, "type": message.type.rawValue, "device": who, "detail": detail])
         } else {
             log.info(event, ["type": message.type.rawValue, "device": who, "detail": detail])
@@ -613,7 +622,9 @@ final class CallEngine: @unchecked Sendable {
         for action in actions {
             switch action {
             case .send(let device, let message): deliver(message, to: device)
-            case .notify(let party, let notification): tell(party, notification)
+            case .notify(let party, let notification):
+                tell(party, notification)
+                if case .established(let callID, _) = notification { tellTalkers(joining: callID, party) }
             case .media(let instruction):
                 let application = registry.record(of: instruction.callID)?.applicationKey ?? ""
                 anchor?.perform(instruction, applicationKey: application, now: time)
@@ -859,6 +870,45 @@ final class CallEngine: @unchecked Sendable {
             _ = hangUpLive(callID: record.callID, applicationKey: applicationKey)
         }
         return .done
+    }
+
+    /// The talkers of a room changed (engine loop, from the anchor, paced): every
+    /// participant whose call is established hears `call.talking` on its caller device,
+    /// the talkers named by call id and calling user, loudest first. Behind what that
+    /// device still has held, so it never hears of talkers before its `call.established`.
+    private func roomTalkersChanged(_ room: RoomKey, talkers: [String]) {
+        guard !stopped else { return }
+        let calls = roomCalls(room.room, applicationKey: room.applicationKey)
+        guard !calls.isEmpty else {
+            roomTalkers[room] = nil
+            return
+        }
+        roomTalkers[room] = talkers
+        let named = Self.named(talkers, in: calls)
+        log.debug("conference.talkers", ["room": room.description, "talkers": named.map(\.callID).joined(separator: ",")])
+        for record in calls where record.state == .established {
+            guard let deviceID = record.callerDeviceID else { continue }
+            let device = Device(user: AppUser(applicationKey: record.applicationKey, userID: record.caller.address), deviceID: deviceID)
+            deliverInOrder(DeviceAdapter.frame(for: .talking(callID: record.callID, talkers: named)), to: device)
+        }
+    }
+
+    /// A participant's call was just established (`party` was told): when its room has
+    /// talkers, it hears them now, right after its `call.established`.
+    private func tellTalkers(joining callID: String, _ party: Party) {
+        guard let record = registry.record(of: callID), case .conference(let name) = record.callee,
+              let talkers = roomTalkers[RoomKey(applicationKey: record.applicationKey, room: name)], !talkers.isEmpty else { return }
+        tell(party, .talking(callID: callID, talkers: Self.named(talkers, in: roomCalls(name, applicationKey: record.applicationKey))))
+    }
+
+    /// Talkers by call id, named by their calls' callers; a talker whose call the registry
+    /// no longer has (it just left) is not named.
+    private static func named(_ talkers: [String], in calls: [CallRecord]) -> [SignalingMessage.CallTalking.Talker] {
+        var callers: [String: String] = [:]
+        for record in calls { callers[record.callID] = record.caller.address }
+        return talkers.prefix(SignalingLimits.maxTalkers).compactMap { id in
+            callers[id].map { SignalingMessage.CallTalking.Talker(callID: id, userID: $0) }
+        }
     }
 
     /// The live calls in a room of `applicationKey` that the room answered, oldest first.

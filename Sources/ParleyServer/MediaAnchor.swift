@@ -131,6 +131,9 @@ final class MediaAnchor: @unchecked Sendable {
     private let log: ServerLog
     private let metrics: ServerMetrics
     private let reportToEngine: (MediaEvent, String) -> Void
+    /// Hears a room's talkers (call ids, loudest first) on the engine's loop, once per
+    /// paced change of the room: set by the engine, read on its loop only.
+    var talkersChanged: ((RoomKey, [String]) -> Void)?
     private var calls: [String: CallMedia] = [:]
     /// Conference rooms with participants (engine loop), each with its members (room loop).
     private var rooms: [RoomKey: (media: RoomMedia, members: RoomMembers)] = [:]
@@ -399,6 +402,8 @@ final class MediaAnchor: @unchecked Sendable {
         guard rooms[media.key]?.media === media else { return }
         rooms[media.key] = nil
         log.info("media.room.closed", ["room": media.key.description])
+        // So the engine forgets what it kept of the room's talkers.
+        talkersChanged?(media.key, [])
     }
 
     /// Closes every leg of a call and returns their final statistics (for the record),
@@ -859,9 +864,20 @@ final class MediaAnchor: @unchecked Sendable {
             guard !call.ended else { return }
             let now = call.loop.now
             self.perform(call.topology.handleTopologyTimeout(now: now), in: call)
+            if let room = call.room { self.reportTalkers(of: room, now: now) }
             self.rescheduleAll(in: call)
         }
         call.topologyTimer = (id, next)
+    }
+
+    /// Hands the room's talkers to the engine when they changed (the room's loop, after its
+    /// mixer ran): every seat's timer comes here, but the mixer's events are taken once, so
+    /// a change is reported once for the room, paced by `talkerPacer`.
+    private func reportTalkers(of room: RoomMedia, now: ContinuousClock.Instant) {
+        for case .talkersChanged(let talkers) in room.mixer.takeEvents() { room.talkerPacer.note(talkers) }
+        guard let talkers = room.talkerPacer.due(now: now) else { return }
+        let key = room.key
+        _ = engineLoop.execute { [self] in talkersChanged?(key, talkers) }
     }
 
     private func reschedule(_ leg: AnchoredLeg, in call: CallMedia) {

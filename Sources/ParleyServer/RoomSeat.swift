@@ -21,6 +21,8 @@ final class RoomMedia: @unchecked Sendable {
     var deliver: ((String, [MediaTopologyAction<CallLegID>]) -> Void)?
     /// Participants' calls counted on the engine's loop: the room goes when none is left.
     var participants = 0
+    /// Paces the talker changes the mixer reports before they go to the engine (room loop).
+    var talkerPacer = TalkerReportPacer<String>()
 
     init(key: RoomKey, loop: any MediaLoop, configuration: ConferenceMixer<String>.Configuration) throws(CodecError) {
         self.key = key

@@ -133,7 +133,7 @@ public final class SIPUserAgent: SIPCallPort, SIPTransportDelegate, @unchecked S
             switch notification {
             case .offered(let offer): place(party, offer: offer, plan: plan, transport: transport)
             case .ended: end(party, transport: transport)
-            case .mediaReady, .progress, .ringing, .answered, .established, .dtmf: break
+            case .mediaReady, .progress, .ringing, .answered, .established, .dtmf, .talking: break
             }
         }
         if !accepted, case .offered = notification {

@@ -28,6 +28,8 @@ public enum SignalingLimits {
     public static let maxDisplayNameBytes = 255
     /// Digits in one `call.dtmf`.
     public static let maxDTMFDigits = 32
+    /// Talkers in one `call.talking`.
+    public static let maxTalkers = 100
     /// Entries in small lists: capabilities, codecs, ICE servers and their URLs, supported versions.
     public static let maxListCount = 16
     /// Times: integer milliseconds since the Unix epoch, at most 2^53 - 1 so that every

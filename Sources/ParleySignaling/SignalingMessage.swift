@@ -69,6 +69,8 @@ public enum SignalingMessage: Sendable, Hashable {
     case callEnded(CallEnded)
     /// `call.dtmf` without an `id`: digits the far side of a phone or SIP call sent.
     case callDTMFReceived(CallDTMFReceived)
+    /// `call.talking`: who talks in the conference room the call is in.
+    case callTalking(CallTalking)
 
     /// The frame's `type`.
     public var type: SignalingMessageType {
@@ -98,6 +100,7 @@ public enum SignalingMessage: Sendable, Hashable {
         case .callEstablished: .callEstablished
         case .callEnded: .callEnded
         case .callDTMFReceived: .callDTMF
+        case .callTalking: .callTalking
         }
     }
 
@@ -152,6 +155,7 @@ public enum SignalingMessage: Sendable, Hashable {
         case .callProgress(let m), .callRinging(let m), .callAnswered(let m), .callEstablished(let m): m.callID
         case .callEnded(let m): m.callID
         case .callDTMFReceived(let m): m.callID
+        case .callTalking(let m): m.callID
         default: nil
         }
     }
@@ -184,6 +188,7 @@ public enum SignalingMessage: Sendable, Hashable {
         case .callProgress(let m), .callRinging(let m), .callAnswered(let m), .callEstablished(let m): m.append(to: &object, as: type)
         case .callEnded(let m): m.append(to: &object)
         case .callDTMFReceived(let m): m.append(to: &object)
+        case .callTalking(let m): m.append(to: &object)
         }
         return .object(object)
     }
@@ -217,6 +222,7 @@ public enum SignalingMessage: Sendable, Hashable {
         case .callAnswered: self = .callAnswered(try CallEvent(reader))
         case .callEstablished: self = .callEstablished(try CallEvent(reader))
         case .callEnded: self = .callEnded(try CallEnded(reader))
+        case .callTalking: self = .callTalking(try CallTalking(reader))
         }
     }
 }

@@ -30,6 +30,7 @@ public enum SignalingMessageType: String, Sendable, Hashable, CaseIterable, Coda
     case callAnswered = "call.answered"
     case callEstablished = "call.established"
     case callEnded = "call.ended"
+    case callTalking = "call.talking"
 
     /// Who may send a message.
     public enum Direction: String, Sendable, Hashable {
@@ -46,7 +47,7 @@ public enum SignalingMessageType: String, Sendable, Hashable, CaseIterable, Coda
              .iceCandidate, .pushRegister, .pushUnregister, .pushRelay:
             .deviceToServer
         case .helloOK, .pong, .result, .error, .callIncoming, .callMedia, .callProgress,
-             .callRinging, .callAnswered, .callEstablished, .callEnded:
+             .callRinging, .callAnswered, .callEstablished, .callEnded, .callTalking:
             .serverToDevice
         }
     }

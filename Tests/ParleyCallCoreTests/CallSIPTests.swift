@@ -65,6 +65,7 @@ struct CallSIPTests {
             case .progress: "progress"
             case .ringing: "ringing"
             case .dtmf: "dtmf"
+            case .talking: "talking"
             }
         }
     }

@@ -22,6 +22,9 @@ struct DeviceAdapterTests {
          .callEnded(.init(callID: id, cause: .hungUp, details: details))),
         (.ended(callID: id, cause: .error, error: error, details: details),
          .callEnded(.init(callID: id, cause: .error, error: error, details: details))),
+        (.talking(callID: id, talkers: [.init(callID: "0d6b9f64-1e2a-4f8c-8b37-6a5c2e1f9d08", userID: "alice"), .init(callID: id, userID: "bob")]),
+         .callTalking(.init(callID: id, talking: [.init(callID: "0d6b9f64-1e2a-4f8c-8b37-6a5c2e1f9d08", userID: "alice"), .init(callID: id, userID: "bob")]))),
+        (.talking(callID: id, talkers: []), .callTalking(.init(callID: id, talking: []))),
     ]
 
     @Test("Each notification becomes its frame, which a device accepts", arguments: 0..<table.count)

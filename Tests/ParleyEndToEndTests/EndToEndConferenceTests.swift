@@ -55,6 +55,45 @@ extension EndToEndRealTimeMediaTests {
             #expect(log.contains("media.room.opened") && log.contains("media.room.closed"), "\(log)")
         }
 
+        /// Talking events: one participant sends a tone, two send digital silence (a WAV of
+        /// zeros). Every softphone prints `talking` lines naming the tone's sender, also the
+        /// two that joined after it started (they hear the room's talkers as they join),
+        /// and never a silent one.
+        @Test func talkingEventsNameTheToneSenderAndNotTheSilentOnes() throws {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("parley-e2e-talking-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let silence = directory.appendingPathComponent("silence.wav").path
+            try WAVFile(sampleRate: 48_000, samples: [Int16](repeating: 0, count: 48_000)).write(path: silence)
+            let server = try ParleydInstance()
+            let speaker = try SoftphoneProcess("conference speaker", ["conference", "talkers"] + server.clientFlags(as: "speaker")
+                + ["--tone", "650", "--duration", "40"])
+            try speaker.waitForEvent("established", timeout: 20)
+            var quiet: [SoftphoneProcess] = []
+            for name in ["quiet1", "quiet2"] {
+                let participant = try SoftphoneProcess("conference \(name)", ["conference", "talkers"] + server.clientFlags(as: name)
+                    + ["--play", silence, "--duration", "40"])
+                try participant.waitForEvent("established", timeout: 20)
+                quiet.append(participant)
+            }
+            let everyone = [speaker] + quiet
+            for participant in everyone {
+                let event = try participant.waitForEvent("talking", timeout: 10) { ($0["talking"] as? [String])?.contains("speaker") == true }
+                #expect(event["callId"] is String)
+            }
+            // A while with all three in the room: the silent ones must never become talkers.
+            Thread.sleep(forTimeInterval: 2)
+            for participant in everyone { participant.process.interrupt() }
+            for participant in everyone {
+                #expect(try participant.waitForExit(timeout: 30) == 0, "\(participant.report)")
+                let named = participant.events.filter { $0["event"] as? String == "talking" }.flatMap { $0["talking"] as? [String] ?? [] }
+                #expect(named.contains("speaker"), "\(participant.report)")
+                #expect(!named.contains("quiet1") && !named.contains("quiet2"), "a silent participant was named: \(named)")
+            }
+            let rest = try server.request("GET", "/calling/v1/conferences/id/talkers")
+            #expect(rest.status == 404, "everyone left")
+        }
+
         /// Ids the protocol's rule refuses never leave the softphone: 65 characters, or
         /// characters outside `A-Z a-z 0-9 - _ =`.
         @Test func badConferenceIdsAreRefusedBeforeAnythingIsPlaced() throws {

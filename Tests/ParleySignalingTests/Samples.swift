@@ -69,6 +69,9 @@ enum Samples {
         .callAnswered(.init(callID: callID, time: 1_764_421_205_980)),
         .callAnswered(.init(callID: callID, time: 1_764_421_205_980, headers: ["x-agent": "Åsa \u{1F4DE}"])),
         .callDTMFReceived(.init(callID: callID, digits: "0123456789*#ABCD", time: 1_764_421_207_000)),
+        .callTalking(.init(callID: callID, talking: [.init(callID: "0d6b9f64-1e2a-4f8c-8b37-6a5c2e1f9d08", userID: "alice"),
+                                                     .init(callID: callID, userID: "bob_2")])),
+        .callTalking(.init(callID: callID, talking: [])),
         .callEstablished(.init(callID: callID, time: SignalingLimits.maxTime)),
         .callEnded(.init(callID: callID, cause: .hungUp, details: details)),
         .callEnded(.init(

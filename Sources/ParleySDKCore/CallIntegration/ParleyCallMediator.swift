@@ -79,4 +79,7 @@ public final class ParleyCallMediator: ParleyCallClientDelegate, ParleyCallDeleg
     public func callDidEstablish(_ call: ParleyCall) { for o in currentObservers { o.callDidEstablish(call) } }
     public func callDidEnd(_ call: ParleyCall) { for o in currentObservers { o.callDidEnd(call) } }
     public func call(_ call: ParleyCall, didReceiveDTMF digits: String) { for o in currentObservers { o.call(call, didReceiveDTMF: digits) } }
+    public func call(_ call: ParleyCall, didChangeTalkers talkers: [ParleyConferenceTalker]) {
+        for o in currentObservers { o.call(call, didChangeTalkers: talkers) }
+    }
 }

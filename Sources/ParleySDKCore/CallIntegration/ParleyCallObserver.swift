@@ -18,6 +18,8 @@ public protocol ParleyCallObserver: AnyObject {
     func callDidEnd(_ call: ParleyCall)
     /// The far side of a call to a phone number or SIP endpoint sent DTMF `digits`.
     func call(_ call: ParleyCall, didReceiveDTMF digits: String)
+    /// On a conference call: the room's talkers now, loudest first (empty: nobody).
+    func call(_ call: ParleyCall, didChangeTalkers talkers: [ParleyConferenceTalker])
 }
 
 extension ParleyCallObserver {
@@ -37,4 +39,6 @@ extension ParleyCallObserver {
     public func callDidEnd(_ call: ParleyCall) {}
     /// Does nothing.
     public func call(_ call: ParleyCall, didReceiveDTMF digits: String) {}
+    /// Does nothing.
+    public func call(_ call: ParleyCall, didChangeTalkers talkers: [ParleyConferenceTalker]) {}
 }
