@@ -83,6 +83,8 @@ struct ConfigurationOption: Sendable, Hashable {
               help: "how long callees ring before the call ends as noAnswer"),
         .init(name: "conference-rate", kind: .integer, valueName: "HZ", defaultText: "48000",
               help: "the rate conference rooms mix at: 16000 or 48000"),
+        .init(name: "conference-opus-complexity", kind: .integer, valueName: "N", defaultText: "9",
+              help: "libopus complexity of conference rooms' encoders, 0 (cheapest) to 10"),
         .init(name: "conference-hold-music", kind: .text, valueName: "FILE.wav", defaultText: "silence",
               help: "what a participant alone in a room, or on hold, hears (looped)"),
         .init(name: "conference-linger", kind: .seconds, valueName: "SECONDS", defaultText: "0",

@@ -267,6 +267,9 @@ enum DaemonCommandLine {
             guard value == "16000" || value == "48000" else { throw DaemonUsageError("\(source): \"\(value)\" is not a room rate (16000 or 48000)") }
             configuration.conferenceRoomRate = Int(value) ?? 48_000
         }
+        if let (value, source) = one("conference-opus-complexity") {
+            configuration.conferenceOpusComplexity = try integer(value, source, 0...10)
+        }
         if let (value, _) = one("conference-hold-music") { configuration.conferenceHoldMusicPath = value.isEmpty ? nil : value }
         if let (value, source) = one("conference-linger") { configuration.conferenceLinger = value == "0" ? .zero : try seconds(value, source) }
         if let (value, source) = one("media-timeout") { configuration.mediaInactivityTimeout = try seconds(value, source) }

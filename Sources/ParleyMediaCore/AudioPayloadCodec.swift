@@ -23,12 +23,17 @@ public final class AudioPayloadCodec {
         public var dtx: Bool
         /// The loss rate the encoder plans its FEC for, in percent.
         public var expectedLossPercent: Int
+        /// libopus's computational complexity, 0 (cheapest) to 10 (best quality per bit);
+        /// outside that range the codec refuses to be made. 9 by default, as `OpusEncoder`.
+        public var complexity: Int
 
-        public init(bitrate: Int = 32_000, inbandFEC: Bool = true, dtx: Bool = false, expectedLossPercent: Int = 5) {
+        public init(bitrate: Int = 32_000, inbandFEC: Bool = true, dtx: Bool = false, expectedLossPercent: Int = 5,
+                    complexity: Int = 9) {
             self.bitrate = bitrate
             self.inbandFEC = inbandFEC
             self.dtx = dtx
             self.expectedLossPercent = expectedLossPercent
+            self.complexity = complexity
         }
     }
 
@@ -62,7 +67,11 @@ public final class AudioPayloadCodec {
         do {
             if kind == .opus {
                 clockRate = 48_000
-                let encoder = try OpusEncoder(sampleRate: 48_000, channels: 1, application: .voip, bitrate: opus.bitrate)
+                guard (0...10).contains(opus.complexity) else {
+                    throw CodecError(.invalidArgument, "opus", "complexity \(opus.complexity) is not in 0...10")
+                }
+                let encoder = try OpusEncoder(sampleRate: 48_000, channels: 1, application: .voip, bitrate: opus.bitrate,
+                                              complexity: opus.complexity)
                 try encoder.setInbandFEC(opus.inbandFEC)
                 try encoder.setDTX(opus.dtx)
                 try encoder.setPacketLossPercent(opus.expectedLossPercent)

@@ -14,8 +14,8 @@ import ParleyRTP
 ///
 /// - a talker gets its N-1 mix, encoded by its own leg (`MediaLegCore.sendAudio`);
 /// - everyone else gets the shared mix, encoded once per encoder configuration
-///   (`MediaLegCore.encoderConfiguration`: codec, and for Opus bitrate, DTX and FEC) by an
-///   encoder the mixer keeps for that configuration, and the same payload goes to every
+///   (`MediaLegCore.encoderConfiguration`: codec, and for Opus bitrate, complexity, DTX and
+///   FEC) by an encoder the mixer keeps for that configuration, and the same payload goes to every
 ///   such leg through its own packetizer (`MediaLegCore.sendEncodedAudio`: its SSRC,
 ///   numbering, RED, SRTP). So a room's encoding costs one encode per talker plus one per
 ///   configuration among the listeners, however many listen;

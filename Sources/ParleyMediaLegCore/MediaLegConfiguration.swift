@@ -53,6 +53,11 @@ public struct MediaLegConfiguration: Sendable {
     public var opusRedundancy = true
     /// Opus discontinuous transmission: near-silent frames are not sent.
     public var opusDTX = false
+    /// libopus's computational complexity for this leg's encoder, 0 (cheapest) to 10 (best
+    /// quality per bit); a value outside that range fails the negotiation's codec set-up.
+    /// A conference room shares one encoder among the listeners of equal settings, so
+    /// legs of different complexities do not share a payload.
+    public var opusComplexity = 9
     /// The highest loss rate, in percent, the Opus encoder is told to plan its FEC for.
     /// The rate itself is the peer's reported loss (smoothed); 0 disables FEC.
     public var opusExpectedLossPercent = 20

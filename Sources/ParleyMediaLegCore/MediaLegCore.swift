@@ -218,7 +218,8 @@ public struct MediaLegCore: ~Copyable {
         // FEC starts off and follows the loss the peer reports (`lossProtection`).
         let options = AudioPayloadCodec.OpusOptions(
             bitrate: configuration.opusBitrate, inbandFEC: lossProtection.inbandFEC,
-            dtx: configuration.opusDTX, expectedLossPercent: lossProtection.expectedLossPercent)
+            dtx: configuration.opusDTX, expectedLossPercent: lossProtection.expectedLossPercent,
+            complexity: configuration.opusComplexity)
         let made: AudioPayloadCodec?
         do { made = try AudioPayloadCodec(name: audio.codec.name, opus: options) } catch {
             throw MediaLegError(.codec, "\(error)")
@@ -401,15 +402,15 @@ public struct MediaLegCore: ~Copyable {
         return try packetize(payload, codec: codec, now: now)
     }
 
-    /// What the leg's encoder is set to now (codec, and for Opus its bitrate, DTX and the
-    /// FEC the peer's loss reports chose), nil before negotiation. It changes when the
+    /// What the leg's encoder is set to now (codec, and for Opus its bitrate, complexity,
+    /// DTX and the FEC the peer's loss reports chose), nil before negotiation. It changes when the
     /// loss protection does, so a sharer reads it again each frame.
     public var encoderConfiguration: AudioEncoderConfiguration? {
         guard let codec else { return nil }
         guard codec.kind == .opus else { return AudioEncoderConfiguration(kind: codec.kind) }
         return AudioEncoderConfiguration(kind: .opus, opus: AudioPayloadCodec.OpusOptions(
             bitrate: configuration.opusBitrate, inbandFEC: lossProtection.inbandFEC, dtx: configuration.opusDTX,
-            expectedLossPercent: lossProtection.expectedLossPercent))
+            expectedLossPercent: lossProtection.expectedLossPercent, complexity: configuration.opusComplexity))
     }
 
     /// One encoded frame onto the wire as the next packet of our stream.

@@ -141,6 +141,8 @@ final class MediaAnchor: @unchecked Sendable {
     private let roomConfiguration: ConferenceMixer<String>.Configuration
     /// How long an empty room is kept (`ServerConfiguration.conferenceLinger`).
     private let roomLinger: Duration
+    /// libopus complexity of a room call's leg (`ServerConfiguration.conferenceOpusComplexity`).
+    private let roomOpusComplexity: Int
     private var closed = false
     private let counts = Mutex(Counts())
     /// Closes done on a media loop, waiting for the engine's loop to take their statistics.
@@ -192,6 +194,7 @@ final class MediaAnchor: @unchecked Sendable {
         maxLegsPerApplication = configuration.effectiveMaxMediaLegsPerApplication
         roomConfiguration = configuration.conferenceMixer
         roomLinger = configuration.conferenceLinger
+        roomOpusComplexity = configuration.conferenceOpusComplexity
     }
 
     deinit {
@@ -630,6 +633,9 @@ final class MediaAnchor: @unchecked Sendable {
             configuration.consentDisconnectedAfter = min(.seconds(10), inactivityTimeout)
         }
         configuration.mediaMode = call.topology.mediaMode(for: id)
+        // A room's shared encoder runs at its listeners' configuration, so every leg of
+        // the room gets the room's complexity and they keep sharing one encode.
+        if call.room != nil { configuration.opusComplexity = roomOpusComplexity }
         let core = MediaLegCore(configuration: configuration, localAddresses: [local],
                                 now: ClockReading(instant: now.instant, unixNanoseconds: wallClockNanoseconds()),
                                 random: SystemRandomNumberGenerator())

@@ -66,6 +66,14 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// How long an empty room's mixer is kept for a participant who comes back
     /// (`--conference-linger`); zero closes it with its last participant.
     public var conferenceLinger: Duration = .zero
+    /// libopus's complexity, 0-10, for the Opus encoders of conference room calls
+    /// (`--conference-opus-complexity`): each talker's own and the shared mix's. 9 by
+    /// default, as every other call's legs: a room encodes once per talker plus once for
+    /// its listeners however many there are, so a lower setting saves little CPU, and the
+    /// shared mix, heard by everyone, is the encode where quality matters most; a room
+    /// then sounds as a 1:1 call does. Lower it (the conference benchmark compares with
+    /// Janus at 4) to trade some quality for CPU on a server with many small rooms.
+    public var conferenceOpusComplexity = 9
     public var conferenceMixer: ConferenceMixer<String>.Configuration = {
         var configuration = ConferenceMixer<String>.Configuration()
         configuration.mixer.maximumTalkers = 8

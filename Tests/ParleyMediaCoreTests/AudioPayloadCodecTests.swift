@@ -41,4 +41,33 @@ struct AudioPayloadCodecTests {
         let offAgain = try AudioPlayoutTests.speechLike(frames: 60).map { try encoder.encode($0) }
         #expect(try Self.framesWithFEC(stream + offAgain, lost: Array(stride(from: 210, to: 255, by: 8))) == 0)
     }
+
+    @Test("the Opus options' complexity reaches the encoder and tells configurations apart")
+    func complexityReachesTheEncoder() throws {
+        let frames = AudioPlayoutTests.speechLike(frames: 50)
+        func stream(_ options: AudioPayloadCodec.OpusOptions) throws -> [[UInt8]] {
+            let codec = try AudioEncoderConfiguration(kind: .opus, opus: options).makeCodec()
+            return try frames.map { try codec.encode($0) }
+        }
+        #expect(AudioPayloadCodec.OpusOptions().complexity == 9)
+        let nine = AudioPayloadCodec.OpusOptions(inbandFEC: false, expectedLossPercent: 0)
+        var zero = nine
+        zero.complexity = 0
+        // Same settings, same bytes; another complexity, other bytes from the same audio.
+        #expect(try stream(nine) == stream(nine))
+        #expect(try stream(zero) != stream(nine))
+        #expect(AudioEncoderConfiguration(kind: .opus, opus: zero) != AudioEncoderConfiguration(kind: .opus, opus: nine))
+        var explicitNine = zero
+        explicitNine.complexity = 9
+        #expect(try stream(explicitNine) == stream(nine))
+    }
+
+    @Test("a complexity outside 0...10 is refused with a codec error", arguments: [-1, 11, 1_000])
+    func complexityOutOfRange(complexity: Int) {
+        #expect(throws: CodecError.self) {
+            _ = try AudioPayloadCodec(name: "opus", opus: .init(complexity: complexity))
+        }
+        // G.711 has no encoder settings to refuse.
+        #expect(throws: Never.self) { _ = try AudioPayloadCodec(name: "PCMU", opus: .init(complexity: complexity)) }
+    }
 }

@@ -59,9 +59,10 @@ final class ConferenceHarness {
         }
     }
 
-    /// Adds a participant, negotiates, starts and joins its leg.
+    /// Adds a participant, negotiates, starts and joins its leg (its Opus encoder at
+    /// `opusComplexity`).
     @discardableResult
-    func addParticipant(codec: AudioCodec, tone: Double?, amplitude: Double = 0.1) throws -> Participant {
+    func addParticipant(codec: AudioCodec, tone: Double?, amplitude: Double = 0.1, opusComplexity: Int = 9) throws -> Participant {
         let id = participants.count
         let address = Self.address(UInt16(10_000 + 2 * id))
         let serverAddress = Self.address(UInt16(20_000 + 2 * id))
@@ -69,6 +70,7 @@ final class ConferenceHarness {
         phoneConfiguration.codecs = [codec]
         var legConfiguration = MediaLegConfiguration(plainRTP: .init())
         legConfiguration.mediaMode = mixer.mediaMode(for: id)
+        legConfiguration.opusComplexity = opusComplexity
         var phone = MediaLegCore(configuration: phoneConfiguration, localAddresses: [address], now: wallClock,
                                  random: SeededGenerator(seed: 100 + UInt64(id)))
         var leg = MediaLegCore(configuration: legConfiguration, localAddresses: [serverAddress], now: wallClock,

@@ -203,6 +203,22 @@ import Testing
         }
     }
 
+    @Test func listenersOfAnotherOpusComplexityGetAnEncodeOfTheirOwn() throws {
+        let h = try H(codecs: [.opus, .opus, .opus], tones: [700, nil, nil], configuration: Self.configuration())
+        try h.addParticipant(codec: .opus, tone: nil, opusComplexity: 4)
+        try h.addParticipant(codec: .opus, tone: nil, opusComplexity: 4)
+        try h.run(milliseconds: 1500)
+        let nine = try #require(h.mixer.withLeg(1) { $0.encoderConfiguration } ?? nil)
+        let four = try #require(h.mixer.withLeg(3) { $0.encoderConfiguration } ?? nil)
+        #expect(nine.opus?.complexity == 9 && four.opus?.complexity == 4 && nine != four)
+        // One talker and two configurations among the listeners: two shared encodes a tick.
+        #expect(h.encodes.suffix(40).allSatisfy { $0 == .init(shared: 2, talker: 1) }, "\(h.encodes.suffix(3))")
+        let payloads = (1..<5).map { Array(h.participants[$0].audioPayloads.suffix(30)) }
+        #expect(payloads[0] == payloads[1] && payloads[2] == payloads[3])
+        #expect(payloads[0] != payloads[2])
+        #expect(h.mixer.counters.encodeFailures == 0)
+    }
+
     @Test func aLateTickCatchesUpABoundedNumberOfTicks() throws {
         var configuration = Self.configuration()
         configuration.maximumCatchUpTicks = 5
