@@ -108,7 +108,7 @@ func printConferenceReport(only: ConferenceMixerKind?) {
     say("\(JanusAudioBridge.executable ?? "not installed"), AudioBridge plugin, each participant joined with the join's rtp object and quality \(settings.complexity).")
     say("Parley: `ParleyBench conference-room-host`, the product's ConferenceMixer<String> on one EventLoop, a plain-RTP MediaLegCore and UDP")
     say("socket per participant (as parleyd's media anchor runs a room; no signaling, no ICE/DTLS-SRTP); its Opus encoders are the")
-    say("product's (48 kHz, complexity 9: the product has no complexity setting), its tick lateness the mixer's own.")
+    say("product's (48 kHz, complexity \(settings.complexity), as parleyd's --conference-opus-complexity \(settings.complexity)), its tick lateness the mixer's own.")
     say("Per step: \(settings.warmupSeconds) s warm-up, then \(settings.windowSeconds) s measured. CPU = utime+stime from /proc/<pid>/stat, the mixer's")
     say("above its idle level; us/part-tick = its CPU per participant per 20 ms tick; part/core = 20 ms / that. rx/s = packets the")
     say("mixer sent each participant per second (50 = all); loss from RTP sequence gaps; jitter RFC 3550 (mean, max over participants);")

@@ -7,9 +7,11 @@ import ParleyNetCore
 // `conference` group reads its CPU from /proc/<pid>/stat exactly as it reads Janus's.
 //
 // Control on stdin, one command a line; one answer line each on stdout:
-//   open <rate> <address> <address> ...   a room at 16000 or 48000 Hz, one plain-RTP leg per
+//   open <rate> <complexity> <address> ...
+//                                         a room at 16000 or 48000 Hz, one plain-RTP leg per
 //                                         participant address (host:port, where it sends
-//                                         from and receives its mix); answers
+//                                         from and receives its mix), its Opus encoders at
+//                                         libopus complexity 0...10; answers
 //                                         "ports <leg port> ..." in the same order, or "error ..."
 //   counters                              "counters <JSON of ConferenceRoomHost.Report>", or
 //                                         "counters null" with no room open
@@ -36,17 +38,17 @@ func conferenceRoomHostMain() -> Int32 {
             let fields = line.split(separator: " ")
             switch fields.first {
             case "open"?:
-                guard fields.count >= 3, let rate = Int(fields[1]) else {
-                    emitHostLine("error open needs a rate and at least one address")
+                guard fields.count >= 4, let rate = Int(fields[1]), let complexity = Int(fields[2]) else {
+                    emitHostLine("error open needs a rate, an Opus complexity and at least one address")
                     continue
                 }
-                let addresses = fields.dropFirst(2).compactMap { try? SocketAddress(parsing: String($0)) }
-                guard addresses.count == fields.count - 2 else {
+                let addresses = fields.dropFirst(3).compactMap { try? SocketAddress(parsing: String($0)) }
+                guard addresses.count == fields.count - 3 else {
                     emitHostLine("error an address of the open line does not parse")
                     continue
                 }
                 do {
-                    let ports = try host.openRoom(participants: addresses, sampleRate: rate)
+                    let ports = try host.openRoom(participants: addresses, sampleRate: rate, opusComplexity: complexity)
                     emitHostLine("ports " + ports.map { String($0.port) }.joined(separator: " "))
                 } catch {
                     emitHostLine("error \(error)")

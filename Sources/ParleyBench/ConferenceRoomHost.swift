@@ -18,7 +18,8 @@ import ParleyWireCore
 /// timers moved, as the anchor's `deliver` does.
 ///
 /// The legs are plain RTP, configured as the anchor configures a SIP party's leg
-/// (`MediaLegConfiguration(plainRTP:)`, G.711 and Opus offered, no RED), and negotiated by
+/// (`MediaLegConfiguration(plainRTP:)`, G.711 and Opus offered, no RED) in a room call
+/// (the room's Opus complexity, given to `openRoom`), and negotiated by
 /// SDP: each answers an offer made for the participant's socket (a plain-RTP Opus stream
 /// at that address), so the generator's RTP latches the leg and the mix goes back there.
 /// What parleyd adds around a room and this leaves out: signaling, the call records, ICE
@@ -39,6 +40,9 @@ final class ConferenceRoomHost: @unchecked Sendable {
         var participants: Int
         /// The room's rate.
         var sampleRate: Int
+        /// The libopus complexities the legs' encoders run at (each once, ascending): the
+        /// one the room was opened with when every leg took it.
+        var opusComplexities: [Int]
         var ticks: UInt64
         /// Ticks run later than the mixer's threshold (5 ms) after their deadline.
         var lateTicks: UInt64
@@ -127,14 +131,19 @@ final class ConferenceRoomHost: @unchecked Sendable {
     deinit { work.deallocate() }
 
     /// Opens a room mixing at `sampleRate` with one plain-RTP leg per address in
-    /// `participants` (where that participant receives its mix and sends from); per
-    /// participant, where its leg receives. One room at a time.
-    func openRoom(participants: [SocketAddress], sampleRate: Int) throws -> [SocketAddress] {
+    /// `participants` (where that participant receives its mix and sends from), their Opus
+    /// encoders at libopus complexity `opusComplexity` (0...10, parleyd's
+    /// `--conference-opus-complexity`); per participant, where its leg receives. One room
+    /// at a time.
+    func openRoom(participants: [SocketAddress], sampleRate: Int, opusComplexity: Int) throws -> [SocketAddress] {
+        guard (0...10).contains(opusComplexity) else {
+            throw Failure(description: "an Opus complexity of \(opusComplexity): it is 0 to 10")
+        }
         guard (1...Self.maximumParticipants).contains(participants.count) else {
             throw Failure(description: "\(participants.count) participants: a room here takes 1 to \(Self.maximumParticipants)")
         }
         let result: Result<[SocketAddress], Failure>? = loop.runAndWait { [self] in
-            do { return .success(try open(participants, sampleRate: sampleRate)) } catch let error as Failure {
+            do { return .success(try open(participants, sampleRate: sampleRate, opusComplexity: opusComplexity)) } catch let error as Failure {
                 return .failure(error)
             } catch {
                 return .failure(Failure(description: "\(error)"))
@@ -150,15 +159,20 @@ final class ConferenceRoomHost: @unchecked Sendable {
             guard let room else { return nil }
             let mixer = room.mixer
             var received: UInt64 = 0, sent: UInt64 = 0
+            var complexities: Set<Int> = []
             for seat in room.order {
-                guard let statistics = mixer.withLeg(seat.id, { (core: inout MediaLegCore) in core.statistics }) else { continue }
-                received &+= statistics.rtp.packetsReceived
-                sent &+= statistics.rtp.packetsSent
+                guard let leg = mixer.withLeg(seat.id, { (core: inout MediaLegCore) in
+                    (statistics: core.statistics, encoder: core.encoderConfiguration)
+                }) else { continue }
+                received &+= leg.statistics.rtp.packetsReceived
+                sent &+= leg.statistics.rtp.packetsSent
+                if let complexity = leg.encoder?.opus?.complexity { complexities.insert(complexity) }
             }
             let counters = mixer.counters
             func milliseconds(_ duration: Duration) -> Double { Double(duration.wholeNanoseconds) / 1e6 }
             return Report(
-                participants: room.order.count, sampleRate: mixer.configuration.mixer.sampleRate, ticks: counters.ticks,
+                participants: room.order.count, sampleRate: mixer.configuration.mixer.sampleRate,
+                opusComplexities: complexities.sorted(), ticks: counters.ticks,
                 lateTicks: counters.lateTicks, skippedTicks: mixer.skippedTicks,
                 latenessP50Milliseconds: milliseconds(mixer.lateness.percentile(0.5)),
                 latenessP99Milliseconds: milliseconds(mixer.lateness.percentile(0.99)),
@@ -193,7 +207,7 @@ final class ConferenceRoomHost: @unchecked Sendable {
 
     // MARK: On the loop
 
-    private func open(_ participants: [SocketAddress], sampleRate: Int) throws -> [SocketAddress] {
+    private func open(_ participants: [SocketAddress], sampleRate: Int, opusComplexity: Int) throws -> [SocketAddress] {
         guard room == nil else { throw Failure(description: "a room is open already") }
         var configuration = ConferenceMixer<String>.Configuration()
         configuration.mixer.sampleRate = sampleRate
@@ -206,7 +220,7 @@ final class ConferenceRoomHost: @unchecked Sendable {
         self.room = room
         do {
             for (index, participant) in participants.enumerated() {
-                try seat("participant-\(index)", at: participant, in: room)
+                try seat("participant-\(index)", at: participant, opusComplexity: opusComplexity, in: room)
             }
         } catch {
             closeRoom()
@@ -217,7 +231,7 @@ final class ConferenceRoomHost: @unchecked Sendable {
 
     /// One participant's leg, as the anchor opens a room call's: socket and core, watched,
     /// added to the mixer, its answer to the participant's offer, started and joined.
-    private func seat(_ id: String, at participant: SocketAddress, in room: Room) throws {
+    private func seat(_ id: String, at participant: SocketAddress, opusComplexity: Int, in room: Room) throws {
         let socket: UDPSocket
         do { socket = try UDPSocket(bindingTo: .ipv4Loopback(port: 0)) } catch {
             throw Failure(description: "no media socket: \(error)")
@@ -229,6 +243,8 @@ final class ConferenceRoomHost: @unchecked Sendable {
         var configuration = MediaLegConfiguration(plainRTP: PlainRTPTransport.Options(offersSDES: false))
         configuration.codecs = [.pcmu, .pcma, .opus]
         configuration.opusRedundancy = false
+        // The anchor gives a room call's leg `ServerConfiguration.conferenceOpusComplexity`.
+        configuration.opusComplexity = opusComplexity
         configuration.mediaMode = room.mixer.mediaMode(for: id)
         var core = MediaLegCore(configuration: configuration, localAddresses: [seat.local], now: clock,
                                 random: SystemRandomNumberGenerator())

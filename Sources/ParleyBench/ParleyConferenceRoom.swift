@@ -50,7 +50,10 @@ extension ParleyConferenceRoom: ConferenceMixerUnderTest {
     func openRoom(participants: [SocketAddress], settings: ConferenceCodecSettings) throws -> [SocketAddress] {
         guard !roomOpen else { throw ChildProcess.Failure(description: "a Parley room is open already") }
         lastReport = nil
-        let answer = try request("open \(settings.sampleRate) " + participants.map(\.description).joined(separator: " "), expecting: "ports ")
+        // The room's legs encode at the load's complexity, Janus's `quality`: the same codec
+        // settings on both sides.
+        let answer = try request("open \(settings.sampleRate) \(settings.complexity) " + participants.map(\.description).joined(separator: " "),
+                                 expecting: "ports ")
         let ports = answer.split(separator: " ").compactMap { UInt16($0) }
         guard ports.count == participants.count else {
             throw ChildProcess.Failure(description: "conference-room-host gave \(ports.count) ports for \(participants.count) participants")
@@ -68,7 +71,7 @@ extension ParleyConferenceRoom: ConferenceMixerUnderTest {
 
     func stepNote() -> String? {
         guard let report = lastReport else { return nil }
-        return "Parley room: \(report.ticks) ticks, \(report.lateTicks) late (> 5 ms), \(report.skippedTicks) skipped, lateness p50/p99/max "
+        return "Parley room: Opus complexity \(report.opusComplexities.map(String.init).joined(separator: ",")), \(report.ticks) ticks, \(report.lateTicks) late (> 5 ms), \(report.skippedTicks) skipped, lateness p50/p99/max "
             + "\(fixed(report.latenessP50Milliseconds, 2))/\(fixed(report.latenessP99Milliseconds, 2))/\(fixed(report.latenessMaximumMilliseconds, 1)) ms; "
             + "encodes per tick: \(fixed(report.sharedEncodesPerTick, 2)) shared, \(fixed(report.talkerEncodesPerTick, 2)) N-1; "
             + "\(report.talkers) talkers now; \(report.datagramsDropped) datagrams dropped, \(report.encodeFailures) encode failures"

@@ -20,7 +20,8 @@ extension RealTimeMediaTests {
         let sockets = try ConferenceLoadGenerator.bindLoopbackSockets(count: 3)
         defer { sockets.forEach { $0.close() } }
         let settings = ConferenceCodecSettings(sampleRate: 16_000, talkers: 2)
-        let legs = try host.openRoom(participants: sockets.map(\.localAddress), sampleRate: settings.sampleRate)
+        let legs = try host.openRoom(participants: sockets.map(\.localAddress), sampleRate: settings.sampleRate,
+                                     opusComplexity: settings.complexity)
         #expect(legs.count == 3)
         let links = zip(sockets, legs).map { ConferenceParticipantLink(socket: $0, sendTo: $1) }
         let generator = try ConferenceLoadGenerator(links: links, settings: settings, senderThreads: 1, maximumSeconds: 6,
@@ -41,6 +42,8 @@ extension RealTimeMediaTests {
         #expect(report.talkerEncodes > 0, "the talkers get N-1 mixes encoded for them")
         #expect(report.sharedEncodes > 0, "the listener gets the shared mix")
         #expect(report.encodeFailures == 0)
+        // Every leg encodes at the load's complexity (Janus's `quality`), not the default 9.
+        #expect(settings.complexity == 4 && report.opusComplexities == [settings.complexity])
 
         let tones = [ConferenceLoadGenerator.toneFrequency(talker: 0), ConferenceLoadGenerator.toneFrequency(talker: 1)]
         let captured = generator.capturedPayloads()
