@@ -276,10 +276,14 @@ public final class ParleyServer: Sendable {
 
 extension ParleyServer {
     /// The room rate and hold music of `configuration` set into its mixer's configuration;
-    /// a rate other than 16 or 48 kHz, or a hold music file that cannot be read, fails.
+    /// a rate other than 16 or 48 kHz, an Opus complexity outside 0-10, or a hold music
+    /// file that cannot be read, fails.
     static func prepareConferences(_ configuration: inout ServerConfiguration) throws {
         guard configuration.conferenceRoomRate == 16_000 || configuration.conferenceRoomRate == 48_000 else {
             throw ConferenceConfigurationError("conference rooms mix at 16000 or 48000 Hz, not \(configuration.conferenceRoomRate)")
+        }
+        guard (0...10).contains(configuration.conferenceOpusComplexity) else {
+            throw ConferenceConfigurationError("conference Opus complexity is 0 to 10, not \(configuration.conferenceOpusComplexity)")
         }
         configuration.conferenceMixer.mixer.sampleRate = configuration.conferenceRoomRate
         if let path = configuration.conferenceHoldMusicPath {
