@@ -37,11 +37,7 @@ final class ServerUnderTest {
         guard let executable = Self.executable else {
             throw ChildProcess.Failure(description: "parleyd not found next to ParleyBench: swift build -c release --product parleyd")
         }
-        var template = Array("/tmp/parley-bench-server-XXXXXX".utf8CString)
-        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
-            throw ChildProcess.Failure(description: "cannot create a temporary data directory")
-        }
-        dataDirectory = String(cString: made)
+        dataDirectory = try makeBenchDirectory("parley-bench-server")
         credentials = try Self.createApplication(executable, dataDirectory)
         for command in applicationSettings where !command.isEmpty {
             try Self.admin(executable, [command[0], credentials.key] + command.dropFirst(), dataDirectory)

@@ -71,11 +71,10 @@ struct SpeechBench {
 
     /// Runs every condition and returns the table.
     static func report(calls: Int) -> String {
-        var template = Array("/tmp/parley-bench-speech-XXXXXX".utf8CString)
-        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+        guard let directory = try? makeBenchDirectory("parley-bench-speech") else {
             return "speech: cannot create a temporary directory"
         }
-        let bench = SpeechBench(calls: calls, directory: String(cString: made))
+        let bench = SpeechBench(calls: calls, directory: directory)
         do {
             let text = try bench.run()
             if ProcessInfo.processInfo.environment["PARLEY_SPEECH_KEEP"] == nil { try? FileManager.default.removeItem(atPath: bench.directory) }

@@ -12,9 +12,8 @@ nonisolated(unsafe) private var storeBenchDirectory: String?
 /// and two users, as `parleyd` would have.
 private func benchStore(durability: SQLiteStore.Durability, name: String) -> SQLiteStore {
     if storeBenchDirectory == nil {
-        var template = Array("/tmp/parley-bench-store-XXXXXX".utf8CString)
-        guard let made = mkdtemp(&template) else { fatalError("mkdtemp failed: errno \(errno)") }
-        storeBenchDirectory = String(cString: made)
+        guard let made = try? makeBenchDirectory("parley-bench-store") else { fatalError("mkdtemp failed: errno \(errno)") }
+        storeBenchDirectory = made
         atexit {
             guard let directory = storeBenchDirectory, let dir = opendir(directory) else { return }
             while let entry = readdir(dir) {
