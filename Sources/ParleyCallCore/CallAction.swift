@@ -28,8 +28,9 @@ public struct PushInstruction: Sendable, Hashable {
     public var callID: String
     /// The devices to wake, each with its own payload.
     public var devices: [Device]
-    /// The caller.
-    public var caller: AppUser
+    /// The caller as the push names it: a user of the application, or the conference room
+    /// of a conference callout.
+    public var from: PartyAddress
     public var headers: [String: String]
     public var video: Bool
     /// When the push is made, milliseconds since the epoch (the payload's `iat`).
@@ -40,12 +41,12 @@ public struct PushInstruction: Sendable, Hashable {
     public var callerDisplayName: String?
 
     public init(
-        callID: String, devices: [Device], caller: AppUser, headers: [String: String], video: Bool, issuedTime: Int64, expiresTime: Int64,
+        callID: String, devices: [Device], from: PartyAddress, headers: [String: String], video: Bool, issuedTime: Int64, expiresTime: Int64,
         callerDisplayName: String? = nil
     ) {
         self.callID = callID
         self.devices = devices
-        self.caller = caller
+        self.from = from
         self.headers = headers
         self.video = video
         self.issuedTime = issuedTime

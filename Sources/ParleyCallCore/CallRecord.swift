@@ -115,6 +115,31 @@ public struct CallRecord: Sendable, Hashable, Codable {
         }
     }
 
+    /// The conference room the call takes part in: the callee of an app-to-conference call,
+    /// the caller of a conference callout; nil for other calls.
+    public var conferenceID: String? {
+        switch (caller, callee) {
+        case (_, .conference(let room)), (.conference(let room), _): room
+        default: nil
+        }
+    }
+
+    /// The app user a conference call seats in its room, and the device whose leg is in the
+    /// mixer: the caller of an app-to-conference call, the callee that answered a conference
+    /// callout (nil until one answered); nil for other calls.
+    public var roomParticipant: Device? {
+        switch (caller, callee) {
+        case (.user(let userID), .conference):
+            guard let callerDeviceID else { return nil }
+            return Device(user: AppUser(applicationKey: applicationKey, userID: userID), deviceID: callerDeviceID)
+        case (.conference, .user(let userID)):
+            guard let answeredDeviceID else { return nil }
+            return Device(user: AppUser(applicationKey: applicationKey, userID: userID), deviceID: answeredDeviceID)
+        default:
+            return nil
+        }
+    }
+
     /// Talk time in milliseconds: from establishment to the end (0 if never established).
     public var durationMillis: Int64? {
         guard let endedTime = times.endedTime else { return nil }

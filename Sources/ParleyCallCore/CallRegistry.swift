@@ -30,9 +30,10 @@ public struct CallRegistry: Sendable {
     private var endedRecords: [String: CallRecord] = [:]
     private var recentlyEndedOrder: [String] = []
     private var deadlines = DeadlineQueue<String>()
-    /// The caller of each call in progress, and how many calls in progress each caller
-    /// and each application has, for the limits of `CallConfiguration`.
-    private var callerOfCall: [String: AppUser] = [:]
+    /// The application and calling user (nil for a call the server placed) of each call in
+    /// progress, and how many calls in progress each caller and each application has, for
+    /// the limits of `CallConfiguration`.
+    private var countedCalls: [String: (application: String, caller: AppUser?)] = [:]
     private var callsByCaller: [AppUser: Int] = [:]
     private var callsByApplication: [String: Int] = [:]
     /// Each application's dialling settings and its calls to phone numbers
@@ -181,9 +182,50 @@ public struct CallRegistry: Sendable {
         // its kind (docs/calls.md).
         var (machine, actions) = CallStateMachine.start(start, from: device, decision: admitted, now: now, configuration: configuration)
         if let maximumLength { machine.capLength(at: now.instant.advanced(by: maximumLength)) }
-        callerOfCall[start.callID] = device.user
+        countedCalls[start.callID] = (device.user.applicationKey, device.user)
         callsByCaller[device.user, default: 0] += 1
         callsByApplication[device.user.applicationKey, default: 0] += 1
+        store(machine)
+        return actions
+    }
+
+    /// Starts a conference callout (REST `conferenceCallout`): the room `room` of the
+    /// application calls `callee` to bring them in. The user's connected devices ring; a
+    /// user with none but with push tokens is pushed; the call's answered leg is seated in
+    /// the room's mixer. Refused (nothing starts) when `callID` is not a fresh lower-case
+    /// UUID (`bad_request`, `call_exists`), the headers are too large (`too_large`), the
+    /// application has its most calls (`too_many_calls`), the application never saw the
+    /// user (`destination_not_found`), or the user has no device to reach
+    /// (`destination_unavailable`).
+    public mutating func startCallout(
+        callID: String, room: String, to callee: AppUser, headers: [String: String] = [:], displayName: String? = nil, now: ClockReading
+    ) throws(CallingError) -> [CallAction] {
+        guard CallID.isValid(callID) else {
+            throw CallingError(.badRequest, callID: nil, field: "callId", "call id is not a lower-case UUID")
+        }
+        if calls[callID] != nil || recentlyEnded.contains(callID) {
+            throw CallingError(.callExists, callID: callID, field: "callId", "call id already in use")
+        }
+        try CallStateMachine.checkHeaders(headers, callID: callID, configuration: configuration)
+        let inApplication = callsByApplication[callee.applicationKey] ?? 0
+        guard inApplication < configuration.maxCallsPerApplication else {
+            throw CallingError(.tooManyCalls, callID: callID,
+                               "the application has \(inApplication) calls in progress, the most this server allows")
+        }
+        // The local router's rule for a user, whatever router places app calls: a callout
+        // is the application's own request, not a call to route.
+        let decision = PresenceRouter().route(
+            RouteRequest(callID: callID, caller: Device(user: callee, deviceID: ""), destination: .user(callee.userID), headers: headers, video: false),
+            presence: presence) ?? .reject(.init(code: .destinationUnavailable, message: "destination user has no connected device"))
+        if case .reject(let error) = decision {
+            let code: CallingError.Code = error.code == .destinationNotFound ? .destinationNotFound : .destinationUnavailable
+            throw CallingError(code, callID: callID, field: "destination", error.message)
+        }
+        let (machine, actions) = CallStateMachine.callout(
+            callID: callID, room: room, applicationKey: callee.applicationKey, to: callee, headers: headers, displayName: displayName,
+            decision: decision, now: now, configuration: configuration)
+        countedCalls[callID] = (callee.applicationKey, nil)
+        callsByApplication[callee.applicationKey, default: 0] += 1
         store(machine)
         return actions
     }
@@ -376,11 +418,13 @@ public struct CallRegistry: Sendable {
             calls[callID] = nil
             devicesByCall[callID] = nil
             dialling.callEnded(callID)
-            if let caller = callerOfCall.removeValue(forKey: callID) {
-                let byCaller = (callsByCaller[caller] ?? 1) - 1
-                callsByCaller[caller] = byCaller > 0 ? byCaller : nil
-                let byApplication = (callsByApplication[caller.applicationKey] ?? 1) - 1
-                callsByApplication[caller.applicationKey] = byApplication > 0 ? byApplication : nil
+            if let counted = countedCalls.removeValue(forKey: callID) {
+                if let caller = counted.caller {
+                    let byCaller = (callsByCaller[caller] ?? 1) - 1
+                    callsByCaller[caller] = byCaller > 0 ? byCaller : nil
+                }
+                let byApplication = (callsByApplication[counted.application] ?? 1) - 1
+                callsByApplication[counted.application] = byApplication > 0 ? byApplication : nil
             }
             rememberEnded(callID, machine.record)
             return

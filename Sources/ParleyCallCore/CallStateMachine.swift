@@ -107,8 +107,12 @@ public struct CallStateMachine: Sendable {
 
     /// The call's id (from `call.start`).
     public let callID: String
-    /// The caller's device.
-    public let caller: Device
+    /// Who places the call: a device, or a room calling a user out.
+    public let origin: CallOrigin
+    /// The caller's device; nil for a call the server places (a conference callout).
+    public var caller: Device? { origin.device }
+    /// Where notifications to the caller go.
+    private var callerParty: Party { origin.party }
     public let configuration: CallConfiguration
     /// The call as the store keeps it; changes are also emitted as `CallAction.record`.
     public private(set) var record: CallRecord
@@ -170,20 +174,52 @@ public struct CallStateMachine: Sendable {
     }
 
     private init(_ request: SignalingMessage.CallStart, from caller: Device, to callee: PartyAddress, now: ClockReading, configuration: CallConfiguration) {
-        self.callID = request.callID
-        self.caller = caller
+        self.init(
+            callID: request.callID, origin: .device(caller), offer: request.sdp, headers: request.headers, video: request.video,
+            displayName: request.displayName, now: now, configuration: configuration,
+            record: CallRecord(
+                callID: request.callID, from: caller, to: callee, headers: request.headers, video: request.video,
+                startedTime: now.unixMilliseconds))
+    }
+
+    private init(
+        callID: String, origin: CallOrigin, offer: String, headers: [String: String], video: Bool, displayName: String?,
+        now: ClockReading, configuration: CallConfiguration, record: CallRecord
+    ) {
+        self.callID = callID
+        self.origin = origin
         self.configuration = configuration
-        self.headers = request.headers
-        self.calleeHeaders = request.headers
-        self.callerDisplayName = request.displayName
-        self.video = request.video
-        self.callerOffer = request.sdp
+        self.headers = headers
+        self.calleeHeaders = headers
+        self.callerDisplayName = displayName
+        self.video = video
+        self.callerOffer = offer
         self.startInstant = now.instant
         self.maximumDeadline = now.instant.advanced(by: configuration.maximumCallLength)
         self.phase = .routing(Routing(deadline: now.instant.advanced(by: configuration.routingTimeout)))
-        self.record = CallRecord(
-            callID: request.callID, from: caller, to: callee, headers: request.headers, video: request.video,
-            startedTime: now.unixMilliseconds)
+        self.record = record
+    }
+
+    /// Starts a conference callout: the room `room` of application `applicationKey` calls
+    /// the user `callee` to bring them in (REST `conferenceCallout`). The callee's devices
+    /// ring (or are pushed) as for any call, per `decision` (`ringDevices`, `pushDevices` or
+    /// `reject`; the registry decides from presence); the device that answers has its leg
+    /// seated in the room's mixer, and the call is established once that leg connects.
+    /// The record's caller is the room (direction `conferenceToApp`). `displayName` is what
+    /// the callee's devices show (the push's `name`, `call.incoming`'s `displayName`).
+    public static func callout(
+        callID: String, room: String, applicationKey: String, to callee: AppUser, headers: [String: String], displayName: String?,
+        decision: RoutingDecision, now: ClockReading, configuration: CallConfiguration = CallConfiguration()
+    ) -> (machine: CallStateMachine, actions: [CallAction]) {
+        let record = CallRecord(
+            callID: callID, applicationKey: applicationKey, direction: .conferenceToApp, caller: .conference(room), callerDeviceID: nil,
+            callee: .user(callee.userID), headers: headers, video: false, startedTime: now.unixMilliseconds)
+        var machine = CallStateMachine(
+            callID: callID, origin: .room(RoomParty(callID: callID, room: room)), offer: "", headers: headers, video: false,
+            displayName: displayName, now: now, configuration: configuration, record: record)
+        machine.routed(decision, now: now)
+        let actions = machine.flush(nil)
+        return (machine, actions)
     }
 
     static func milliseconds(_ duration: Duration) -> Int64 { duration.wholeMilliseconds }
@@ -206,12 +242,17 @@ public struct CallStateMachine: Sendable {
     /// Every device taking part now: the caller and the callee devices still in the call.
     public var devices: [Device] {
         switch phase {
-        case .initiating(let offering, _), .progressing(let offering), .ringing(let offering): [caller] + offering.callees.compactMap(\.device)
-        case .answered(let connecting): [caller] + [connecting.answerer].compactMap(\.device)
-        case .established(let talking): [caller] + [talking.answerer].compactMap(\.device)
-        case .routing, .ended, .modifying: [caller]
+        case .initiating(let offering, _), .progressing(let offering), .ringing(let offering): callerDevices + offering.callees.compactMap(\.device)
+        case .answered(let connecting): callerDevices + [connecting.answerer].compactMap(\.device)
+        case .established(let talking): callerDevices + [talking.answerer].compactMap(\.device)
+        case .routing, .ended, .modifying: callerDevices
         }
     }
+
+    private var callerDevices: [Device] { caller.map { [$0] } ?? [] }
+
+    /// Whether `device` is the device that started the call.
+    private func isCaller(_ device: Device) -> Bool { origin == .device(device) }
 
     /// The callee that answered, once one did (nil after the end).
     private var answerer: Party? {
@@ -330,6 +371,14 @@ public struct CallStateMachine: Sendable {
             end(.error, error: .init(code: .notImplemented, message: "calls to \(kind.rawValue) addresses are not implemented yet"), now: now)
             return
         }
+        if case .room = origin {
+            switch decision {
+            case .ringDevices, .pushDevices, .reject: break
+            case .joinRoom, .dialNumber, .dialSIP:
+                end(.error, error: .init(code: .badRequest, message: "a conference callout calls app users only"), now: now)
+                return
+            }
+        }
         switch decision {
         case .reject(let error):
             end(.error, error: error, now: now)
@@ -348,7 +397,7 @@ public struct CallStateMachine: Sendable {
             if case .pushDevices = decision { pushed = true } else { pushed = false }
             var offering = Offering(callees: [], status: [:], ringDeadline: startInstant.advanced(by: configuration.ringTimeout),
                                     callerGrace: routing.callerGrace)
-            for device in devices where device != caller && offering.status[.device(device)] == nil {
+            for device in devices where !isCaller(device) && offering.status[.device(device)] == nil {
                 offering.callees.append(.device(device))
                 offering.status[.device(device)] = pushed ? .pushed : .awaitingOffer
             }
@@ -356,11 +405,23 @@ public struct CallStateMachine: Sendable {
                 end(.error, error: .init(code: .destinationUnavailable, message: "destination user has no connected device"), now: now)
                 return
             }
-            phase = .initiating(offering, relayedEarly: false)
-            output.append(.media(.answerCaller(callID: callID, offer: callerOffer, topology: .relay)))
+            if case .room(let room) = origin {
+                // The room has no leg to make: the callees are offered the call at once, and
+                // the leg of the one that answers is seated in the room's mixer.
+                offering.callerLegConnected = true
+                phase = .progressing(offering)
+                record.times.progressedTime = now.unixMilliseconds
+                output.append(.media(.seatCallout(callID: callID, room: room.room)))
+                for party in offering.callees where offering.status[party] == .awaitingOffer {
+                    output.append(.media(.offerCallee(callID: callID, party: party)))
+                }
+            } else {
+                phase = .initiating(offering, relayedEarly: false)
+                output.append(.media(.answerCaller(callID: callID, offer: callerOffer, topology: .relay)))
+            }
             if pushed {
                 output.append(.push(PushInstruction(
-                    callID: callID, devices: offering.callees.compactMap(\.device), caller: caller.user, headers: headers,
+                    callID: callID, devices: offering.callees.compactMap(\.device), from: record.caller, headers: headers,
                     video: video, issuedTime: now.unixMilliseconds,
                     expiresTime: record.times.startedTime + Self.milliseconds(configuration.ringTimeout),
                     callerDisplayName: callerDisplayName)))
@@ -474,7 +535,7 @@ public struct CallStateMachine: Sendable {
         guard case .progressing(let offering) = phase else { return }
         phase = .ringing(offering)
         record.times.rungTime = now.unixMilliseconds
-        notify(.device(caller), .ringing(callID: callID, time: now.unixMilliseconds, headers: farSideHeaders))
+        notify(callerParty, .ringing(callID: callID, time: now.unixMilliseconds, headers: farSideHeaders))
     }
 
     /// A pushed device relayed its payload: it now waits for its leg like a connected
@@ -536,14 +597,14 @@ public struct CallStateMachine: Sendable {
     /// already (SIP early media).
     private mutating func take(answerFrom party: Party, offering: Offering, sdp: String?, earlyAnswer: String?, bridged: Bool, now: ClockReading) {
         var graces: [Device: ContinuousClock.Instant] = [:]
-        graces[caller] = offering.callerGrace
+        if let caller { graces[caller] = offering.callerGrace }
         phase = .answered(Connecting(
             answerer: party, callerLegConnected: offering.callerLegConnected,
             answererLegConnected: offering.connectedCalleeLegs.contains(party),
             setupDeadline: now.instant.advanced(by: configuration.mediaSetupTimeout), graces: graces))
         record.answeredDeviceID = party.device?.deviceID
         record.times.answeredTime = now.unixMilliseconds
-        notify(.device(caller), .answered(callID: callID, time: now.unixMilliseconds, headers: farSideHeaders))
+        notify(callerParty, .answered(callID: callID, time: now.unixMilliseconds, headers: farSideHeaders))
         notify(party, .answered(callID: callID, time: now.unixMilliseconds))
         for other in offering.callees where other != party {
             formerCallees.insert(other)
@@ -569,7 +630,7 @@ public struct CallStateMachine: Sendable {
     }
 
     private mutating func hangUp(_ device: Device, now: ClockReading) throws(CallingError) {
-        if device == caller {
+        if isCaller(device) {
             try requireNotEnded("hang up")
             end(isAnswered ? .hungUp : .canceled, now: now)
             return
@@ -586,7 +647,7 @@ public struct CallStateMachine: Sendable {
 
     private mutating func sendDTMF(from device: Device, digits: String) throws(CallingError) {
         try requireNotEnded("send DTMF")
-        guard device == caller || .device(device) == answerer else {
+        guard isCaller(device) || .device(device) == answerer else {
             _ = try calleeStatus(of: device, to: "send DTMF")
             throw CallingError(.invalidState, callID: callID, "cannot send DTMF: the call is not established")
         }
@@ -594,7 +655,7 @@ public struct CallStateMachine: Sendable {
             throw CallingError(.invalidState, callID: callID, "cannot send DTMF: the call is not established")
         }
         // Toward the other party: a SIP callee gets them as RFC 4733 events on its RTP leg.
-        let leg: CallLegID = device == caller ? .callee(talking.answerer) : .caller
+        let leg: CallLegID = isCaller(device) ? .callee(talking.answerer) : .caller
         output.append(.media(.sendDTMF(callID: callID, leg: leg, digits: digits)))
     }
 
@@ -659,7 +720,7 @@ public struct CallStateMachine: Sendable {
     /// Digits the far side of a gateway call sent (RFC 4733 or SIP INFO), for the caller.
     private mutating func dtmfReceived(_ digits: String, from leg: CallLegID, now: ClockReading) {
         guard leg != .caller else { return }
-        notify(.device(caller), .dtmf(callID: callID, digits: digits, time: now.unixMilliseconds))
+        notify(callerParty, .dtmf(callID: callID, digits: digits, time: now.unixMilliseconds))
     }
 
     /// The first SDP of the SIP side (in a 180 or 183) answers its leg's offer; the leg is
@@ -688,8 +749,8 @@ public struct CallStateMachine: Sendable {
             guard case .initiating(let offering, let relayedEarly) = phase else { return }
             phase = .progressing(offering)
             record.times.progressedTime = now.unixMilliseconds
-            notify(.device(caller), .mediaReady(callID: callID, sdp: sdp))
-            notify(.device(caller), .progress(callID: callID, time: now.unixMilliseconds))
+            notify(callerParty, .mediaReady(callID: callID, sdp: sdp))
+            notify(callerParty, .progress(callID: callID, time: now.unixMilliseconds))
             if let room = offering.callees.first(where: { $0.room != nil }) {
                 // A room answers as soon as the caller's leg is in its mixer: nothing rings,
                 // and it has no leg of its own to connect (established once the caller's is).
@@ -771,18 +832,18 @@ public struct CallStateMachine: Sendable {
     private mutating func setGrace(of device: Device, to deadline: ContinuousClock.Instant?) {
         switch phase {
         case .routing(var routing):
-            guard device == caller else { return }
+            guard isCaller(device) else { return }
             routing.callerGrace = deadline
             phase = .routing(routing)
         case .initiating, .progressing, .ringing:
-            guard device == caller else { return }
+            guard isCaller(device) else { return }
             _ = modifyOffering { $0.callerGrace = deadline }
         case .answered(var connecting):
-            guard device == caller || .device(device) == connecting.answerer else { return }
+            guard isCaller(device) || .device(device) == connecting.answerer else { return }
             connecting.graces[device] = deadline
             phase = .answered(connecting)
         case .established(var talking):
-            guard device == caller || .device(device) == talking.answerer else { return }
+            guard isCaller(device) || .device(device) == talking.answerer else { return }
             talking.graces[device] = deadline
             phase = .established(talking)
         case .ended, .modifying:
@@ -792,8 +853,8 @@ public struct CallStateMachine: Sendable {
 
     private func grace(of device: Device) -> ContinuousClock.Instant? {
         switch phase {
-        case .routing(let routing): device == caller ? routing.callerGrace : nil
-        case .initiating(let offering, _), .progressing(let offering), .ringing(let offering): device == caller ? offering.callerGrace : nil
+        case .routing(let routing): isCaller(device) ? routing.callerGrace : nil
+        case .initiating(let offering, _), .progressing(let offering), .ringing(let offering): isCaller(device) ? offering.callerGrace : nil
         case .answered(let connecting): connecting.graces[device]
         case .established(let talking): talking.graces[device]
         case .ended, .modifying: nil
@@ -802,7 +863,7 @@ public struct CallStateMachine: Sendable {
 
     private mutating func disconnected(_ device: Device, now: ClockReading) {
         guard state != .ended else { return }
-        if device == caller || .device(device) == answerer {
+        if isCaller(device) || .device(device) == answerer {
             if grace(of: device) == nil {
                 setGrace(of: device, to: now.instant.advanced(by: configuration.reconnectGrace))
             }
@@ -822,7 +883,7 @@ public struct CallStateMachine: Sendable {
 
     private mutating func lost(_ device: Device, now: ClockReading) {
         guard state != .ended else { return }
-        if device == caller || .device(device) == answerer {
+        if isCaller(device) || .device(device) == answerer {
             end(.inactive, now: now)
         } else {
             disconnected(device, now: now)
@@ -833,7 +894,7 @@ public struct CallStateMachine: Sendable {
         guard case .answered(let connecting) = phase, connecting.callerLegConnected, connecting.answererLegConnected else { return }
         phase = .established(Talking(answerer: connecting.answerer, graces: connecting.graces))
         record.times.establishedTime = now.unixMilliseconds
-        notify(.device(caller), .established(callID: callID, time: now.unixMilliseconds))
+        notify(callerParty, .established(callID: callID, time: now.unixMilliseconds))
         notify(connecting.answerer, .established(callID: callID, time: now.unixMilliseconds))
     }
 
@@ -882,7 +943,7 @@ public struct CallStateMachine: Sendable {
         record.times.endedTime = now.unixMilliseconds
         record.endCause = cause
         record.error = error.map(CallError.init)
-        for party in [.device(caller)] + informed {
+        for party in [callerParty] + informed {
             notify(party, .ended(callID: callID, cause: cause, error: error, details: details(for: party, answerer: answerer, endedAt: now.unixMilliseconds)))
         }
         if legsRequested {
@@ -893,7 +954,7 @@ public struct CallStateMachine: Sendable {
     /// The call's times as `party` saw them: the caller saw every step; a callee saw the
     /// start, and the answer and establishment only if it answered.
     private func details(for party: Party, answerer: Party?, endedAt ended: Int64) -> CallTimes {
-        if party == .device(caller) {
+        if party == callerParty {
             var times = record.times
             times.endedTime = ended
             return times

@@ -14,6 +14,8 @@ public struct CallingError: Error, Sendable, Hashable, CustomStringConvertible {
         case badRequest
         case tooManyCalls
         case destinationNotAllowed
+        case destinationNotFound
+        case destinationUnavailable
     }
 
     let code: Code
@@ -42,6 +44,8 @@ public struct CallingError: Error, Sendable, Hashable, CustomStringConvertible {
         case .badRequest: .badRequest
         case .tooManyCalls: .tooManyCalls
         case .destinationNotAllowed: .destinationNotAllowed
+        case .destinationNotFound: .destinationNotFound
+        case .destinationUnavailable: .destinationUnavailable
         }
     }
 

@@ -11,6 +11,13 @@ public enum MediaInstruction: Sendable, Hashable {
     /// `offer` and mix the leg from now on. Reported as for `answerCaller`; the room itself
     /// has no leg.
     case joinRoom(callID: String, offer: String, room: String)
+    /// Seat a conference callout's call in this conference room (of the call's application;
+    /// created on its first participant, closed after its last) without a leg of its own:
+    /// the room is the caller. The legs its callees are offered (`offerCallee`) are made in
+    /// the room's mixer, and the one of the callee that answers joins the mix at `bridge`.
+    /// Nothing is reported for the seat itself; a room that cannot be made fails each
+    /// callee's leg (`.legFailed(.callee(party), reason:)`).
+    case seatCallout(callID: String, room: String)
     /// Create a leg for this callee party and make its offer (`MediaLegCore.makeOffer()`):
     /// a WebRTC leg for a device, a plain RTP leg for a SIP party. Report
     /// `.calleeLegReady(party, sdp:)`, or `.legFailed(.callee(party), reason:)`.

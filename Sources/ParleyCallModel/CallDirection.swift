@@ -1,5 +1,6 @@
-/// Which kinds of party a call joins, caller first: app-to-app, and from an app user to a
-/// phone number (through a SIP trunk), to a SIP endpoint or to a conference room.
+/// Which kinds of party a call joins, caller first: app-to-app, from an app user to a
+/// phone number (through a SIP trunk), to a SIP endpoint or to a conference room, and from
+/// a conference room to an app user (a conference callout).
 public enum CallDirection: String, Sendable, Hashable, CaseIterable, Codable {
     /// From one user of an application to another (both on the SDK).
     case appToApp
@@ -9,6 +10,9 @@ public enum CallDirection: String, Sendable, Hashable, CaseIterable, Codable {
     case appToSIP = "appToSip"
     /// From an app user to a conference room, by conference id.
     case appToConference
+    /// From a conference room to an app user: a conference callout (REST), which rings the
+    /// user and puts them in the room when they answer.
+    case conferenceToApp
 
     /// The direction of a call from an app user to an address of kind `calleeKind`.
     public init(fromUserTo calleeKind: PartyAddress.Kind) {
@@ -24,6 +28,7 @@ public enum CallDirection: String, Sendable, Hashable, CaseIterable, Codable {
     public var callerKind: PartyAddress.Kind {
         switch self {
         case .appToApp, .appToPhone, .appToSIP, .appToConference: .user
+        case .conferenceToApp: .conference
         }
     }
 
@@ -34,6 +39,7 @@ public enum CallDirection: String, Sendable, Hashable, CaseIterable, Codable {
         case .appToPhone: .phone
         case .appToSIP: .sip
         case .appToConference: .conference
+        case .conferenceToApp: .user
         }
     }
 

@@ -893,6 +893,7 @@ struct ClientSessionCore {
     mutating func relayPush(_ call: ParleyCallNotificationResult, payload: String, now: Time) -> [ClientSessionOutput] {
         guard calls[call.callId] == nil, !endedCallSet.contains(call.callId), relayedCalls[call.callId] == nil else { return [] }
         var record = ClientCallRecord(callID: call.callId, direction: .incoming, remoteUserID: call.remoteUserId, headers: call.headers)
+        record.remoteKind = call.remoteKind
         record.state = .ringing
         record.details.startedTime = Self.date(now.unixMilliseconds)
         record.details.isVideoOffered = call.isVideoOffered

@@ -1,4 +1,5 @@
 public import ParleyCallModel
+public import ParleySignaling
 
 /// What the REST API asks of the live call engine. The REST handlers read call records
 /// from the store; hanging up and conference rooms need the engine, which alone knows
@@ -19,6 +20,10 @@ public protocol CallControl: Sendable {
     func kick(callID: String?, conferenceID: String, applicationKey: String) async -> ConferenceOutcome
     /// The conference rooms' figures now (for `/metrics`); nil without rooms.
     func conferenceStatistics() async -> ConferenceStatistics?
+    /// Calls a user of `applicationKey` into a conference room (`POST /calling/v1/callouts`,
+    /// `conferenceCallout`): their devices ring, or are pushed, and the one that answers
+    /// joins the room.
+    func conferenceCallout(_ request: ConferenceCalloutRequest, applicationKey: String) async -> CalloutOutcome
 }
 
 extension CallControl {
@@ -29,6 +34,37 @@ extension CallControl {
     }
     public func kick(callID: String?, conferenceID: String, applicationKey: String) async -> ConferenceOutcome { .roomNotFound }
     public func conferenceStatistics() async -> ConferenceStatistics? { nil }
+    public func conferenceCallout(_ request: ConferenceCalloutRequest, applicationKey: String) async -> CalloutOutcome {
+        .refused(code: .notImplemented, message: "this server places no callouts")
+    }
+}
+
+/// A conference callout: who to call into which room.
+public struct ConferenceCalloutRequest: Sendable, Hashable {
+    /// The room (1-64 characters, as `callConference(withId:)` takes).
+    public var conferenceID: String
+    /// The app user to call (`destination` `{"type": "username", "endpoint": ...}`).
+    public var userID: String
+    /// Custom headers the callee's devices get with the call (`call.incoming`'s `headers`).
+    public var headers: [String: String]
+    /// What the callee's devices show as the caller (`cli` of the request).
+    public var displayName: String?
+
+    public init(conferenceID: String, userID: String, headers: [String: String] = [:], displayName: String? = nil) {
+        self.conferenceID = conferenceID
+        self.userID = userID
+        self.headers = headers
+        self.displayName = displayName
+    }
+}
+
+/// The result of a callout request.
+public enum CalloutOutcome: Sendable, Hashable {
+    /// The call is placed: the callee is being rung (or pushed).
+    case placed(callID: String)
+    /// Nothing was placed: the protocol's error code for why (`destination_not_found`,
+    /// `destination_unavailable`, `too_many_calls`, `too_large`, ...) and a message.
+    case refused(code: SignalingErrorCode, message: String)
 }
 
 /// One participant of a conference room, as `GET /calling/v1/conferences/id/{id}` lists it

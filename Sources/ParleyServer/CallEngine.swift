@@ -827,6 +827,24 @@ final class CallEngine: @unchecked Sendable {
         ticketWaiters.append((ticket, body))
     }
 
+    /// Starts a conference callout (engine loop): the room `room` of `applicationKey` calls
+    /// the user `userID` (ringing their devices, or pushing them), and their answered leg
+    /// joins the room. The call's id, or the refusal.
+    func conferenceCallout(_ request: ConferenceCalloutRequest, applicationKey: String) -> CalloutOutcome {
+        guard !stopped else { return .refused(code: .internalError, message: "the server is stopping") }
+        let callID = UUID().uuidString.lowercased()
+        let callee = AppUser(applicationKey: applicationKey, userID: request.userID)
+        do throws(CallingError) {
+            let actions = try registry.startCallout(
+                callID: callID, room: request.conferenceID, to: callee, headers: request.headers, displayName: request.displayName, now: now())
+            log.info("conference.callout", ["call": callID, "room": request.conferenceID, "user": request.userID])
+            perform(actions)
+            return .placed(callID: callID)
+        } catch {
+            return .refused(code: error.signalingCode, message: error.reason)
+        }
+    }
+
     /// The participants of a conference room of `applicationKey` now (engine loop): every
     /// live call to it that the room answered, with the mixer's view of each; `deliver`
     /// gets them on the loop, oldest first (empty: nobody is in such a room).
@@ -839,7 +857,7 @@ final class CallEngine: @unchecked Sendable {
                 let joined = record.times.answeredTime ?? record.times.startedTime
                 let state = media[record.callID]
                 return ConferenceParticipant(
-                    id: record.callID, cli: record.caller.address, duration: max(0, Int((time.unixMilliseconds - joined) / 1000)),
+                    id: record.callID, cli: record.roomParticipant?.user.userID ?? record.caller.address, duration: max(0, Int((time.unixMilliseconds - joined) / 1000)),
                     muted: state?.muted ?? false, onhold: state?.onHold ?? false, talking: state?.talking ?? false)
             })
         }
@@ -887,8 +905,7 @@ final class CallEngine: @unchecked Sendable {
         let named = Self.named(talkers, in: calls)
         log.debug("conference.talkers", ["room": room.description, "talkers": named.map(\.callID).joined(separator: ",")])
         for record in calls where record.state == .established {
-            guard let deviceID = record.callerDeviceID else { continue }
-            let device = Device(user: AppUser(applicationKey: record.applicationKey, userID: record.caller.address), deviceID: deviceID)
+            guard let device = record.roomParticipant else { continue }
             deliverInOrder(DeviceAdapter.frame(for: .talking(callID: record.callID, talkers: named)), to: device)
         }
     }
@@ -896,7 +913,7 @@ final class CallEngine: @unchecked Sendable {
     /// A participant's call was just established (`party` was told): when its room has
     /// talkers, it hears them now, right after its `call.established`.
     private func tellTalkers(joining callID: String, _ party: Party) {
-        guard let record = registry.record(of: callID), case .conference(let name) = record.callee,
+        guard let record = registry.record(of: callID), let name = record.conferenceID, party.device != nil,
               let talkers = roomTalkers[RoomKey(applicationKey: record.applicationKey, room: name)], !talkers.isEmpty else { return }
         tell(party, .talking(callID: callID, talkers: Self.named(talkers, in: roomCalls(name, applicationKey: record.applicationKey))))
     }
@@ -905,7 +922,7 @@ final class CallEngine: @unchecked Sendable {
     /// no longer has (it just left) is not named.
     private static func named(_ talkers: [String], in calls: [CallRecord]) -> [SignalingMessage.CallTalking.Talker] {
         var callers: [String: String] = [:]
-        for record in calls { callers[record.callID] = record.caller.address }
+        for record in calls { callers[record.callID] = record.roomParticipant?.user.userID ?? record.caller.address }
         return talkers.prefix(SignalingLimits.maxTalkers).compactMap { id in
             callers[id].map { SignalingMessage.CallTalking.Talker(callID: id, userID: $0) }
         }
@@ -914,7 +931,7 @@ final class CallEngine: @unchecked Sendable {
     /// The live calls in a room of `applicationKey` that the room answered, oldest first.
     private func roomCalls(_ room: String, applicationKey: String) -> [CallRecord] {
         registry.activeCalls
-            .filter { $0.applicationKey == applicationKey && $0.callee == .conference(room) && $0.times.answeredTime != nil && $0.state != .ended }
+            .filter { $0.applicationKey == applicationKey && $0.conferenceID == room && $0.times.answeredTime != nil && $0.state != .ended }
             .sorted { $0.times.startedTime < $1.times.startedTime }
     }
 
@@ -1002,7 +1019,8 @@ extension MediaInstruction {
     /// The call the instruction is for.
     var callID: String {
         switch self {
-        case .answerCaller(let callID, _, _), .joinRoom(let callID, _, _), .offerCallee(let callID, _), .acceptAnswer(let callID, _, _), .bridge(let callID, _),
+        case .answerCaller(let callID, _, _), .joinRoom(let callID, _, _), .seatCallout(let callID, _), .offerCallee(let callID, _),
+             .acceptAnswer(let callID, _, _), .bridge(let callID, _),
              .sendDTMF(let callID, _, _), .closeLeg(let callID, _), .closeAll(let callID):
             callID
         }

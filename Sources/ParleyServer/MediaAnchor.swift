@@ -137,6 +137,9 @@ final class MediaAnchor: @unchecked Sendable {
     private var calls: [String: CallMedia] = [:]
     /// Conference rooms with participants (engine loop), each with its members (room loop).
     private var rooms: [RoomKey: (media: RoomMedia, members: RoomMembers)] = [:]
+    /// Conference callouts whose room could not be made, with why (engine loop): their
+    /// callees' legs fail with it. Forgotten when the call closes.
+    private var unseatedCallouts: [String: String] = [:]
     /// How a new room mixes.
     private let roomConfiguration: ConferenceMixer<String>.Configuration
     /// How long an empty room is kept (`ServerConfiguration.conferenceLinger`).
@@ -227,6 +230,7 @@ final class MediaAnchor: @unchecked Sendable {
         let call: CallMedia
         switch instruction {
         case .closeAll:
+            unseatedCallouts[callID] = nil
             closeAll(callID: callID, now: now.instant) { _ in }
             return
         case .sendDTMF(_, let leg, let digits):
@@ -237,12 +241,18 @@ final class MediaAnchor: @unchecked Sendable {
                 return
             }
             call = existing
-        case .joinRoom(_, _, let room):
+        case .joinRoom(_, _, let room), .seatCallout(_, let room):
             if let existing = calls[callID] {
                 call = existing
             } else {
                 guard !closed, let seated = seat(callID, in: RoomKey(applicationKey: applicationKey, room: room)) else {
-                    reportToEngine(.legFailed(.caller, reason: closed ? "state: the media anchor is shut down" : "codec: the room's mixer cannot start"), callID)
+                    let reason = closed ? "state: the media anchor is shut down" : "codec: the room's mixer cannot start"
+                    if case .joinRoom = instruction {
+                        reportToEngine(.legFailed(.caller, reason: reason), callID)
+                    } else {
+                        // A callout has no leg yet: its callees' offers (next) fail instead.
+                        unseatedCallouts[callID] = reason
+                    }
                     return
                 }
                 call = seated
@@ -251,6 +261,9 @@ final class MediaAnchor: @unchecked Sendable {
         case .answerCaller, .offerCallee:
             if let existing = calls[callID] {
                 call = existing
+            } else if case .offerCallee(_, let party) = instruction, let reason = unseatedCallouts[callID] {
+                reportToEngine(.legFailed(.callee(party), reason: reason), callID)
+                return
             } else {
                 guard !closed else {
                     let leg: CallLegID = if case .offerCallee(_, let party) = instruction { .callee(party) } else { .caller }
@@ -318,7 +331,11 @@ final class MediaAnchor: @unchecked Sendable {
             let talking = Set(media.mixer.talkers)
             var state: [String: RoomParticipantMedia] = [:]
             for id in media.mixer.legIDs {
-                state[id] = RoomParticipantMedia(
+                // A callout ringing several devices has a leg for each until one answers:
+                // the one in the mix speaks for the call.
+                let callID = RoomLegName.callID(of: id)
+                guard media.mixedLeg(of: callID) == id else { continue }
+                state[callID] = RoomParticipantMedia(
                     muted: media.mixer.isMuted(id) ?? false, onHold: media.mixer.isOnHold(id) ?? false, talking: talking.contains(id))
             }
             let result = state
@@ -338,11 +355,12 @@ final class MediaAnchor: @unchecked Sendable {
         let accepted = media.loop.execute { [engineLoop, log] in
             let applied: Bool
             do throws(MediaTopologyError) {
+                guard let leg = media.mixedLeg(of: callID) else { throw MediaTopologyError(.unknownLeg, "not in the room") }
                 switch command {
-                case .mute: try media.mixer.setMuted(true, leg: callID)
-                case .unmute: try media.mixer.setMuted(false, leg: callID)
-                case .onHold: try media.mixer.setOnHold(true, leg: callID)
-                case .resume: try media.mixer.setOnHold(false, leg: callID)
+                case .mute: try media.mixer.setMuted(true, leg: leg)
+                case .unmute: try media.mixer.setMuted(false, leg: leg)
+                case .onHold: try media.mixer.setOnHold(true, leg: leg)
+                case .resume: try media.mixer.setOnHold(false, leg: leg)
                 }
                 applied = true
                 log.info("media.room.control", ["room": media.key.description, "call": callID, "command": command.rawValue])
@@ -373,7 +391,8 @@ final class MediaAnchor: @unchecked Sendable {
             let accepted = room.loop.execute {
                 let mixer = room.mixer
                 total.withLock { sum in
-                    sum.participants += mixer.legIDs.count
+                    // By call: a callout ringing several devices has a leg for each.
+                    sum.participants += Set(mixer.legIDs.map(RoomLegName.callID(of:))).count
                     sum.talkers += mixer.talkers.count
                     sum.tickLatenessP99 = max(sum.tickLatenessP99, mixer.lateness.percentile(0.99))
                     sum.tickLatenessMaximum = max(sum.tickLatenessMaximum, mixer.lateness.maximum)
@@ -553,7 +572,9 @@ final class MediaAnchor: @unchecked Sendable {
         case .bridge(_, let party):
             guard !call.ended else { return }
             do throws(MediaTopologyError) {
-                try call.topology.join(.caller)
+                // A room call is bridged only for a callout: its answering callee joins the
+                // mix (the room has no leg; a call to a room is mixed from its answer).
+                if call.room == nil { try call.topology.join(.caller) }
                 try call.topology.join(.callee(party))
                 log.info("media.bridge", ["call": callID, "callee": party.logName])
             } catch {
@@ -571,7 +592,7 @@ final class MediaAnchor: @unchecked Sendable {
                     "reason": "not 1-64 of 0-9 * # A-D, or the leg is not joined, connected and negotiated telephone-event",
                 ])
             }
-        case .closeAll:
+        case .closeAll, .seatCallout:
             break  // handled on the engine's loop
         }
     }
@@ -880,7 +901,7 @@ final class MediaAnchor: @unchecked Sendable {
     /// mixer ran): every seat's timer comes here, but the mixer's events are taken once, so
     /// a change is reported once for the room, paced by `talkerPacer`.
     private func reportTalkers(of room: RoomMedia, now: ContinuousClock.Instant) {
-        for case .talkersChanged(let talkers) in room.mixer.takeEvents() { room.talkerPacer.note(talkers) }
+        for case .talkersChanged(let talkers) in room.mixer.takeEvents() { room.talkerPacer.note(talkers.map(RoomLegName.callID(of:))) }
         guard let talkers = room.talkerPacer.due(now: now) else { return }
         let key = room.key
         _ = engineLoop.execute { [self] in talkersChanged?(key, talkers) }
@@ -946,7 +967,7 @@ extension MediaInstruction {
     fileprivate var topologyKind: MediaTopologyKind {
         switch self {
         case .answerCaller(_, _, let topology): topology
-        case .joinRoom: .mixer
+        case .joinRoom, .seatCallout: .mixer
         case .offerCallee(_, .sip): .gateway
         default: .relay
         }

@@ -362,6 +362,15 @@ struct EngineCallControl: CallControl {
         }
     }
 
+    func conferenceCallout(_ request: ConferenceCalloutRequest, applicationKey: String) async -> CalloutOutcome {
+        await withCheckedContinuation { continuation in
+            let accepted = engine.loop.execute { [engine] in
+                continuation.resume(returning: engine.conferenceCallout(request, applicationKey: applicationKey))
+            }
+            if !accepted { continuation.resume(returning: .refused(code: .internalError, message: "the server is stopping")) }
+        }
+    }
+
     func kick(callID: String?, conferenceID: String, applicationKey: String) async -> ConferenceOutcome {
         await withCheckedContinuation { continuation in
             let accepted = engine.loop.execute { [engine] in

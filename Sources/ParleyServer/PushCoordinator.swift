@@ -148,7 +148,7 @@ final class PushCoordinator: Sendable {
                     continue
                 }
                 let payload = PushPayload(
-                    callID: callID, appKey: appKey, deviceID: registration.deviceId, from: .user(instruction.caller.userID),
+                    callID: callID, appKey: appKey, deviceID: registration.deviceId, from: instruction.from,
                     video: instruction.video, headers: instruction.headers, issuedAt: instruction.issuedTime, expiresAt: instruction.expiresTime,
                     callerDisplayName: instruction.callerDisplayName)
                 let jws: String

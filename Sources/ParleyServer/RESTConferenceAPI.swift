@@ -26,6 +26,7 @@ extension RESTAPI {
     func callingResponse(to request: HTTPRequest, applicationKey: String) async -> HTTPResponse {
         // "/calling/v1/conferences/id/{id}[/{callId}]" splits into "", "calling", "v1", ...
         let segments = Array(request.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst(3))
+        if segments == ["callouts"] { return await calloutResponse(to: request, applicationKey: applicationKey) }
         guard segments.count == 3 || segments.count == 4, segments[0] == "conferences", segments[1] == "id" else {
             return Self.sinchError(404, 40400, "no resource at \(Self.printable(request.path))")
         }

@@ -30,30 +30,72 @@ final class RoomMedia: @unchecked Sendable {
         mixer = try ConferenceMixer<String>(configuration: configuration)
     }
 
-    /// The actions of a call into the mixer: the seat's own become its `.caller` leg's,
-    /// the others go to their calls through `deliver`.
+    /// The legs of conference callouts in the mixer, by mixer name (room loop): a callout's
+    /// leg is its callee's, not `.caller` (`RoomLegName`).
+    var calloutLegs: [String: CallLegID] = [:]
+
+    /// The actions of a call into the mixer: the seat's own go back to it with their legs'
+    /// call names, the others go to their calls through `deliver`.
     func split(_ actions: [MediaTopologyAction<String>], for callID: String) -> [MediaTopologyAction<CallLegID>] {
         guard !actions.isEmpty else { return [] }
         var own: [MediaTopologyAction<CallLegID>] = []
         var others: [String: [MediaTopologyAction<CallLegID>]] = [:]
         for action in actions {
-            let (leg, converted) = Self.caller(action)
-            if leg == callID { own.append(converted) } else { others[leg, default: []].append(converted) }
+            let (call, converted) = convert(action)
+            if call == callID { own.append(converted) } else { others[call, default: []].append(converted) }
         }
-        for (leg, actions) in others { deliver?(leg, actions) }
+        for (call, actions) in others { deliver?(call, actions) }
         return own
     }
 
-    /// The action with its leg named `.caller`, and the call id it was for.
-    private static func caller(_ action: MediaTopologyAction<String>) -> (String, MediaTopologyAction<CallLegID>) {
+    /// The leg a mixer name stands for in its call, and that call's id.
+    func leg(named name: String) -> (callID: String, leg: CallLegID) {
+        (RoomLegName.callID(of: name), calloutLegs[name] ?? .caller)
+    }
+
+    /// The mixer name of the leg of call `callID` that is in the mix: its caller's for a call
+    /// to the room, its answering callee's for a callout; nil when the mixer has none.
+    func mixedLeg(of callID: String) -> String? {
+        if mixer.legIDs.contains(callID) { return callID }
+        return mixer.legIDs.first { RoomLegName.callID(of: $0) == callID }
+    }
+
+    /// The action with its leg named as its call names it, and the call id it was for.
+    private func convert(_ action: MediaTopologyAction<String>) -> (String, MediaTopologyAction<CallLegID>) {
         switch action {
-        case .send(let leg, let bytes, let from, let to): (leg, .send(leg: .caller, bytes: bytes, from: from, to: to))
-        case .stateChanged(let leg, let state): (leg, .stateChanged(leg: .caller, state))
-        case .receivedTelephoneEvent(let leg, let event, let timestamp): (leg, .receivedTelephoneEvent(leg: .caller, event, timestamp: timestamp))
-        case .receivedMedia(let leg): (leg, .receivedMedia(leg: .caller))
-        case .forwarded(let from, _): (from, .forwarded(from: .caller, to: .caller))
-        case .dropped(let leg, let reason, let from, let detail): (leg, .dropped(leg: .caller, reason, from: from, detail: detail))
+        case .send(let name, let bytes, let from, let to):
+            let (call, leg) = leg(named: name)
+            return (call, .send(leg: leg, bytes: bytes, from: from, to: to))
+        case .stateChanged(let name, let state):
+            let (call, leg) = leg(named: name)
+            return (call, .stateChanged(leg: leg, state))
+        case .receivedTelephoneEvent(let name, let event, let timestamp):
+            let (call, leg) = leg(named: name)
+            return (call, .receivedTelephoneEvent(leg: leg, event, timestamp: timestamp))
+        case .receivedMedia(let name):
+            let (call, leg) = leg(named: name)
+            return (call, .receivedMedia(leg: leg))
+        case .forwarded(let from, _):
+            let (call, leg) = leg(named: from)
+            return (call, .forwarded(from: leg, to: leg))
+        case .dropped(let name, let reason, let from, let detail):
+            let (call, leg) = leg(named: name)
+            return (call, .dropped(leg: leg, reason, from: from, detail: detail))
         }
+    }
+}
+
+/// How the room's mixer names legs: a participant who called the room by its call's id; a
+/// leg a conference callout offered its callee by the call's id, `/` and the leg's name
+/// (a callout may ring several devices of its user, each with a leg, until one answers).
+/// Call ids are UUIDs, so the call id is what comes before the first `/`.
+enum RoomLegName {
+    static func name(of leg: CallLegID, in callID: String) -> String {
+        leg == .caller ? callID : "\(callID)/\(leg)"
+    }
+
+    static func callID(of name: String) -> String {
+        name.firstIndex(of: "/").map { String(name[..<$0]) } ?? name
     }
 }
 
@@ -64,8 +106,9 @@ struct RoomKey: Hashable, Sendable, CustomStringConvertible {
     var description: String { "\(applicationKey)/\(room)" }
 }
 
-/// A participant's view of its room: a `MediaTopology` with one leg, `.caller`, which is
-/// the room mixer's leg named by the call's id. Every participant's call runs the room's
+/// A participant's view of its room: a `MediaTopology` whose legs are the room mixer's:
+/// `.caller` for a call to the room, named by the call's id; the callee legs of a
+/// conference callout, named as `RoomLegName` says. Every participant's call runs the room's
 /// clock (its topology timer asks `nextTopologyDeadline`): the first to run a due tick
 /// runs it for the whole room; the others then find nothing due.
 final class RoomSeat: MediaTopology {
@@ -77,26 +120,34 @@ final class RoomSeat: MediaTopology {
         self.callID = callID
     }
 
-    private func seat(_ leg: CallLegID) -> String? { leg == .caller ? callID : nil }
+    private func seat(_ leg: CallLegID) -> String? {
+        if case .callee(.room) = leg { return nil }  // the room itself has no leg
+        return RoomLegName.name(of: leg, in: callID)
+    }
 
     func mediaMode(for leg: CallLegID) -> MediaLegMode { .decode }
 
     func add(_ leg: CallLegID, core: consuming MediaLegCore) {
         guard let id = seat(leg) else { return }
+        if leg != .caller { room.calloutLegs[id] = leg }
         room.mixer.add(id, core: core)
     }
 
     func remove(_ leg: CallLegID, now: ContinuousClock.Instant) -> (actions: [MediaTopologyAction<CallLegID>], statistics: MediaLegStatistics)? {
         guard let id = seat(leg), let removed = room.mixer.remove(id, now: now) else { return nil }
-        return (room.split(removed.actions, for: callID), removed.statistics)
+        let actions = room.split(removed.actions, for: callID)
+        room.calloutLegs[id] = nil
+        return (actions, removed.statistics)
     }
 
     func join(_ leg: CallLegID) throws(MediaTopologyError) {
-        guard let id = seat(leg) else { throw MediaTopologyError(.unknownLeg, "a room call has only its caller's leg") }
+        guard let id = seat(leg) else { throw MediaTopologyError(.unknownLeg, "a room has no leg of its own") }
         try room.mixer.join(id)
     }
 
-    var legIDs: [CallLegID] { room.mixer.legIDs.contains(callID) ? [.caller] : [] }
+    var legIDs: [CallLegID] {
+        room.mixer.legIDs.compactMap { name in RoomLegName.callID(of: name) == callID ? room.leg(named: name).leg : nil }
+    }
 
     func withLeg<Result, Failure: Error>(_ leg: CallLegID, _ body: (inout MediaLegCore) throws(Failure) -> Result) throws(Failure) -> Result? {
         guard let id = seat(leg) else { return nil }
@@ -104,7 +155,7 @@ final class RoomSeat: MediaTopology {
     }
 
     func start(_ leg: CallLegID, now: ContinuousClock.Instant) throws(MediaLegError) -> [MediaTopologyAction<CallLegID>] {
-        guard let id = seat(leg) else { throw MediaLegError(.state, "a room call has only its caller's leg") }
+        guard let id = seat(leg) else { throw MediaLegError(.state, "a room has no leg of its own") }
         return room.split(try room.mixer.start(id, now: now), for: callID)
     }
 

@@ -22,8 +22,12 @@ public struct ParleyNotificationResult: Sendable, Hashable {
 public struct ParleyCallNotificationResult: Sendable, Hashable {
     /// The call's id (a lower-case UUID), the same the incoming `ParleyCall` will have.
     public let callId: String
-    /// The caller's user id.
+    /// The caller: a user id, or what `remoteKind` says (the conference id of a room that
+    /// calls this user in).
     public let remoteUserId: String
+    /// What the caller is: an app user, or a conference room calling this user in (a
+    /// conference callout placed by the application's backend).
+    public let remoteKind: ParleyCallRemoteKind
     /// Whether the caller offers video.
     public let isVideoOffered: Bool
     /// The push's ring time is over (`exp` has passed): the call has most likely ended.
@@ -38,10 +42,11 @@ public struct ParleyCallNotificationResult: Sendable, Hashable {
     /// A call result; the SDK makes these, tests and adapters may too.
     public init(
         callId: String, remoteUserId: String, isVideoOffered: Bool, isTimedOut: Bool, headers: [String: String],
-        displayName: String? = nil
+        displayName: String? = nil, remoteKind: ParleyCallRemoteKind = .user
     ) {
         self.callId = callId
         self.remoteUserId = remoteUserId
+        self.remoteKind = remoteKind
         self.isVideoOffered = isVideoOffered
         self.isTimedOut = isTimedOut
         self.headers = headers

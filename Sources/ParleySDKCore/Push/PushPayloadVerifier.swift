@@ -1,4 +1,5 @@
 import ParleyWireCore
+import ParleySignaling
 
 /// Reads and checks a Parley push payload, sans-I/O: the push's data, the stored
 /// registration and the time in; a `ParleyNotificationResult` out.
@@ -84,8 +85,9 @@ struct PushPayloadVerifier: Sendable {
         }
         guard claims["v"]?.integerValue == 1 else { return invalid("claim v is not 1") }
         guard let callID = claims["callId"]?.stringValue, Self.isCallID(callID) else { return invalid("claim callId is not a lower-case UUID") }
-        guard let from = claims["from"], from["kind"]?.stringValue == "user", let caller = from["address"]?.stringValue, !caller.isEmpty else {
-            return invalid("claim from is not {\"kind\":\"user\",\"address\":...}")
+        guard let from = claims["from"], let kind = from["kind"]?.stringValue.flatMap(SignalingMessage.Address.Kind.init(rawValue:)),
+              let caller = from["address"]?.stringValue, !caller.isEmpty else {
+            return invalid("claim from is not {\"kind\":\"user\"|\"phone\"|\"sip\"|\"conference\",\"address\":...}")
         }
         guard let video = claims["video"]?.boolValue else { return invalid("claim video is not a boolean") }
         var headers: [String: String] = [:]
@@ -107,7 +109,8 @@ struct PushPayloadVerifier: Sendable {
         }
         let timedOut = nowMilliseconds >= expires
         let call = ParleyCallNotificationResult(callId: callID, remoteUserId: caller, isVideoOffered: video,
-                                                isTimedOut: timedOut, headers: headers, displayName: displayName)
+                                                isTimedOut: timedOut, headers: headers, displayName: displayName,
+                                                remoteKind: ParleyCallRemoteKind(kind))
         guard claims["appKey"]?.stringValue == applicationKey else {
             return invalid("the push is for another application")
         }
