@@ -11,6 +11,10 @@ public enum CallOrigin: Sendable, Hashable {
     /// A conference room calls a user to bring them in (`conferenceCallout`): the callee's
     /// answered leg joins the room's mixer.
     case room(RoomParty)
+    /// A call that came in over SIP (a trunk's or a SIP peer's INVITE, with its SDP offer):
+    /// the party is the far side, told through the SIP user agent, which answers the INVITE
+    /// (180, 200) and ends it (a final response, BYE) as the call goes.
+    case sip(SIPParty)
 
     /// The caller's device, for a call a device started.
     public var device: Device? {
@@ -23,6 +27,7 @@ public enum CallOrigin: Sendable, Hashable {
         switch self {
         case .device(let device): .device(device)
         case .room(let room): .room(room)
+        case .sip(let party): .sip(party)
         }
     }
 }

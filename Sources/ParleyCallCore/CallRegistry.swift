@@ -1,4 +1,4 @@
-import ParleyCallModel
+public import ParleyCallModel
 public import ParleySignaling
 public import ParleyWireCore
 
@@ -212,15 +212,8 @@ public struct CallRegistry: Sendable {
             throw CallingError(.tooManyCalls, callID: callID,
                                "the application has \(inApplication) calls in progress, the most this server allows")
         }
-        // The local router's rule for a user, whatever router places app calls: a callout
-        // is the application's own request, not a call to route.
-        let decision = PresenceRouter().route(
-            RouteRequest(callID: callID, caller: Device(user: callee, deviceID: ""), destination: .user(callee.userID), headers: headers, video: false),
-            presence: presence) ?? .reject(.init(code: .destinationUnavailable, message: "destination user has no connected device"))
-        if case .reject(let error) = decision {
-            let code: CallingError.Code = error.code == .destinationNotFound ? .destinationNotFound : .destinationUnavailable
-            throw CallingError(code, callID: callID, field: "destination", error.message)
-        }
+        // A callout is the application's own request, not a call to route.
+        let decision = try reach(callee, callID: callID)
         let (machine, actions) = CallStateMachine.callout(
             callID: callID, room: room, applicationKey: callee.applicationKey, to: callee, headers: headers, displayName: displayName,
             decision: decision, now: now, configuration: configuration)
@@ -228,6 +221,61 @@ public struct CallRegistry: Sendable {
         callsByApplication[callee.applicationKey, default: 0] += 1
         store(machine)
         return actions
+    }
+
+    /// Starts a call that came in over SIP (`CallStateMachine.inbound`): `caller` is the far
+    /// side (its address the number or SIP address it calls from), `offer` its INVITE's SDP,
+    /// `target` the application's user or conference room the call goes to (as the number's
+    /// routing rule or the application's backend said). A user's connected devices ring; a
+    /// user with none but with push tokens is pushed. Refused (nothing starts; the SIP side
+    /// answers with a final failure) as `startCallout` refuses, and `bad_request` for a
+    /// target that is not a user or a room.
+    public mutating func startInbound(
+        callID: String, from caller: SIPParty, applicationKey: String, to target: PartyAddress, offer: String,
+        headers: [String: String] = [:], displayName: String? = nil, now: ClockReading
+    ) throws(CallingError) -> [CallAction] {
+        guard CallID.isValid(callID) else {
+            throw CallingError(.badRequest, callID: nil, field: "callId", "call id is not a lower-case UUID")
+        }
+        if calls[callID] != nil || recentlyEnded.contains(callID) {
+            throw CallingError(.callExists, callID: callID, field: "callId", "call id already in use")
+        }
+        try CallStateMachine.checkHeaders(headers, callID: callID, configuration: configuration)
+        let inApplication = callsByApplication[applicationKey] ?? 0
+        guard inApplication < configuration.maxCallsPerApplication else {
+            throw CallingError(.tooManyCalls, callID: callID,
+                               "the application has \(inApplication) calls in progress, the most this server allows")
+        }
+        let decision: RoutingDecision
+        switch target {
+        case .user(let userID):
+            decision = try reach(AppUser(applicationKey: applicationKey, userID: userID), callID: callID)
+        case .conference(let room):
+            decision = .joinRoom(room)
+        case .phone, .sip:
+            throw CallingError(.badRequest, callID: callID, field: "destination", "a call that came in over SIP goes to an app user or a conference room")
+        }
+        let (machine, actions) = CallStateMachine.inbound(
+            callID: callID, from: caller, applicationKey: applicationKey, to: target, offer: offer, headers: headers,
+            displayName: displayName, decision: decision, now: now, configuration: configuration)
+        countedCalls[callID] = (applicationKey, nil)
+        callsByApplication[applicationKey, default: 0] += 1
+        store(machine)
+        return actions
+    }
+
+    /// How a call the server places reaches an app user: the local router's rule (ring the
+    /// connected devices, else push), whatever router places app calls; an unknown user or
+    /// one with no device to reach is refused.
+    private func reach(_ user: AppUser, callID: String) throws(CallingError) -> RoutingDecision {
+        let decision = PresenceRouter().route(
+            RouteRequest(callID: callID, caller: Device(user: user, deviceID: ""), destination: .user(user.userID), headers: [:], video: false),
+            presence: presence) ?? .reject(.init(code: .destinationUnavailable, message: "destination user has no connected device"))
+        if case .reject(let error) = decision {
+            let code: CallingError.Code = error.code == .destinationNotFound ? .destinationNotFound : .destinationUnavailable
+            throw CallingError(code, callID: callID, field: "destination", error.message)
+        }
+        return decision
     }
 
     /// Checks what `call.start` says about a phone or SIP destination: `cli` only for a

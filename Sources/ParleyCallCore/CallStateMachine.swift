@@ -222,6 +222,31 @@ public struct CallStateMachine: Sendable {
         return (machine, actions)
     }
 
+    /// Starts a call that came in over SIP (a trunk's INVITE to one of the application's
+    /// numbers, a SIP peer's INVITE): `caller` is the far side, its `address` the number or
+    /// SIP address it calls from; `offer` is the INVITE's SDP; `target` the app user or
+    /// conference room it goes to, as routing placed it (`decision`: `ringDevices`,
+    /// `pushDevices`, `joinRoom` or `reject`). The caller's plain RTP leg answers the offer
+    /// (`answerSIPCaller`); the callee devices ring as for any call, and the caller hears
+    /// each step through the SIP user agent (180, 200 with the answer, a final failure or
+    /// BYE at the end). `displayName` is what the callee's devices show for the caller.
+    public static func inbound(
+        callID: String, from caller: SIPParty, applicationKey: String, to target: PartyAddress, offer: String,
+        headers: [String: String], displayName: String?, decision: RoutingDecision, now: ClockReading,
+        configuration: CallConfiguration = CallConfiguration()
+    ) -> (machine: CallStateMachine, actions: [CallAction]) {
+        let direction = CallDirection(inboundFrom: caller.address.kind, toRoom: target.kind == .conference) ?? .sipToApp
+        let record = CallRecord(
+            callID: callID, applicationKey: applicationKey, direction: direction, caller: caller.address, callerDeviceID: nil,
+            callee: target, headers: headers, video: false, startedTime: now.unixMilliseconds)
+        var machine = CallStateMachine(
+            callID: callID, origin: .sip(caller), offer: offer, headers: headers, video: false, displayName: displayName,
+            now: now, configuration: configuration, record: record)
+        machine.routed(decision, now: now)
+        let actions = machine.flush(nil)
+        return (machine, actions)
+    }
+
     static func milliseconds(_ duration: Duration) -> Int64 { duration.wholeMilliseconds }
 
     /// Checks custom headers against the configured limits (1024 bytes of names plus
@@ -371,13 +396,15 @@ public struct CallStateMachine: Sendable {
             end(.error, error: .init(code: .notImplemented, message: "calls to \(kind.rawValue) addresses are not implemented yet"), now: now)
             return
         }
-        if case .room = origin {
-            switch decision {
-            case .ringDevices, .pushDevices, .reject: break
-            case .joinRoom, .dialNumber, .dialSIP:
-                end(.error, error: .init(code: .badRequest, message: "a conference callout calls app users only"), now: now)
-                return
-            }
+        switch (origin, decision) {
+        case (.room, .joinRoom), (.room, .dialNumber), (.room, .dialSIP):
+            end(.error, error: .init(code: .badRequest, message: "a conference callout calls app users only"), now: now)
+            return
+        case (.sip, .dialNumber), (.sip, .dialSIP):
+            end(.error, error: .init(code: .notImplemented, message: "a call that came in over SIP is not bridged to another SIP leg"), now: now)
+            return
+        default:
+            break
         }
         switch decision {
         case .reject(let error):
@@ -387,7 +414,11 @@ public struct CallStateMachine: Sendable {
             let offering = Offering(callees: [party], status: [party: .awaitingOffer],
                                     ringDeadline: startInstant.advanced(by: configuration.ringTimeout), callerGrace: routing.callerGrace)
             phase = .initiating(offering, relayedEarly: false)
-            output.append(.media(.joinRoom(callID: callID, offer: callerOffer, room: room)))
+            if case .sip = origin {
+                output.append(.media(.answerSIPCaller(callID: callID, offer: callerOffer, room: room)))
+            } else {
+                output.append(.media(.joinRoom(callID: callID, offer: callerOffer, room: room)))
+            }
         case .dialNumber(let route):
             dial(.phone(route), headers: headers, routing: routing, now: now)
         case .dialSIP(let uri, let sipHeaders):
@@ -415,6 +446,9 @@ public struct CallStateMachine: Sendable {
                 for party in offering.callees where offering.status[party] == .awaitingOffer {
                     output.append(.media(.offerCallee(callID: callID, party: party)))
                 }
+            } else if case .sip = origin {
+                phase = .initiating(offering, relayedEarly: false)
+                output.append(.media(.answerSIPCaller(callID: callID, offer: callerOffer, room: nil)))
             } else {
                 phase = .initiating(offering, relayedEarly: false)
                 output.append(.media(.answerCaller(callID: callID, offer: callerOffer, topology: .relay)))
@@ -668,6 +702,10 @@ public struct CallStateMachine: Sendable {
     /// party, one not yet offered (no INVITE was asked for), or that no longer fit are ignored.
     private mutating func handleSIP(_ event: SIPCallEvent, from sip: SIPParty, now: ClockReading) {
         let party = Party.sip(sip)
+        if case .sip(let caller) = origin, caller == sip {
+            callerReported(event, now: now)
+            return
+        }
         switch phase {
         case .progressing(let offering), .ringing(let offering):
             guard case .offered = offering.status[party] else { return }
@@ -717,10 +755,35 @@ public struct CallStateMachine: Sendable {
         }
     }
 
-    /// Digits the far side of a gateway call sent (RFC 4733 or SIP INFO), for the caller.
+    /// What the SIP side reports about the caller of a call that came in over SIP: its
+    /// CANCEL or BYE ends the call (`canceled` before the answer, `hungUp` after), a failure
+    /// of its dialog (no ACK to our 200) ends it with `sip_error`, and its SIP INFO digits go
+    /// to the answering device. Its responses are ours to send, so nothing else comes.
+    private mutating func callerReported(_ event: SIPCallEvent, now: ClockReading) {
+        guard state != .ended else { return }
+        switch event {
+        case .hungUp:
+            end(isAnswered ? .hungUp : .canceled, now: now)
+        case .failed(let status, let reason):
+            end(.error, error: SIPCallEvent.sipError(status: status, reason: reason), now: now)
+        case .dtmf(let digits):
+            if state == .established { dtmfReceived(digits, from: .caller, now: now) }
+        case .placed, .trying, .ringing, .answered:
+            break
+        }
+    }
+
+    /// Digits one side of a gateway call sent (RFC 4733 or SIP INFO), for the other: the far
+    /// side's go to the caller's device; the digits of a caller that came in over SIP go to
+    /// the answering device. A device's own digits are on their way through the gateway.
     private mutating func dtmfReceived(_ digits: String, from leg: CallLegID, now: ClockReading) {
-        guard leg != .caller else { return }
-        notify(callerParty, .dtmf(callID: callID, digits: digits, time: now.unixMilliseconds))
+        switch leg {
+        case .callee:
+            notify(callerParty, .dtmf(callID: callID, digits: digits, time: now.unixMilliseconds))
+        case .caller:
+            guard case .sip = origin, let answerer, answerer.device != nil else { return }
+            notify(answerer, .dtmf(callID: callID, digits: digits, time: now.unixMilliseconds))
+        }
     }
 
     /// The first SDP of the SIP side (in a 180 or 183) answers its leg's offer; the leg is
@@ -796,9 +859,9 @@ public struct CallStateMachine: Sendable {
         case .legInactive(let leg):
             if isPartyLeg(leg) { end(.inactive, now: now) }
         case .dtmfReceived(let leg, let digits):
-            // Only the callee side's digits go to the caller: the caller's own (sent on its
-            // WebRTC leg) are already on their way to the far side through the gateway.
-            if case .callee = leg, state == .established { dtmfReceived(digits, from: leg, now: now) }
+            // Digits go across: the far side's to the caller's device, a SIP caller's to the
+            // answering device (`dtmfReceived`); a device's own are on their way already.
+            if state == .established { dtmfReceived(digits, from: leg, now: now) }
         }
     }
 

@@ -11,6 +11,10 @@ public enum MediaInstruction: Sendable, Hashable {
     /// `offer` and mix the leg from now on. Reported as for `answerCaller`; the room itself
     /// has no leg.
     case joinRoom(callID: String, offer: String, room: String)
+    /// Create the caller's leg of a call that came in over SIP: a plain RTP leg answering
+    /// `offer` (the INVITE's SDP), in a gateway toward the callee device's WebRTC leg
+    /// (`room` nil), or in the mixer of this conference room. Reported as for `answerCaller`.
+    case answerSIPCaller(callID: String, offer: String, room: String?)
     /// Seat a conference callout's call in this conference room (of the call's application;
     /// created on its first participant, closed after its last) without a leg of its own:
     /// the room is the caller. The legs its callees are offered (`offerCallee`) are made in

@@ -1,6 +1,7 @@
 /// Which kinds of party a call joins, caller first: app-to-app, from an app user to a
 /// phone number (through a SIP trunk), to a SIP endpoint or to a conference room, and from
-/// a conference room to an app user (a conference callout).
+/// a conference room to an app user (a conference callout), and from a phone number or SIP
+/// endpoint (a call that came in over SIP) to an app user or a conference room.
 public enum CallDirection: String, Sendable, Hashable, CaseIterable, Codable {
     /// From one user of an application to another (both on the SDK).
     case appToApp
@@ -13,6 +14,14 @@ public enum CallDirection: String, Sendable, Hashable, CaseIterable, Codable {
     /// From a conference room to an app user: a conference callout (REST), which rings the
     /// user and puts them in the room when they answer.
     case conferenceToApp
+    /// From a phone number (a call in through a SIP trunk) to an app user.
+    case phoneToApp
+    /// From a SIP endpoint (a SIP peer's INVITE) to an app user.
+    case sipToApp = "sipToApp"
+    /// From a phone number into a conference room.
+    case phoneToConference
+    /// From a SIP endpoint into a conference room.
+    case sipToConference = "sipToConference"
 
     /// The direction of a call from an app user to an address of kind `calleeKind`.
     public init(fromUserTo calleeKind: PartyAddress.Kind) {
@@ -24,11 +33,25 @@ public enum CallDirection: String, Sendable, Hashable, CaseIterable, Codable {
         }
     }
 
+    /// The direction of a call that came in over SIP from an address of kind `callerKind`
+    /// (`phone` or `sip`) to an app user (`toRoom` false) or a conference room.
+    public init?(inboundFrom callerKind: PartyAddress.Kind, toRoom: Bool) {
+        switch (callerKind, toRoom) {
+        case (.phone, false): self = .phoneToApp
+        case (.sip, false): self = .sipToApp
+        case (.phone, true): self = .phoneToConference
+        case (.sip, true): self = .sipToConference
+        default: return nil
+        }
+    }
+
     /// The kind of address the caller of a call in this direction has.
     public var callerKind: PartyAddress.Kind {
         switch self {
         case .appToApp, .appToPhone, .appToSIP, .appToConference: .user
         case .conferenceToApp: .conference
+        case .phoneToApp, .phoneToConference: .phone
+        case .sipToApp, .sipToConference: .sip
         }
     }
 
@@ -39,7 +62,8 @@ public enum CallDirection: String, Sendable, Hashable, CaseIterable, Codable {
         case .appToPhone: .phone
         case .appToSIP: .sip
         case .appToConference: .conference
-        case .conferenceToApp: .user
+        case .conferenceToApp, .phoneToApp, .sipToApp: .user
+        case .phoneToConference, .sipToConference: .conference
         }
     }
 

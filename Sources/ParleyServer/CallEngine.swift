@@ -1019,7 +1019,8 @@ extension MediaInstruction {
     /// The call the instruction is for.
     var callID: String {
         switch self {
-        case .answerCaller(let callID, _, _), .joinRoom(let callID, _, _), .seatCallout(let callID, _), .offerCallee(let callID, _),
+        case .answerCaller(let callID, _, _), .joinRoom(let callID, _, _), .seatCallout(let callID, _), .answerSIPCaller(let callID, _, _),
+             .offerCallee(let callID, _),
              .acceptAnswer(let callID, _, _), .bridge(let callID, _),
              .sendDTMF(let callID, _, _), .closeLeg(let callID, _), .closeAll(let callID):
             callID

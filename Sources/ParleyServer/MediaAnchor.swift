@@ -61,6 +61,9 @@ final class MediaAnchor: @unchecked Sendable {
         var ended = false
         /// The room a conference call sits in (its topology is its `RoomSeat`); nil otherwise.
         let room: RoomMedia?
+        /// Whether the caller's leg is plain RTP: a call that came in over SIP
+        /// (`answerSIPCaller`). Set on the engine's loop before the leg is made.
+        var plainRTPCaller = false
 
         init(callID: String, loop: any MediaLoop, buffers: MediaLoopBuffers, kind: MediaTopologyKind) {
             self.callID = callID
@@ -241,21 +244,36 @@ final class MediaAnchor: @unchecked Sendable {
                 return
             }
             call = existing
-        case .joinRoom(_, _, let room), .seatCallout(_, let room):
+        case .answerSIPCaller(_, _, nil):
+            if let existing = calls[callID] {
+                call = existing
+            } else {
+                guard !closed else {
+                    reportToEngine(.legFailed(.caller, reason: "state: the media anchor is shut down"), callID)
+                    return
+                }
+                let loop = mediaLoops[nextLoop % mediaLoops.count]
+                nextLoop &+= 1
+                call = CallMedia(callID: callID, loop: loop, buffers: buffers[ObjectIdentifier(loop)]!, kind: .gateway)
+                call.plainRTPCaller = true
+                calls[callID] = call
+            }
+        case .joinRoom(_, _, let room), .seatCallout(_, let room), .answerSIPCaller(_, _, let room?):
             if let existing = calls[callID] {
                 call = existing
             } else {
                 guard !closed, let seated = seat(callID, in: RoomKey(applicationKey: applicationKey, room: room)) else {
                     let reason = closed ? "state: the media anchor is shut down" : "codec: the room's mixer cannot start"
-                    if case .joinRoom = instruction {
-                        reportToEngine(.legFailed(.caller, reason: reason), callID)
-                    } else {
+                    if case .seatCallout = instruction {
                         // A callout has no leg yet: its callees' offers (next) fail instead.
                         unseatedCallouts[callID] = reason
+                    } else {
+                        reportToEngine(.legFailed(.caller, reason: reason), callID)
                     }
                     return
                 }
                 call = seated
+                if case .answerSIPCaller = instruction { call.plainRTPCaller = true }
                 calls[callID] = call
             }
         case .answerCaller, .offerCallee:
@@ -518,7 +536,7 @@ final class MediaAnchor: @unchecked Sendable {
     private func run(_ instruction: MediaInstruction, in call: CallMedia, applicationKey: String, now: ClockReading) {
         let callID = call.callID
         switch instruction {
-        case .answerCaller(_, let offer, _), .joinRoom(_, let offer, _):
+        case .answerCaller(_, let offer, _), .joinRoom(_, let offer, _), .answerSIPCaller(_, let offer, _):
             do throws(MediaLegError) {
                 let leg = try openLeg(.caller, in: call, applicationKey: applicationKey, now: now)
                 let answer = try call.topology.withLeg(.caller) { (core: inout MediaLegCore) throws(MediaLegError) in
@@ -635,15 +653,10 @@ final class MediaAnchor: @unchecked Sendable {
         let local = ICETransportAddress(ip: STUNIPAddress(bytes: host.hostBytes) ?? .ipv4(0), port: socket.localAddress.port)
         var configuration: MediaLegConfiguration
         if case .callee(.sip) = id {
-            // Plain RTP to the address the party's SDP names, latching within the
-            // transport's window; our `c=` is `local`, the announced address.
-            configuration = MediaLegConfiguration(plainRTP: PlainRTPTransport.Options(offersSDES: sipOffersSDES))
-            // G.711 first: a trunk toward the PSTN takes the first codec it shares, and PSTN
-            // audio is G.711 already, so nothing is transcoded twice; Opus stays for SIP
-            // phones that prefer it.
-            configuration.codecs = [.pcmu, .pcma, .opus]
-            // RFC 2198 RED is WebRTC's; a SIP peer gets plain Opus.
-            configuration.opusRedundancy = false
+            configuration = Self.plainRTPConfiguration(offersSDES: sipOffersSDES)
+        } else if id == .caller, call.plainRTPCaller {
+            // A SIP caller's leg answers its INVITE's offer: plain RTP as for a SIP callee.
+            configuration = Self.plainRTPConfiguration(offersSDES: sipOffersSDES)
         } else {
             configuration = MediaLegConfiguration(iceMode: .lite, certificate: certificate)
             configuration.codecs = [.opus]
@@ -680,6 +693,19 @@ final class MediaAnchor: @unchecked Sendable {
     }
 
     /// Gives a leg's place in its application's quota back.
+    /// A SIP party's leg: plain RTP to the address its SDP names, latching within the
+    /// transport's window; our `c=` is the announced address.
+    private static func plainRTPConfiguration(offersSDES: Bool) -> MediaLegConfiguration {
+        var configuration = MediaLegConfiguration(plainRTP: PlainRTPTransport.Options(offersSDES: offersSDES))
+        // G.711 first: a trunk toward the PSTN takes the first codec it shares, and PSTN
+        // audio is G.711 already, so nothing is transcoded twice; Opus stays for SIP phones
+        // that prefer it.
+        configuration.codecs = [.pcmu, .pcma, .opus]
+        // RFC 2198 RED is WebRTC's; a SIP peer gets plain Opus.
+        configuration.opusRedundancy = false
+        return configuration
+    }
+
     private func release(_ applicationKey: String) {
         counts.withLock { counts in
             let left = (counts.byApplication[applicationKey] ?? 1) - 1
@@ -967,7 +993,8 @@ extension MediaInstruction {
     fileprivate var topologyKind: MediaTopologyKind {
         switch self {
         case .answerCaller(_, _, let topology): topology
-        case .joinRoom, .seatCallout: .mixer
+        case .joinRoom, .seatCallout, .answerSIPCaller(_, _, .some): .mixer
+        case .answerSIPCaller(_, _, nil): .gateway
         case .offerCallee(_, .sip): .gateway
         default: .relay
         }

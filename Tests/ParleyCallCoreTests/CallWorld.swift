@@ -65,7 +65,7 @@ struct CallWorld {
                 mediaLog.append(instruction)
                 guard autoMedia else { continue }
                 switch instruction {
-                case .answerCaller(let callID, _, _), .joinRoom(let callID, _, _):
+                case .answerCaller(let callID, _, _), .joinRoom(let callID, _, _), .answerSIPCaller(let callID, _, _):
                     queue += registry.handleMedia(.callerLegReady(sdp: Self.anchorAnswer), callID: callID, now: now)
                 case .offerCallee(let callID, .device(let device)):
                     queue += registry.handleMedia(.calleeLegReady(.device(device), sdp: Self.anchorOffer(device)), callID: callID, now: now)
