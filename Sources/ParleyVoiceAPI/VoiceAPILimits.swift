@@ -18,7 +18,7 @@ public enum VoiceAPILimits {
     public static let maxInstructions = 32
     /// The most call headers one callback or action carries.
     public static let maxCallHeaders = 32
-    /// The most menus one `runMenu` holds, and the most options one menu holds.
+    /// The most menus one `runMenu` holds.
     public static let maxMenus = 16
     /// The most options one menu holds (one per key of a phone's keypad, and then some).
     public static let maxMenuOptions = 16
