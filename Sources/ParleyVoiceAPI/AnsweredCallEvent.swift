@@ -9,7 +9,7 @@ public struct AnsweredCallEvent: Sendable, Hashable {
         self.header = header
     }
 
-    /// The JSON object, members in Sinch's documented order.
+    /// The JSON object, its members always in the same order.
     public var json: JSONObject {
         var object = header.start(event: CallbackEvent.Name.ace.rawValue)
         object.append("applicationKey", ifPresent: header.applicationKey)

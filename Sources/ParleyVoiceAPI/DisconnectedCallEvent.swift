@@ -35,7 +35,7 @@ public struct DisconnectedCallEvent: Sendable, Hashable {
         self.callHeaders = callHeaders
     }
 
-    /// The JSON object, members in Sinch's documented order.
+    /// The JSON object, its members always in the same order.
     public var json: JSONObject {
         var object = header.start(event: CallbackEvent.Name.dice.rawValue)
         object.append("reason", reason.rawValue)

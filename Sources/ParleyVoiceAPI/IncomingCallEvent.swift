@@ -35,7 +35,7 @@ public struct IncomingCallEvent: Sendable, Hashable {
         self.user = user
     }
 
-    /// The JSON object, members in Sinch's documented order.
+    /// The JSON object, its members always in the same order.
     public var json: JSONObject {
         var object = header.start(event: CallbackEvent.Name.ice.rawValue)
         if let userRate { object.append("userRate", userRate.json) }

@@ -12,7 +12,7 @@ public struct PromptInputEvent: Sendable, Hashable {
         self.menuResult = menuResult
     }
 
-    /// The JSON object, members in Sinch's documented order.
+    /// The JSON object, its members always in the same order.
     public var json: JSONObject {
         var object = header.start(event: CallbackEvent.Name.pie.rawValue)
         object.append("menuResult", menuResult.json)

@@ -138,6 +138,21 @@ import Testing
         }
     }
 
+    @Test func boundsCountsAndLengths() throws {
+        let say = #"{"name":"say","text":"x"}"#
+        let many = #"{"instructions":["# + Array(repeating: say, count: VoiceAPILimits.maxInstructions + 1).joined(separator: ",") + #"],"action":{"name":"hangup"}}"#
+        #expect(Self.failure(many)?.field == "instructions")
+        let fewEnough = #"{"instructions":["# + Array(repeating: say, count: VoiceAPILimits.maxInstructions).joined(separator: ",") + #"],"action":{"name":"hangup"}}"#
+        #expect(try Self.decode(fewEnough).instructions.count == VoiceAPILimits.maxInstructions)
+        let menus = (0...VoiceAPILimits.maxMenus).map { #"{"id":"m\#($0)"}"# }.joined(separator: ",")
+        #expect(Self.failure(#"{"action":{"name":"runMenu","mainMenu":"m0","menus":["# + menus + "]}}")?.field == "action.menus")
+        let prompt = String(repeating: "p", count: VoiceAPILimits.maxTextBytes + 1)
+        #expect(Self.failure(#"{"action":{"name":"park","holdPrompt":""# + prompt + #""}}"#)?.field == "action.holdPrompt")
+        // 600 characters of several bytes each are within the say limit: it counts characters.
+        let longSay = String(repeating: "🙂", count: VoiceAPILimits.maxSayCharacters)
+        #expect(try Self.decode(#"{"instructions":[{"name":"say","text":""# + longSay + #""}],"action":{"name":"hangup"}}"#).instructions.count == 1)
+    }
+
     @Test func aMenuMayStartAnywhereNamed() throws {
         let response = try Self.decode(##"{"action":{"name":"runMenu","mainMenu":"start","menus":[{"id":"start","options":[{"dtmf":"#","action":"RETURN(done)"}]}]}}"##)
         guard case .runMenu(let menu) = response.action else { Issue.record("\(response.action)"); return }
