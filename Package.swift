@@ -82,6 +82,8 @@ let package = Package(
         .target(name: "ParleyWebSocket", dependencies: ["ParleyWireCore", "ParleyCrypto", "ParleyHTTP"], swiftSettings: upcoming),
         .target(name: "ParleySignaling", dependencies: ["ParleyWireCore", "ParleyCallModel"], swiftSettings: upcoming),
         .target(name: "ParleyAuth", dependencies: ["ParleyWireCore", "ParleyCrypto"], swiftSettings: upcoming),
+        // Sinch Voice v1 callbacks (ICE, ACE, DiCE, PIE, notify), SVAML and signed requests: sans-I/O (docs/backend.md)
+        .target(name: "ParleyVoiceAPI", dependencies: ["ParleyWireCore", "ParleyCrypto"], swiftSettings: upcoming),
         // Socket addresses, RFC 7983 demultiplexing, port bookkeeping: no sockets
         .target(name: "ParleyNetCore", swiftSettings: upcoming),
 
@@ -200,6 +202,7 @@ let package = Package(
         .testTarget(name: "ParleyWebSocketTests", dependencies: ["ParleyWebSocket", "ParleyHTTP", "ParleyWireCore", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleySignalingTests", dependencies: ["ParleySignaling", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleyAuthTests", dependencies: ["ParleyAuth", "ParleyWireCore", "ParleyTestSupport"], exclude: ["reference"], swiftSettings: upcoming),
+        .testTarget(name: "ParleyVoiceAPITests", dependencies: ["ParleyVoiceAPI", "ParleyWireCore", "ParleyCrypto", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleyICECoreTests", dependencies: ["ParleyICECore", "ParleySTUN", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleyMediaCoreTests", dependencies: ["ParleyMediaCore", "ParleyRTP", "ParleyOpus", "ParleyTestSupport"], swiftSettings: upcoming),
         .testTarget(name: "ParleyCallCoreTests", dependencies: ["ParleyWireCore", "ParleyCallCore", "ParleyCallModel", "ParleySignaling", "ParleyTestSupport"], swiftSettings: upcoming),
