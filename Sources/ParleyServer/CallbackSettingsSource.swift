@@ -16,7 +16,8 @@ import Synchronization
 /// warning; the next interval tries again.
 ///
 /// Threads: `settings(applicationKey:)` and `all` from anywhere; `start` and `stop` from
-/// anywhere; the store is read on a queue of the source's own, never on `loop`.
+/// anywhere; the store is read on a queue of the source's own, never on `loop`, and the
+/// result is applied and the next reread scheduled back on `loop`.
 public final class CallbackSettingsSource: Sendable {
     /// How stale a change made outside the server may be before calls follow it.
     public let refreshInterval: Duration
@@ -93,21 +94,24 @@ public final class CallbackSettingsSource: Sendable {
         }
     }
 
-    /// One reread, on `reads`; a `stop` that came meanwhile drops its result.
+    /// One reread: the store on `reads`, the result back on `loop`, where a `stop` that came
+    /// meanwhile drops it.
     private func refresh(generation: Int, loop: any Scheduler, store: StoreQueue, log: ServerLog) {
         let result = Result { () throws(StoreError) in
             try store.performAndWait { (store) throws(StoreError) in try store.callbackSettingsByApplication() }
         }
-        let current = state.withLock { state -> Bool in
-            guard !state.stopped, state.generation == generation else { return false }
-            if case .success(let settings) = result { state.settings = settings }
-            return true
+        loop.execute { [self] in
+            let current = state.withLock { state -> Bool in
+                guard !state.stopped, state.generation == generation else { return false }
+                if case .success(let settings) = result { state.settings = settings }
+                return true
+            }
+            guard current else { return }
+            switch result {
+            case .success(let settings): log.debug("callback.settings.refreshed", ["applications": String(settings.count)])
+            case .failure(let error): log.warning("callback.settings.failed", ["error": error.description])
+            }
+            scheduleRefresh(loop: loop, store: store, log: log)
         }
-        guard current else { return }
-        switch result {
-        case .success(let settings): log.debug("callback.settings.refreshed", ["applications": String(settings.count)])
-        case .failure(let error): log.warning("callback.settings.failed", ["error": error.description])
-        }
-        scheduleRefresh(loop: loop, store: store, log: log)
     }
 }
