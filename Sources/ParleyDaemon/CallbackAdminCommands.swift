@@ -29,7 +29,6 @@ enum CallbackAdminCommands {
                               KEY's callback settings
           app callback clear KEY
                               no more callbacks: KEY's numbers follow their --sip-number rules
-
         """
 
     /// Parses the arguments after `app callback` (the flags common to app commands,

@@ -42,6 +42,7 @@ enum DaemonUsage {
 
             \(PushAdminCommands.usage)
             \(DiallingAdminCommands.usage)
+
             \(CallbackAdminCommands.usage)
 
             exit status: 0 success, 1 failure (store, network), 2 bad usage or configuration
