@@ -2,8 +2,8 @@ import Foundation
 import ParleyAuth
 import ParleyStore
 
-/// `parleyd app create|list|rotate-secret` (and, through their own files, `app push ...`
-/// and `app show|set-cli|set-dialling`): application management straight on the store
+/// `parleyd app create|list|rotate-secret` (and, through their own files, `app push ...`,
+/// `app show|set-cli|set-dialling` and `app callback ...`): application management straight on the store
 /// (a connection of its own from `DaemonStores`), safe beside a running server (SQLite:
 /// thanks to WAL and the busy timeout).
 enum AdminCommands {
@@ -91,6 +91,8 @@ enum AdminCommands {
             return try PushAdminCommands.run(push, options: options, now: now)
         case .appDialling(let options, let dialling):
             return try DiallingAdminCommands.run(dialling, options: options, now: now)
+        case .appCallback(let options, let callback):
+            return try CallbackAdminCommands.run(callback, options: options, now: now)
         default:
             throw Failure(description: "not an app command")
         }

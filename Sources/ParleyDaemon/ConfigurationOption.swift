@@ -49,7 +49,7 @@ struct ConfigurationOption: Sendable, Hashable {
     static let all: [ConfigurationOption] = {
         // The SIP gateway's options (SIPGatewaySettings) follow the other SIP ones.
         let split = (general.firstIndex { $0.name == "sip-force-rport" } ?? general.count - 1) + 1
-        return Array(general[..<split]) + SIPGatewaySettings.options + general[split...]
+        return Array(general[..<split]) + SIPGatewaySettings.options + NumberRouteSettings.options + general[split...]
     }()
 
     private static let general: [ConfigurationOption] = [

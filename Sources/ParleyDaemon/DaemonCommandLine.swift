@@ -21,6 +21,8 @@ enum DaemonCommand: Equatable {
     case appPush(AdminOptions, PushAdminCommand)
     /// `parleyd app show|set-cli|set-dialling KEY ...` (DiallingAdminCommands).
     case appDialling(AdminOptions, DiallingAdminCommand)
+    /// `parleyd app callback set|show|clear KEY ...` (CallbackAdminCommands).
+    case appCallback(AdminOptions, CallbackAdminCommand)
 }
 
 /// What every `parleyd app` command takes.
@@ -258,6 +260,7 @@ enum DaemonCommandLine {
             throw DaemonUsageError("calls through SIP (--sip-trunk, --sip-route, --sip-outbound-proxy, --sip-allow-direct) need --sip-listen")
         }
         try SIPGatewaySettings.applyTLS(settings, to: &configuration)
+        try NumberRouteSettings.apply(settings, to: &configuration)
         if let (value, source) = one("sip-media-sdes") { configuration.sipMediaOffersSDES = try boolean(value, source) }
         if let (value, source) = one("media-ports") { configuration.mediaPorts = try portRange(value, source) }
         if let (value, source) = one("media-address") { configuration.mediaBindAddress = try ipAddress(value, source) }
@@ -381,13 +384,19 @@ enum DaemonCommandLine {
     private static func app(_ arguments: [String], _ environment: [String: String],
                             _ readFile: (String) throws -> String) throws -> DaemonCommand {
         guard let subcommand = arguments.first else {
-            throw DaemonUsageError("parleyd app needs a command: create, list, rotate-secret, show, set-cli, set-dialling or push (see parleyd --help)")
+            throw DaemonUsageError("parleyd app needs a command: create, list, rotate-secret, show, set-cli, set-dialling, push or callback (see parleyd --help)")
         }
         if subcommand == "--help" || subcommand == "-h" { return .help }
         if subcommand == "push" {
             return try withAdminOptions(Array(arguments.dropFirst()), environment, readFile) { rest throws(DaemonUsageError) in
                 let command = try PushAdminCommands.parse(rest)
                 return { .appPush($0, command) }
+            }
+        }
+        if subcommand == "callback" {
+            return try withAdminOptions(Array(arguments.dropFirst()), environment, readFile) { rest throws(DaemonUsageError) in
+                let command = try CallbackAdminCommands.parse(rest)
+                return { .appCallback($0, command) }
             }
         }
         if DiallingAdminCommands.subcommands.contains(subcommand) {
@@ -397,7 +406,7 @@ enum DaemonCommandLine {
             }
         }
         guard ["create", "list", "rotate-secret"].contains(subcommand) else {
-            throw DaemonUsageError("unknown app command \"\(subcommand)\" (create, list, rotate-secret, show, set-cli, set-dialling, push)")
+            throw DaemonUsageError("unknown app command \"\(subcommand)\" (create, list, rotate-secret, show, set-cli, set-dialling, push, callback)")
         }
         var flags = SettingValues()
         var json = false

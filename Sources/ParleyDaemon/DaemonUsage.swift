@@ -10,6 +10,7 @@ enum DaemonUsage {
                    parleyd app rotate-secret KEY [--grace SECONDS] [--data-dir DIR] [--json]
                    parleyd app push set-apns|set-fcm|show KEY ... [--data-dir DIR] [--json]
                    parleyd app show|set-cli|set-dialling KEY ... [--data-dir DIR] [--json]
+                   parleyd app callback set|show|clear KEY ... [--data-dir DIR] [--json]
                    parleyd --help | --version
 
             serve (the default) runs the server: WebSocket signaling on /v1/ws and the REST API
@@ -41,6 +42,8 @@ enum DaemonUsage {
 
             \(PushAdminCommands.usage)
             \(DiallingAdminCommands.usage)
+
+            \(CallbackAdminCommands.usage)
 
             exit status: 0 success, 1 failure (store, network), 2 bad usage or configuration
 

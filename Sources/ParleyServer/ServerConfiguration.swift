@@ -1,3 +1,4 @@
+public import ParleyCallCore
 public import ParleyMediaLegCore
 public import ParleyNetCore
 public import ParleyPush
@@ -83,6 +84,11 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// INVITEs go. nil, the default: such calls are refused `not_implemented`. The
     /// composition root builds the `SIPUserAgent` from it.
     public var sipGateway: SIPGatewayConfiguration?
+    /// Static number routing (`--sip-number`, docs/operations.md "Callbacks and numbers"):
+    /// the application each phone number belongs to and, without a backend, where a call
+    /// to it goes. Empty, the default: no number is known. Inbound SIP calls will look their
+    /// number up here; today the table is only read and checked at start.
+    public var numberRoutes = NumberRouteTable()
 
     /// Calls in progress one user may have started; more `call.start`s are refused with
     /// `too_many_calls`.

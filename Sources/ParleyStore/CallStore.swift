@@ -8,7 +8,7 @@ public import ParleyCallModel
 ///
 /// What it holds: applications with their secrets and dialling settings, the users each application has seen,
 /// call records (`StoredCall`) with their legs, each call's timeline (`CallEvent`),
-/// devices' push registrations and applications' push credentials.
+/// devices' push registrations, applications' push credentials and callback settings.
 ///
 /// One value is one connection. Its methods block on the database, so callers run them
 /// on a thread of their own (a `StoreQueue`, a `StoreWriter`, a command-line tool), never
@@ -199,6 +199,25 @@ public protocol CallStore {
     /// An application's push credentials, APNs first; providers this build does not know
     /// are left out.
     func pushCredentials(applicationKey: String) throws(StoreError) -> [StoredPushCredentials]
+
+    // MARK: Callbacks
+
+    /// Sets how an application's backend is called back, replacing earlier settings.
+    /// - Throws: `.notFound` for an unknown application; `.invalidArgument` when the
+    ///   settings have a `problem` (nothing is changed).
+    func setCallbackSettings(applicationKey: String, _ settings: CallbackSettings, at time: Int64) throws(StoreError)
+
+    /// An application's callback settings, or nil when it has none (or is unknown).
+    func callbackSettings(applicationKey: String) throws(StoreError) -> CallbackSettings?
+
+    /// The callback settings of every application that has them, by application key.
+    func callbackSettingsByApplication() throws(StoreError) -> [String: CallbackSettings]
+
+    /// Removes an application's callback settings: its calls no longer ask a backend.
+    /// - Returns: whether it had any.
+    /// - Throws: `.notFound` for an unknown application.
+    @discardableResult
+    func clearCallbackSettings(applicationKey: String) throws(StoreError) -> Bool
 }
 
 extension CallStore {

@@ -163,6 +163,22 @@ enum Schema {
                 ALTER TABLE calls ADD COLUMN sip_call_id TEXT;
                 ALTER TABLE calls ADD COLUMN sip_status INTEGER CHECK (sip_status IS NULL OR sip_status BETWEEN 100 AND 699);
                 """),
+        Migration(
+            version: 7, name: "applications' callback settings",
+            // A row of its own per application, absent when the application has no backend
+            // to call back (its numbers then follow the static --sip-number rules). The
+            // events are one comma-separated text ("ice,ace,dice"), names without commas.
+            sql: """
+                CREATE TABLE callback_settings (
+                    application_key TEXT PRIMARY KEY NOT NULL REFERENCES applications (key) ON DELETE CASCADE,
+                    url TEXT NOT NULL,
+                    ca_file TEXT,
+                    timeout_ms INTEGER NOT NULL,
+                    events TEXT NOT NULL,
+                    app_calls INTEGER NOT NULL CHECK (app_calls IN (0, 1)),
+                    updated_at INTEGER NOT NULL
+                ) STRICT;
+                """),
     ]
 
     /// The version a fully migrated database has.

@@ -243,8 +243,8 @@ import Testing
         #expect(parse(["app", "list"], environment: ["PARLEY_HEARTBEAT": "soon"])
                 == .success(.appList(AdminOptions(dataDirectory: "./.parley", json: false), showSecrets: false)))
 
-        #expect(error(["app"]) == "parleyd app needs a command: create, list, rotate-secret, show, set-cli, set-dialling or push (see parleyd --help)")
-        #expect(error(["app", "delete"]) == #"unknown app command "delete" (create, list, rotate-secret, show, set-cli, set-dialling, push)"#)
+        #expect(error(["app"]) == "parleyd app needs a command: create, list, rotate-secret, show, set-cli, set-dialling, push or callback (see parleyd --help)")
+        #expect(error(["app", "delete"]) == #"unknown app command "delete" (create, list, rotate-secret, show, set-cli, set-dialling, push, callback)"#)
         #expect(error(["app", "rotate-secret"]) == "parleyd app rotate-secret needs the application KEY")
         #expect(error(["app", "rotate-secret", "a", "b"]) == "parleyd app rotate-secret takes one KEY, not 2")
         #expect(error(["app", "rotate-secret", "a", "--grace", "-1"]) == #"--grace: "-1" is not a whole number in 0...315360000"#)

@@ -63,7 +63,7 @@ import Testing
         try raw.execute("DROP TABLE call_leg_playout; DELETE FROM schema_version WHERE version = 4")
         try raw.execute(undoMigrationFive)
         let reopened = try SQLiteStore(path: directory.storePath)
-        #expect(reopened.appliedMigrations == [4, 5, 6])
+        #expect(reopened.appliedMigrations == [4, 5, 6, 7])
         #expect(try reopened.call(id: id)?.legs.first?.playout == nil)
         try reopened.recordLegPlayout(callId: id, role: .caller, Self.playout)
         #expect(try reopened.call(id: id)?.legs.first?.playout == Self.playout)

@@ -106,7 +106,7 @@ import Testing
         let raw = try SQLiteDatabase(path: directory.storePath)
         try raw.execute(undoMigrationFive)
         let reopened = try SQLiteStore(path: directory.storePath)
-        #expect(reopened.appliedMigrations == [5, 6])
+        #expect(reopened.appliedMigrations == [5, 6, 7])
         let application = try #require(try reopened.application(key: "app"))
         #expect(application.secret == "c2VjcmV0")
         #expect(application.dialling == DiallingSettings())

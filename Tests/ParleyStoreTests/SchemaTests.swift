@@ -11,7 +11,7 @@ import Testing
         let first = try SQLiteStore.withApplication()
         let second = try SQLiteStore.inMemory()
         #expect(first.path == ":memory:")
-        #expect(first.appliedMigrations == [1, 2, 3, 4, 5, 6])
+        #expect(first.appliedMigrations == [1, 2, 3, 4, 5, 6, 7])
         #expect(try first.application(key: "app") != nil)
         #expect(try second.applications().isEmpty)
     }
@@ -25,7 +25,7 @@ import Testing
         let attributes = try FileManager.default.attributesOfItem(atPath: dataDirectory)
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o700)
         let first = try factory.open(for: .requests)
-        #expect(first.appliedMigrations == [1, 2, 3, 4, 5, 6])
+        #expect(first.appliedMigrations == [1, 2, 3, 4, 5, 6, 7])
         try first.createApplication(key: "k", name: "n", secret: "s", at: T.base)
         let writer = try factory.open(for: .writer)
         #expect(writer.appliedMigrations.isEmpty)
@@ -44,8 +44,8 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let first = try SQLiteStore(path: directory.storePath)
-        #expect(first.appliedMigrations == [1, 2, 3, 4, 5, 6])
-        #expect(SQLiteStore.schemaVersion == 6)
+        #expect(first.appliedMigrations == [1, 2, 3, 4, 5, 6, 7])
+        #expect(SQLiteStore.schemaVersion == 7)
         try first.createApplication(key: "k", name: "n", secret: "s", at: T.base)
         let second = try SQLiteStore(path: directory.storePath)
         #expect(second.appliedMigrations.isEmpty)
@@ -56,10 +56,10 @@ import Testing
         let versions = try raw.prepare("SELECT version, name FROM schema_version").query { row throws(SQLiteError) in
             (try row.int64(0), try row.string(1))
         }
-        #expect(versions.map(\.0) == [1, 2, 3, 4, 5, 6])
+        #expect(versions.map(\.0) == [1, 2, 3, 4, 5, 6, 7])
         let tables = try raw.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name")
             .query { row throws(SQLiteError) in try row.string(0) }
-        #expect(tables == ["applications", "call_events", "call_leg_playout", "call_legs", "calls", "push_credentials", "push_tokens", "schema_version", "users"])
+        #expect(tables == ["applications", "call_events", "call_leg_playout", "call_legs", "callback_settings", "calls", "push_credentials", "push_tokens", "schema_version", "users"])
     }
 
     @Test func aNewerSchemaIsRefusedUntouched() throws {
@@ -70,7 +70,7 @@ import Testing
         try raw.execute("INSERT INTO schema_version (version, name) VALUES (?1, ?2)", [99, "from the future"])
         let error = #expect(throws: StoreError.self) { try SQLiteStore(path: directory.storePath) }
         #expect(error?.kind == .schemaTooNew)
-        #expect(error?.message == "database schema version 99 is newer than this build's 6; upgrade parleyd")
+        #expect(error?.message == "database schema version 99 is newer than this build's 7; upgrade parleyd")
     }
 
     @Test func aFileThatIsNotADatabaseIsADatabaseError() throws {
@@ -107,7 +107,7 @@ import Testing
         }
         let applied = try results.withLock { list in try list.map { try $0.get() } }
         #expect(applied.count == 4)
-        #expect(applied.flatMap { $0 } == [1, 2, 3, 4, 5, 6])
+        #expect(applied.flatMap { $0 } == [1, 2, 3, 4, 5, 6, 7])
     }
 }
 

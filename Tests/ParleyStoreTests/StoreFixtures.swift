@@ -26,7 +26,7 @@ struct StoreFactory: Sendable, CustomTestStringConvertible {
         let path = directory.storePath
         return TestStore(
             connections: .sqlite(path: path, writerBusyTimeoutMilliseconds: 50),
-            freshMigrations: [1, 2, 3, 4, 5, 6],
+            freshMigrations: [1, 2, 3, 4, 5, 6, 7],
             remove: directory.remove,
             holdWriteLock: {
                 let blocker = try SQLiteDatabase(path: path)
@@ -95,9 +95,10 @@ struct TemporaryDirectory {
 }
 
 /// SQL that takes a SQLite store back to before migration 5 (applications' dialling
-/// settings; and 6, calls' SIP fields), for the tests of older migrations: they then
-/// apply 5 and 6 again too.
+/// settings; and 6, calls' SIP fields; and 7, callback settings), for the tests of older
+/// migrations: they then apply 5, 6 and 7 again too.
 let undoMigrationFive = """
+    DROP TABLE callback_settings; DELETE FROM schema_version WHERE version = 7;
     ALTER TABLE calls DROP COLUMN sip_call_id; ALTER TABLE calls DROP COLUMN sip_status;
     DELETE FROM schema_version WHERE version = 6;
     ALTER TABLE applications DROP COLUMN default_cli; ALTER TABLE applications DROP COLUMN allowed_number_prefixes;
