@@ -15,7 +15,7 @@ enum SIPDTMFInfo {
         let text = String(decoding: body, as: UTF8.self)
         if contentType.matches(type: "application", subtype: "dtmf") { return normalized(text) }
         guard contentType.matches(type: "application", subtype: "dtmf-relay") else { return nil }
-        for line in text.split(whereSeparator: { $0 == "\r" || $0 == "\n" }) {
+        for line in text.split(whereSeparator: \.isNewline) {
             guard let equals = line.firstIndex(of: "=") else { continue }
             if SIPText.equalsIgnoringCase(trimmed(line[..<equals]), "signal") {
                 return normalized(line[line.index(after: equals)...])

@@ -75,7 +75,9 @@ public struct SIPInboundInviteFilter: Sendable {
         do throws(SIPError) {
             try message.validate()
         } catch {
-            guard let response = try? error.makeResponse(toTag: SIPIdentifier.tag(using: &random)) else {
+            // §17: an ACK is never answered, however broken.
+            guard message.method != .ack,
+                  let response = try? error.makeResponse(toTag: SIPIdentifier.tag(using: &random)) else {
                 return .drop(reason: error.description)
             }
             return .answer(response, to: responseHop(response, source: source), reason: error.description)

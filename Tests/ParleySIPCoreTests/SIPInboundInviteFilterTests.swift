@@ -84,6 +84,12 @@ import ParleyTestSupport
             Issue.record("a BYE is not a new call")
             return
         }
+        var brokenAck = Messages.request(.ack)
+        try brokenAck.headers.set(name: "Content-Type", value: "application/")
+        guard case .drop = filter.check(brokenAck, from: InboundHarness.proxy, now: VirtualTime.at(0)) else {
+            Issue.record("a malformed ACK is answered")
+            return
+        }
         guard case .drop = filter.check(Messages.response(200, to: bye), from: InboundHarness.proxy, now: VirtualTime.at(0)) else {
             Issue.record("a response is not a new call")
             return
