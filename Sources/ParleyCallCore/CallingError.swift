@@ -16,6 +16,7 @@ public struct CallingError: Error, Sendable, Hashable, CustomStringConvertible {
         case destinationNotAllowed
         case destinationNotFound
         case destinationUnavailable
+        case internalError
     }
 
     let code: Code
@@ -33,6 +34,11 @@ public struct CallingError: Error, Sendable, Hashable, CustomStringConvertible {
         self.reason = reason
     }
 
+    /// The server is stopping: it starts no call (`internal_error`).
+    public static func stopping(callID: String?) -> CallingError {
+        CallingError(.internalError, callID: callID, "the server is stopping")
+    }
+
     /// The protocol's error code for this refusal (`call_not_found`, `invalid_state`, ...).
     public var signalingCode: SignalingErrorCode {
         switch code {
@@ -46,6 +52,7 @@ public struct CallingError: Error, Sendable, Hashable, CustomStringConvertible {
         case .destinationNotAllowed: .destinationNotAllowed
         case .destinationNotFound: .destinationNotFound
         case .destinationUnavailable: .destinationUnavailable
+        case .internalError: .internalError
         }
     }
 

@@ -24,7 +24,7 @@ enum DaemonComposition {
             // APNs and FCM over HTTP/2 (libcurl), as the configuration names them.
             pushSender: ServerComponents.pushSender(for: configuration),
             // Calls to phone numbers and SIP addresses, when a gateway is configured.
-            sipCalls: configuration.sipGateway.map { SIPUserAgent(configuration: $0, log: log) }))
+            sipCalls: configuration.sipGateway.map { SIPUserAgent(configuration: $0, numbers: configuration.numberRoutes, log: log) }))
     }
 
     /// parleyd checks every call to a phone number or SIP address against its

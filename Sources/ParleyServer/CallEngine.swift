@@ -166,6 +166,10 @@ final class CallEngine: @unchecked Sendable {
             guard let engine = self else { return }
             loop.execute { engine.sipReported(event, from: party) }
         }
+        sipCalls?.attachInbound { [loop, weak self] call in
+            guard let engine = self else { return }
+            loop.execute { engine.sipOffered(call) }
+        }
         recorder.onCommitted { [loop, weak self] ticket in
             guard let engine = self else { return }
             loop.execute { engine.storeCommitted(ticket) }
@@ -671,6 +675,25 @@ final class CallEngine: @unchecked Sendable {
             }
         log.info("sip.report", ["call": party.callID, "event": described])
         perform(registry.handleSIP(event, from: party, now: now()))
+    }
+
+    /// A call came in over SIP (on the loop): it starts toward the user or room its number's
+    /// rule names, or its caller is told it ended with the refusal (a final failure).
+    private func sipOffered(_ call: InboundSIPCall) {
+        let time = now()
+        do throws(CallingError) {
+            guard !stopped else { throw CallingError.stopping(callID: call.party.callID) }
+            let actions = try registry.startInbound(
+                callID: call.party.callID, from: call.party, applicationKey: call.applicationKey, to: call.target, offer: call.offer,
+                headers: call.headers, now: time)
+            log.info("sip.inbound.call", ["call": call.party.callID, "from": call.party.description, "to": call.target.address])
+            perform(actions)
+        } catch {
+            log.info("sip.inbound.refused", ["call": call.party.callID, "reason": error.description])
+            let times = CallTimes(startedTime: time.unixMilliseconds, endedTime: time.unixMilliseconds)
+            sipCalls?.tell(call.party, .ended(
+                callID: call.party.callID, cause: .error, error: .init(code: error.signalingCode, message: error.reason), details: times))
+        }
     }
 
     /// Runs held work whose ticket is committed, in order: work waits while earlier held

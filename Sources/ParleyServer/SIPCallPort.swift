@@ -1,8 +1,9 @@
 public import ParleyCallCore
+public import ParleyCallModel
 
 /// The port through which the call engine reaches the SIP callees of calls to phone
-/// numbers and SIP addresses (`Party.sip`). Its adapter is issue 10's SIP user agent (not
-/// built yet): it renders a SIP party's notifications as SIP (`offered` as the INVITE with
+/// numbers and SIP addresses (`Party.sip`), and the callers of calls that come in over SIP.
+/// Its adapter is `SIPUserAgent`: it renders a SIP party's notifications as SIP (`offered` as the INVITE with
 /// the anchor's SDP offer, the offer's headers and, for a phone number, the CLI as From
 /// and P-Asserted-Identity; `ended` as CANCEL before the answer or BYE after, nothing when
 /// the far side ended the call; nothing for `answered` and `established`) and reports the
@@ -18,4 +19,33 @@ public protocol SIPCallPort: AnyObject, Sendable {
     func attach(_ report: @escaping @Sendable (SIPCallEvent, SIPParty) -> Void)
     /// Tell `party` about its call; the notifications of one party arrive in order.
     func tell(_ party: SIPParty, _ notification: CallNotification)
+    /// Called once by the engine as it starts: where calls that came in over SIP are
+    /// offered. The engine starts each (`CallRegistry.startInbound`), or tells its party
+    /// `ended` with the refusal, which the adapter answers with a final failure.
+    func attachInbound(_ offered: @escaping @Sendable (InboundSIPCall) -> Void)
+}
+
+extension SIPCallPort {
+    /// An adapter that takes no calls in.
+    public func attachInbound(_ offered: @escaping @Sendable (InboundSIPCall) -> Void) {}
+}
+
+/// A call that came in over SIP, as the adapter offers it to the engine: its caller (the
+/// far side, named by the number or SIP address it calls from), the application and the
+/// user or room the dialled number's rule names, the INVITE's SDP offer and its `x-`
+/// headers (as the app may receive them).
+public struct InboundSIPCall: Sendable, Hashable {
+    public var party: SIPParty
+    public var applicationKey: String
+    public var target: PartyAddress
+    public var offer: String
+    public var headers: [String: String]
+
+    public init(party: SIPParty, applicationKey: String, target: PartyAddress, offer: String, headers: [String: String]) {
+        self.party = party
+        self.applicationKey = applicationKey
+        self.target = target
+        self.offer = offer
+        self.headers = headers
+    }
 }

@@ -115,6 +115,26 @@ struct SIPInvitationPlan {
             headers: headers, credentials: credentials)
     }
 
+    /// Our side of a call that came in over `transport`: a Contact and Via naming our host
+    /// and that transport's port (`parleyd` as the user); nil when no such port is ours.
+    func inboundLocal(over transport: SIPHop.Transport) -> SIPInboundCall.Local? {
+        var parameters: [SIPURI.Parameter] = []
+        let port: UInt16
+        switch transport {
+        case .udp: port = localPort
+        case .tcp:
+            port = localPort
+            parameters.append(.init(name: "transport", value: "tcp"))
+        case .tls:
+            guard let localTLSPort else { return nil }
+            port = localTLSPort
+            parameters.append(.init(name: "transport", value: "tls"))
+        }
+        guard let uri = try? SIPURI(user: "parleyd", host: localHost, port: port, parameters: parameters),
+              let contact = try? SIPNameAddress(uri: uri) else { return nil }
+        return SIPInboundCall.Local(contact: contact, viaHost: localHost, viaPort: port)
+    }
+
     /// The first hop of a call to `party` and the name its TLS certificate must carry: the
     /// trunk (named by its domain when it has one) for a phone number; for a SIP address
     /// its domain's route (named by that domain), the outbound proxy, or the address itself

@@ -39,6 +39,7 @@ public final class SIPUserAgent: SIPCallPort, SIPTransportDelegate, @unchecked S
 
     private struct Attachments {
         var report: (@Sendable (SIPCallEvent, SIPParty) -> Void)?
+        var offered: (@Sendable (InboundSIPCall) -> Void)?
         var transport: SIPTransportServer?
         var plan: SIPInvitationPlan?
     }
@@ -75,16 +76,21 @@ public final class SIPUserAgent: SIPCallPort, SIPTransportDelegate, @unchecked S
     private let stateless = SIPStatelessResponder()
     /// Calls not yet ended, read from any thread (metrics and tests).
     private let active = Atomic<Int>(0)
+    /// Calls that come in: INVITEs from the trunk to the applications' numbers.
+    private let inbound: SIPInboundAgent
 
-    public init(configuration: SIPGatewayConfiguration, log: ServerLog) {
+    /// - Parameter numbers: the `--sip-number` rules: which application, user or room a
+    ///   call in to each number goes to. Without any, INVITEs from outside are refused 403.
+    public init(configuration: SIPGatewayConfiguration, numbers: NumberRouteTable = NumberRouteTable(), log: ServerLog) {
         self.configuration = configuration
         self.log = log
+        inbound = SIPInboundAgent(configuration: configuration, numbers: numbers, log: log)
     }
 
     /// SIP calls in progress now: placed and not yet ended. (An ended call's last
     /// transactions stay a little longer, as RFC 3261's timers D and K say, to absorb
     /// retransmissions; they count against `maxCalls` but not here.)
-    public var callCount: Int { active.load(ordering: .relaxed) }
+    public var callCount: Int { active.load(ordering: .relaxed) + inbound.active.load(ordering: .relaxed) }
 
     /// Gives the agent the transport it sends through and receives from (it must be the
     /// transport's delegate) and the host it names itself by: the configured advertised
@@ -121,6 +127,17 @@ public final class SIPUserAgent: SIPCallPort, SIPTransportDelegate, @unchecked S
         attachments.withLock { $0.report = report }
     }
 
+    public func attachInbound(_ offered: @escaping @Sendable (InboundSIPCall) -> Void) {
+        attachments.withLock { $0.offered = offered }
+    }
+
+    /// Where the inbound half's reports and offers go.
+    private var inboundSink: SIPInboundAgent.Sink {
+        SIPInboundAgent.Sink(
+            report: { [weak self] event, party in self?.report(event, party) },
+            offered: { [weak self] call in self?.attachments.withLock { $0.offered }?(call) })
+    }
+
     public func tell(_ party: SIPParty, _ notification: CallNotification) {
         let (transport, plan) = attachments.withLock { ($0.transport, $0.plan) }
         guard let transport, let plan else {
@@ -130,6 +147,10 @@ public final class SIPUserAgent: SIPCallPort, SIPTransportDelegate, @unchecked S
             return
         }
         let accepted = transport.loop.execute { [self] in
+            if inbound.handles(party) {
+                inbound.tell(party, notification, transport: transport, sink: inboundSink)
+                return
+            }
             switch notification {
             case .offered(let offer): place(party, offer: offer, plan: plan, transport: transport)
             case .ended: end(party, transport: transport)
@@ -144,11 +165,15 @@ public final class SIPUserAgent: SIPCallPort, SIPTransportDelegate, @unchecked S
     // MARK: SIPTransportDelegate (the transport's loop)
 
     public func transport(_ transport: SIPTransportServer, received message: SIPMessage, from source: SIPMessageSource) -> SIPDelivery {
-        guard let callID = try? message.callID(), let entry = calls[callID] else {
-            return stateless.transport(transport, received: message, from: source)
-        }
         let hop = SIPHop(transport: Self.hopTransport(source.transport), host: Self.host(of: source.remoteAddress),
                          port: source.remoteAddress.port)
+        guard let callID = try? message.callID(), let entry = calls[callID] else {
+            if let plan = attachments.withLock({ $0.plan }), let local = plan.inboundLocal(over: hop.transport),
+               let delivery = inbound.receive(message, from: source, hop: hop, local: local, transport: transport, sink: inboundSink) {
+                return delivery
+            }
+            return stateless.transport(transport, received: message, from: source)
+        }
         let now = transport.loop.now
         run(entry.call.receive(message, from: hop, now: now), for: entry, transport: transport)
         return .taken
@@ -156,7 +181,12 @@ public final class SIPUserAgent: SIPCallPort, SIPTransportDelegate, @unchecked S
 
     public func transport(_ transport: SIPTransportServer, couldNotSend message: SIPMessage, to destination: SocketAddress,
                           reason: String) {
-        guard let callID = try? message.callID(), let entry = calls[callID] else { return }
+        guard let callID = try? message.callID(), let entry = calls[callID] else {
+            if inbound.couldNotSend(message, transport: transport, sink: inboundSink) {
+                log.warning("sip.send.failed", ["to": destination.description, "reason": reason])
+            }
+            return
+        }
         log.warning("sip.send.failed", ["call": entry.party.callID, "to": destination.description, "reason": reason])
         entry.transportFailure = reason
         run(entry.call.transportFailed(sending: message, now: transport.loop.now), for: entry, transport: transport)

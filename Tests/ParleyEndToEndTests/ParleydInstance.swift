@@ -20,12 +20,14 @@ final class ParleydInstance: @unchecked Sendable {
     var serverURL: String { "http://127.0.0.1:\(port)" }
 
     /// Creates the data directory and the application, then starts the server.
-    /// - Parameter flags: extra `parleyd` flags, e.g. `["--ring-timeout", "3"]`.
-    init(flags: [String] = []) throws {
+    /// - Parameters:
+    ///   - flags: extra `parleyd` flags, e.g. `["--ring-timeout", "3"]`.
+    ///   - applicationFlags: more flags that name the application, made from its key
+    ///     (`--sip-number NUMBER=KEY:user:ID`).
+    init(flags: [String] = [], applicationFlags: (String) -> [String] = { _ in [] }) throws {
         dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("parley-e2e-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
         port = try Self.freeLoopbackPort()
-        self.flags = flags
         let create = try ManagedProcess(
             name: "parleyd app create", executable: BuiltProducts.parleyd,
             arguments: ["app", "create", "--name", "e2e", "--json", "--data-dir", dataDirectory.path])
@@ -36,6 +38,7 @@ final class ParleydInstance: @unchecked Sendable {
             throw ManagedProcess.Failure(description: "parleyd app create failed (status \(status))\n" + create.report)
         }
         applicationKey = key
+        self.flags = flags + applicationFlags(key)
         self.secret = secret
         try start()
     }
