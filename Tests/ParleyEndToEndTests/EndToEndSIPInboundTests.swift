@@ -37,6 +37,49 @@ extension EndToEndRealTimeMediaTests.SIPInteropBaresipTests {
         #expect(record.body?["endCause"] as? String == "hungUp", "\(record)")
     }
 
+    /// A phone calls a number whose rule is a conference room: it joins the room with an
+    /// app participant, each hears the other's tone through the mixer (G.711 on the phone's
+    /// side, Opus on the app's), and the room lists the phone by its number.
+    @Test func aPhoneCallInToARoomsNumberJoinsTheRoom() throws {
+        let scratch = try Self.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let recording = scratch.appendingPathComponent("p0-hears.wav").path
+        let phone = try BaresipPeer(user: "+4615550101", tone: 1000)
+        let server = try ParleydInstance(flags: [
+            "--sip-listen", "127.0.0.1:0", "--sip-trunk", "sip:\(phone.address);transport=udp",
+        ]) { key in ["--sip-number", "+46700000098=\(key):conference:lobby"] }
+        let sipPort = try Self.sipPort(of: server)
+        let participant = try SoftphoneProcess("conference p0", ["conference", "lobby"] + server.clientFlags(as: "p0")
+            + ["--tone", "440", "--record", recording, "--duration", "30"])
+        try participant.waitForEvent("established", timeout: 20)
+        try phone.command("dial", "sip:46700000098@127.0.0.1:\(sipPort)")
+        try phone.waitForCall(timeout: 10)
+        let clock = ContinuousClock()
+        let joined = clock.now
+        let listed = try server.request("GET", "/calling/v1/conferences/id/lobby")
+        let entries = try #require(listed.body?["participants"] as? [[String: Any]], "\(listed)")
+        #expect(Set(entries.compactMap { $0["cli"] as? String }) == ["p0", "+4615550101"], "\(entries)")
+        Thread.sleep(forTimeInterval: 4)
+        let left = clock.now
+        try phone.hangUp()
+        try phone.waitForCallEnd(timeout: 10)
+        let phoneHeard = try phone.receivedRecording().path
+        phone.stop()
+        let end = clock.now
+        participant.process.interrupt()
+        #expect(try participant.waitForExit(timeout: 20) == 0, "\(participant.report)")
+        try Self.expectTone(440, in: phoneHeard, minimumRatio: 0.75)
+        // While the phone was in the room (from 1 s after it joined to 0.2 s before it
+        // left), counted back from the end of p0's recording.
+        let seconds = { (from: ContinuousClock.Instant, to: ContinuousClock.Instant) in
+            Double(from.duration(to: to).components.seconds) + Double(from.duration(to: to).components.attoseconds) / 1e18
+        }
+        let window = try ToneLevels(path: recording, frequencies: [440, 1000])
+            .window(endingSecondsBeforeEnd: seconds(left, end) + 0.2, seconds: seconds(joined, left) - 1.2)
+        #expect(window.share(of: 1000, above: -40) > 0.9, "p0 hears the phone's 1000 Hz")
+        #expect(window.share(of: 440, above: -40) < 0.05, "p0 does not hear its own 440 Hz")
+    }
+
     /// INVITEs parleyd does not take: to a number without a rule (404), to a user who is
     /// not known (404). (One from a host that is not the trunk is SIPInboundAgentTests'.)
     @Test func callsInToUnknownNumbersUsersOrFromStrangersAreRefused() throws {
