@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import ParleyNetCore
 import ParleyNetLinux
 import Synchronization
@@ -291,19 +292,32 @@ final class DaemonProcess: Sendable {
         process.standardOutput = out
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
-        out.fileHandleForReading.readabilityHandler = { [output] handle in
-            let data = handle.availableData
-            // Empty at end of file: every writer closed the pipe.
-            if data.isEmpty { handle.readabilityHandler = nil }
-            output.append(data)
-        }
-        err.fileHandleForReading.readabilityHandler = { [errors] handle in
-            let data = handle.availableData
-            // Empty at end of file: every writer closed the pipe.
-            if data.isEmpty { handle.readabilityHandler = nil }
-            errors.append(data)
-        }
+        // A thread per pipe, reading until end of file: Foundation's readabilityHandler on
+        // Linux can hand over an empty read before the end, which cut --help's 15 KB short.
+        Self.drain(out.fileHandleForReading, into: output)
+        Self.drain(err.fileHandleForReading, into: errors)
         try process.run()
+    }
+
+    /// Reads `handle` with blocking reads on a thread of its own until end of file, each
+    /// chunk appended as it comes (so `waitForOutput` sees a running process's lines).
+    private static func drain(_ handle: FileHandle, into output: DaemonOutput) {
+        let descriptor = handle.fileDescriptor
+        Thread.detachNewThread {
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+                if count > 0 {
+                    output.append(Data(buffer[..<count]))
+                } else if count < 0, errno == EINTR {
+                    continue
+                } else {
+                    break
+                }
+            }
+            output.append(Data())
+            withExtendedLifetime(handle) {}
+        }
     }
 
     static func start(_ arguments: [String], descriptorLimit: Int? = nil) throws -> DaemonProcess {
