@@ -71,8 +71,8 @@ final class ConferenceRoomHost: @unchecked Sendable {
         /// RTP packets the legs received and sent (their statistics).
         var packetsReceived: UInt64
         var packetsSent: UInt64
-        /// The loop's wake-ups for the room since it opened: socket readiness handled,
-        /// the room's clock fired, a leg's own timer fired.
+        /// The room's handlers the loop ran since the room opened: a socket's readiness
+        /// (one epoll wake-up may run several), the room's clock, a leg's own timer.
         var receiveWakeUps: UInt64
         var clockWakeUps: UInt64
         var legTimerWakeUps: UInt64
@@ -92,11 +92,11 @@ final class ConferenceRoomHost: @unchecked Sendable {
         /// Shared and N-1 encodes per tick, averaged over the room's ticks.
         var sharedEncodesPerTick: Double { ticks > 0 ? Double(sharedEncodes) / Double(ticks) : 0 }
         var talkerEncodesPerTick: Double { ticks > 0 ? Double(talkerEncodes) / Double(ticks) : 0 }
-        /// Every wake-up of the loop for the room, per tick.
+        /// Every handler run of the loop for the room, per tick.
         var wakeUpsPerTick: Double {
             ticks > 0 ? Double(receiveWakeUps + clockWakeUps + legTimerWakeUps) / Double(ticks) : 0
         }
-        /// Datagrams each receive wake-up found, on average.
+        /// Datagrams each socket handler run found, on average.
         var datagramsPerReceiveWakeUp: Double { receiveWakeUps > 0 ? Double(datagramsRead) / Double(receiveWakeUps) : 0 }
     }
 
