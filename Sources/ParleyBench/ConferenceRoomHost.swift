@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import ParleyICECore
 import ParleyMediaLegCore
 import ParleyNetCore
@@ -12,10 +13,16 @@ import ParleyWireCore
 /// a room (MediaAnchor.swift and RoomSeat.swift): each socket watched on the loop and read
 /// in batches of 16 (8 batches a wake-up at most), every datagram handed to the mixer,
 /// the actions performed (sends from the leg's socket), and after every wake-up the
-/// participant's leg timer and its own timer on the room's clock (`nextTopologyDeadline`)
-/// moved; the first participant whose timer runs a due tick runs it for the room
-/// (`handleTopologyTimeout`), and every other participant's actions are performed and its
-/// timers moved, as the anchor's `deliver` does.
+/// participant's leg timer (its own ICE, DTLS and RTCP deadlines) and the room's one
+/// clock moved. The room has one timer, at the mixer's `nextTopologyDeadline` (the
+/// anchor's `RoomMedia.rescheduleClock`): it runs each tick once for the room
+/// (`handleTopologyTimeout`), every participant's actions are performed and its leg timer
+/// moved, as the anchor's `RoomMedia.onTick` and `deliver` do. ParleyBench does not link
+/// ParleyServer, so this mirrors the anchor's structure rather than calling it.
+///
+/// The host also counts what the room costs its loop (`Report`): wake-ups by kind, the
+/// datagrams each receive wake-up found, the loop thread's CPU and the part of it the
+/// ticks took, and the thread's context switches (`getrusage(RUSAGE_THREAD)`).
 ///
 /// The legs are plain RTP, configured as the anchor configures a SIP party's leg
 /// (`MediaLegConfiguration(plainRTP:)`, G.711 and Opus offered, no RED) in a room call
@@ -64,21 +71,43 @@ final class ConferenceRoomHost: @unchecked Sendable {
         /// RTP packets the legs received and sent (their statistics).
         var packetsReceived: UInt64
         var packetsSent: UInt64
+        /// The room's handlers the loop ran since the room opened: a socket's readiness
+        /// (one epoll wake-up may run several), the room's clock, a leg's own timer.
+        var receiveWakeUps: UInt64
+        var clockWakeUps: UInt64
+        var legTimerWakeUps: UInt64
+        /// Datagrams read from the legs' sockets.
+        var datagramsRead: UInt64
+        /// The loop thread's CPU since the room opened (`CLOCK_THREAD_CPUTIME_ID`), and the
+        /// part spent in the room's ticks (mix, encodes, sends), seconds.
+        var loopCPUSeconds: Double
+        var tickCPUSeconds: Double
+        /// Wall time in the receive handlers (read, decode-side work, sends), seconds.
+        var receiveSeconds: Double
+        /// The loop thread's voluntary context switches (sleeps in `epoll_wait` that
+        /// blocked) and involuntary ones (preempted) since the room opened.
+        var voluntarySwitches: Int
+        var involuntarySwitches: Int
 
         /// Shared and N-1 encodes per tick, averaged over the room's ticks.
         var sharedEncodesPerTick: Double { ticks > 0 ? Double(sharedEncodes) / Double(ticks) : 0 }
         var talkerEncodesPerTick: Double { ticks > 0 ? Double(talkerEncodes) / Double(ticks) : 0 }
+        /// Every handler run of the loop for the room, per tick.
+        var wakeUpsPerTick: Double {
+            ticks > 0 ? Double(receiveWakeUps + clockWakeUps + legTimerWakeUps) / Double(ticks) : 0
+        }
+        /// Datagrams each socket handler run found, on average.
+        var datagramsPerReceiveWakeUp: Double { receiveWakeUps > 0 ? Double(datagramsRead) / Double(receiveWakeUps) : 0 }
     }
 
-    /// One participant: its leg's socket and timers, and its own timer on the room's clock
-    /// (the anchor's `CallMedia` of a room call and its `AnchoredLeg`).
+    /// One participant: its leg's socket and its leg's own timer (the anchor's `CallMedia`
+    /// of a room call and its `AnchoredLeg`); the room's clock is the room's.
     private final class Seat: @unchecked Sendable {
         // @unchecked: used on the room's loop only.
         let id: String
         let socket: UDPSocket
         let local: ICETransportAddress
         var legTimer: (id: TimerID, at: ContinuousClock.Instant)?
-        var topologyTimer: (id: TimerID, at: ContinuousClock.Instant)?
         var registered = false
         var failed = false
         /// The socket address of the leg's last destination.
@@ -109,8 +138,23 @@ final class ConferenceRoomHost: @unchecked Sendable {
         var seats: [String: Seat] = [:]
         /// Seats in the order they joined.
         var order: [Seat] = []
+        /// The room's one timer, at the mixer's next tick (the anchor's `RoomMedia.clock`).
+        var clock: (id: TimerID, at: ContinuousClock.Instant)?
+        var receiveWakeUps: UInt64 = 0
+        var clockWakeUps: UInt64 = 0
+        var legTimerWakeUps: UInt64 = 0
+        var datagramsRead: UInt64 = 0
+        var tickCPU: Duration = .zero
+        var receiveTime: Duration = .zero
+        /// The loop thread's CPU and context switches when the room opened.
+        let openedCPU: Duration
+        let openedSwitches: (voluntary: Int, involuntary: Int)
 
-        init(mixer: ConferenceMixer<String>) { self.mixer = mixer }
+        init(mixer: ConferenceMixer<String>) {
+            self.mixer = mixer
+            openedCPU = ConferenceRoomHost.threadCPU()
+            openedSwitches = ConferenceRoomHost.threadSwitches()
+        }
     }
 
     static let maximumParticipants = ConferenceLoadGenerator.maximumParticipants
@@ -170,6 +214,7 @@ final class ConferenceRoomHost: @unchecked Sendable {
             }
             let counters = mixer.counters
             func milliseconds(_ duration: Duration) -> Double { Double(duration.wholeNanoseconds) / 1e6 }
+            let switches = Self.threadSwitches()
             return Report(
                 participants: room.order.count, sampleRate: mixer.configuration.mixer.sampleRate,
                 opusComplexities: complexities.sorted(), ticks: counters.ticks,
@@ -179,7 +224,12 @@ final class ConferenceRoomHost: @unchecked Sendable {
                 latenessMaximumMilliseconds: milliseconds(mixer.lateness.maximum), latenessRuns: mixer.lateness.count,
                 sharedEncodes: counters.sharedEncodes, talkerEncodes: counters.talkerEncodes, holdEncodes: counters.holdEncodes,
                 sharedFramesSent: counters.sharedFramesSent, encodeFailures: counters.encodeFailures,
-                datagramsDropped: counters.datagramsDropped, talkers: mixer.talkers.count, packetsReceived: received, packetsSent: sent)
+                datagramsDropped: counters.datagramsDropped, talkers: mixer.talkers.count, packetsReceived: received, packetsSent: sent,
+                receiveWakeUps: room.receiveWakeUps, clockWakeUps: room.clockWakeUps, legTimerWakeUps: room.legTimerWakeUps,
+                datagramsRead: room.datagramsRead, loopCPUSeconds: milliseconds(Self.threadCPU() - room.openedCPU) / 1e3,
+                tickCPUSeconds: milliseconds(room.tickCPU) / 1e3, receiveSeconds: milliseconds(room.receiveTime) / 1e3,
+                voluntarySwitches: switches.voluntary - room.openedSwitches.voluntary,
+                involuntarySwitches: switches.involuntary - room.openedSwitches.involuntary)
         } ?? nil
     }
 
@@ -196,6 +246,9 @@ final class ConferenceRoomHost: @unchecked Sendable {
                 if seat.registered { loop.deregister(seat.socket); seat.registered = false }
                 seat.socket.close()
             }
+            // The last leg out stopped the mixer's clock; the room's timer goes with it.
+            if let clock = room.clock { _ = loop.cancel(clock.id) }
+            room.clock = nil
         }
     }
 
@@ -279,7 +332,8 @@ final class ConferenceRoomHost: @unchecked Sendable {
         } catch {
             throw Failure(description: "cannot start or join \(id): \(error)")
         }
-        rescheduleAll(seat, in: room)
+        rescheduleLeg(seat, in: room)
+        rescheduleClock(of: room)
     }
 
     /// The offer of a participant that sends and receives plain-RTP Opus at `address`
@@ -295,10 +349,14 @@ final class ConferenceRoomHost: @unchecked Sendable {
 
     private func readable(_ seat: Seat) {
         guard let room, room.seats[seat.id] === seat else { return }
+        let start = loop.now
+        room.receiveWakeUps &+= 1
+        defer { room.receiveTime += start.duration(to: loop.now) }
         for _ in 0..<8 {  // bounded per wake-up so the other legs on the loop get their turn
             let count: Int
             do { count = try seat.socket.receive(into: batch) } catch { return }
             if count == 0 { break }
+            room.datagramsRead &+= UInt64(count)
             let now = loop.now
             for index in 0..<count {
                 let payload = batch.payload(at: index)
@@ -309,13 +367,14 @@ final class ConferenceRoomHost: @unchecked Sendable {
             }
             if count < batch.capacity { break }
         }
-        rescheduleAll(seat, in: room)
+        rescheduleLeg(seat, in: room)
+        rescheduleClock(of: room)
     }
 
-    /// Performs the mixer's actions. The anchor splits them by participant (its own, then
-    /// each other participant's in that participant's call, whose timers are then moved);
-    /// here every seat is on the same loop, so they go out in one pass and every seat they
-    /// touched is rescheduled, the same work.
+    /// Performs the mixer's actions. The anchor hands them to each participant's call in
+    /// turn, which then moves its leg's timer; here every seat is on the same loop, so they
+    /// go out in one pass and every seat they touched has its leg's timer moved, the same
+    /// work. The room's clock is moved by whoever called into the mixer.
     private func perform(_ actions: [MediaTopologyAction<String>], in room: Room) {
         guard !actions.isEmpty else { return }
         var touched: [ObjectIdentifier: Seat] = [:]
@@ -331,31 +390,29 @@ final class ConferenceRoomHost: @unchecked Sendable {
                 break
             }
         }
-        for seat in touched.values { rescheduleAll(seat, in: room) }
+        for seat in touched.values { rescheduleLeg(seat, in: room) }
     }
 
-    /// The anchor's `rescheduleAll` for a room call: the leg's timer and the call's timer
-    /// on the room's clock.
-    private func rescheduleAll(_ seat: Seat, in room: Room) {
-        rescheduleLeg(seat, in: room)
-        rescheduleTopology(seat, in: room)
-    }
-
-    private func rescheduleTopology(_ seat: Seat, in room: Room) {
+    /// The anchor's `RoomMedia.rescheduleClock`: the room's one timer kept at the mixer's
+    /// next tick; one comparison when it did not move.
+    private func rescheduleClock(of room: Room) {
         let next = room.mixer.nextTopologyDeadline
-        if let timer = seat.topologyTimer {
+        if let timer = room.clock {
             if timer.at == next { return }
             _ = loop.cancel(timer.id)
-            seat.topologyTimer = nil
+            room.clock = nil
         }
         guard let next else { return }
-        let id = loop.schedule(at: next) { [weak self, weak seat] in
-            guard let self, let seat, let room = self.room, room.seats[seat.id] === seat else { return }
-            seat.topologyTimer = nil
+        let id = loop.schedule(at: next) { [weak self, weak room] in
+            guard let self, let room, self.room === room else { return }
+            room.clock = nil
+            room.clockWakeUps &+= 1
+            let cpu = Self.threadCPU()
             self.perform(room.mixer.handleTopologyTimeout(now: self.loop.now), in: room)
-            self.rescheduleAll(seat, in: room)
+            room.tickCPU += Self.threadCPU() - cpu
+            self.rescheduleClock(of: room)
         }
-        seat.topologyTimer = (id, next)
+        room.clock = (id, next)
     }
 
     private func rescheduleLeg(_ seat: Seat, in room: Room) {
@@ -370,16 +427,31 @@ final class ConferenceRoomHost: @unchecked Sendable {
         let id = loop.schedule(at: next) { [weak self, weak seat] in
             guard let self, let seat, let room = self.room, room.seats[seat.id] === seat else { return }
             seat.legTimer = nil
+            room.legTimerWakeUps &+= 1
             self.perform(room.mixer.handleTimeout(of: seat.id, now: self.loop.now), in: room)
-            self.rescheduleAll(seat, in: room)
+            self.rescheduleLeg(seat, in: room)
+            self.rescheduleClock(of: room)
         }
         seat.legTimer = (id, next)
     }
 
     private func stopTimers(of seat: Seat) {
         if let timer = seat.legTimer { _ = loop.cancel(timer.id) }
-        if let timer = seat.topologyTimer { _ = loop.cancel(timer.id) }
         seat.legTimer = nil
-        seat.topologyTimer = nil
+    }
+
+    /// The calling thread's CPU time (user and system).
+    static func threadCPU() -> Duration {
+        var time = timespec()
+        guard clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time) == 0 else { return .zero }
+        return .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
+    }
+
+    /// The calling thread's voluntary and involuntary context switches so far.
+    static func threadSwitches() -> (voluntary: Int, involuntary: Int) {
+        var usage = rusage()
+        // RUSAGE_THREAD (Linux, 1) is behind _GNU_SOURCE, which the Glibc module does not set.
+        guard getrusage(1, &usage) == 0 else { return (0, 0) }
+        return (usage.ru_nvcsw, usage.ru_nivcsw)
     }
 }

@@ -75,6 +75,26 @@ extension ParleyConferenceRoom: ConferenceMixerUnderTest {
             + "\(fixed(report.latenessP50Milliseconds, 2))/\(fixed(report.latenessP99Milliseconds, 2))/\(fixed(report.latenessMaximumMilliseconds, 1)) ms; "
             + "encodes per tick: \(fixed(report.sharedEncodesPerTick, 2)) shared, \(fixed(report.talkerEncodesPerTick, 2)) N-1; "
             + "\(report.talkers) talkers now; \(report.datagramsDropped) datagrams dropped, \(report.encodeFailures) encode failures"
+            + "\n               " + Self.loopNote(report)
+    }
+
+    /// What the room cost its loop per tick: its handlers run by kind, the loop's sleeps
+    /// (`epoll_wait` that blocked: each ends in a real wake-up) and the datagrams per
+    /// sleep, preemptions, and the loop thread's CPU split into the ticks and the rest
+    /// (receiving, and the loop's own waiting and waking).
+    static func loopNote(_ report: ConferenceRoomHost.Report) -> String {
+        guard report.ticks > 0 else { return "Parley loop: no ticks" }
+        let ticks = Double(report.ticks)
+        let perTick = { (value: Double) in fixed(value / ticks, 1) }
+        let microsecondsPerTick = { (seconds: Double) in fixed(seconds * 1e6 / ticks, 0) }
+        let perSleep = report.voluntarySwitches > 0 ? Double(report.datagramsRead) / Double(report.voluntarySwitches) : 0
+        return "Parley loop per tick: \(fixed(report.wakeUpsPerTick, 1)) handler runs (\(perTick(Double(report.receiveWakeUps))) socket, "
+            + "\(perTick(Double(report.clockWakeUps))) room clock, \(perTick(Double(report.legTimerWakeUps))) leg timer), "
+            + "\(fixed(report.datagramsPerReceiveWakeUp, 2)) datagrams per socket run; \(perTick(Double(report.voluntarySwitches))) sleeps "
+            + "(\(fixed(perSleep, 1)) datagrams per sleep), \(perTick(Double(report.involuntarySwitches))) preemptions; "
+            + "thread CPU \(microsecondsPerTick(report.loopCPUSeconds)) us = ticks \(microsecondsPerTick(report.tickCPUSeconds)) + "
+            + "the rest \(microsecondsPerTick(report.loopCPUSeconds - report.tickCPUSeconds)) (socket handlers "
+            + "\(microsecondsPerTick(report.receiveSeconds)) us wall)"
     }
 
     func closeRoom() throws {

@@ -53,6 +53,7 @@ final class MediaAnchor: @unchecked Sendable {
         var legs: [CallLegID: AnchoredLeg] = [:]
         var inactivityTimer: TimerID?
         /// The topology's own clock (a gateway's 20 ms tick): one timer at its next deadline.
+        /// Never set for a room call: the room's clock (`RoomMedia.clock`) serves every seat.
         var topologyTimer: (id: TimerID, at: ContinuousClock.Instant)?
         /// The RTP timestamp of the last telephone event told to the engine, per leg: the
         /// core reports an event as it begins and again as it ends, the engine hears it once.
@@ -326,7 +327,13 @@ final class MediaAnchor: @unchecked Sendable {
             media.deliver = { [weak self, members] callID, actions in
                 guard let self, let member = members.calls[callID], !member.ended else { return }
                 self.perform(actions, in: member)
-                self.rescheduleAll(in: member)
+                // Only the member's leg timers: whoever called into the mixer moves the
+                // room's clock once, after every member got its share.
+                self.rescheduleLegs(in: member)
+            }
+            media.onTick = { [weak self, weak media] now in
+                guard let self, let media else { return }
+                self.tick(media, now: now)
             }
             room = (media, members)
             rooms[key] = room
@@ -336,6 +343,28 @@ final class MediaAnchor: @unchecked Sendable {
         let call = CallMedia(callID: callID, room: room.media, buffers: buffers[ObjectIdentifier(room.media.loop)]!)
         _ = room.media.loop.execute { room.members.calls[callID] = call }
         return call
+    }
+
+    /// What a room's clock did so far, as its loop sees it.
+    struct RoomClockFigures: Sendable, Equatable {
+        /// Times the room's one timer fired.
+        var wakeUps: UInt64
+        /// Ticks the room's mixer ran (`ConferenceMixer.counters.ticks`).
+        var ticks: UInt64
+        /// Mixes its `AudioMixer` made (one per tick).
+        var mixes: UInt64
+        /// Whether the room's timer is set now.
+        var armed: Bool
+    }
+
+    /// The clock of the room `room` of `applicationKey` (engine loop; waits for the room's
+    /// loop): nil when there is no such room. For tests and diagnostics.
+    func roomClock(applicationKey: String, room: String) -> RoomClockFigures? {
+        guard let media = rooms[RoomKey(applicationKey: applicationKey, room: room)]?.media else { return nil }
+        return media.loop.runAndWait {
+            RoomClockFigures(wakeUps: media.clockWakeUps, ticks: media.mixer.counters.ticks,
+                             mixes: media.mixer.mixerCounters.ticks, armed: media.clock != nil)
+        } ?? nil
     }
 
     /// What the mixer of a room says of each participant (engine loop): `deliver` gets it
@@ -437,10 +466,12 @@ final class MediaAnchor: @unchecked Sendable {
         }
     }
 
-    /// Forgets an empty room (engine loop): its next participant makes a new one.
+    /// Forgets an empty room (engine loop) and stops its clock (on its loop): its next
+    /// participant makes a new one.
     private func closeRoom(_ media: RoomMedia) {
         guard rooms[media.key]?.media === media else { return }
         rooms[media.key] = nil
+        _ = media.loop.execute { media.closeClock() }
         log.info("media.room.closed", ["room": media.key.description])
         // So the engine forgets what it kept of the room's talkers.
         talkersChanged?(media.key, [])
@@ -626,6 +657,8 @@ final class MediaAnchor: @unchecked Sendable {
         for id in Array(call.legs.keys) {
             if let final = shut(id, of: call, now: now) { statistics[id] = final }
         }
+        // The last leg out of the mixer stops the room's clock.
+        call.room?.rescheduleClock()
         return statistics
     }
 
@@ -895,14 +928,19 @@ final class MediaAnchor: @unchecked Sendable {
     }
 
     /// A packet on one leg can make another send (the bridge), so every leg's deadline may
-    /// have moved.
+    /// have moved, and so may the call's clock: its topology's, or its room's (one for
+    /// every seat of the room).
     private func rescheduleAll(in call: CallMedia) {
+        rescheduleLegs(in: call)
+        if let room = call.room { room.rescheduleClock() } else { rescheduleTopology(call) }
+    }
+
+    private func rescheduleLegs(in call: CallMedia) {
         for leg in call.legs.values { reschedule(leg, in: call) }
-        rescheduleTopology(call)
     }
 
     /// Keeps the call's one topology timer at `nextTopologyDeadline` (none for a relay, nor
-    /// for a gateway with no leg joined).
+    /// for a gateway with no leg joined; a room call's clock is its room's).
     private func rescheduleTopology(_ call: CallMedia) {
         let next = call.ended ? nil : call.topology.nextTopologyDeadline
         if let timer = call.topologyTimer {
@@ -915,17 +953,23 @@ final class MediaAnchor: @unchecked Sendable {
             guard let self, let call else { return }
             call.topologyTimer = nil
             guard !call.ended else { return }
-            let now = call.loop.now
-            self.perform(call.topology.handleTopologyTimeout(now: now), in: call)
-            if let room = call.room { self.reportTalkers(of: room, now: now) }
+            self.perform(call.topology.handleTopologyTimeout(now: call.loop.now), in: call)
             self.rescheduleAll(in: call)
         }
         call.topologyTimer = (id, next)
     }
 
-    /// Hands the room's talkers to the engine when they changed (the room's loop, after its
-    /// mixer ran): every seat's timer comes here, but the mixer's events are taken once, so
-    /// a change is reported once for the room, paced by `talkerPacer`.
+    /// The room's clock fired (its loop): the mixer runs the ticks due, once for the whole
+    /// room, each participant's call sends its share and moves its leg's timers, and the
+    /// talkers are reported. The room's clock is moved by its timer after this.
+    private func tick(_ room: RoomMedia, now: ContinuousClock.Instant) {
+        room.distribute(room.mixer.handleTopologyTimeout(now: now))
+        reportTalkers(of: room, now: now)
+    }
+
+    /// Hands the room's talkers to the engine when they changed (the room's loop, on the
+    /// room's clock, once a tick): a change is reported once for the room, paced by
+    /// `talkerPacer`.
     private func reportTalkers(of room: RoomMedia, now: ContinuousClock.Instant) {
         for case .talkersChanged(let talkers) in room.mixer.takeEvents() { room.talkerPacer.note(talkers.map(RoomLegName.callID(of:))) }
         guard let talkers = room.talkerPacer.due(now: now) else { return }

@@ -2,27 +2,42 @@ import ParleyCallCore
 import ParleyICECore
 import ParleyMediaCore
 import ParleyMediaLegCore
+import ParleyNetCore
 
 /// One conference room's media: its mixer, on one media loop, shared by the calls of its
-/// participants (each a call of its own, from an app to the room).
+/// participants (each a call of its own, from an app to the room), and the room's clock.
 ///
 /// The mixer names legs by call id. Each participant's call sees the room through a
-/// `RoomSeat`, so the media anchor runs a room call as any other: its one leg is `.caller`.
+/// `RoomSeat`, so the media anchor runs a room call as any other for its leg (socket, the
+/// leg's own ICE, DTLS and RTCP deadlines, statistics, inactivity): its one leg is `.caller`.
+/// The mixer's 20 ms tick is the room's, not a seat's: one timer per room (`clock`), at
+/// the mixer's `nextTopologyDeadline`, runs each tick once for every participant, so a
+/// room of N wakes its loop once a tick, not N times.
 ///
 /// Threads: created on the engine's loop, then used on `loop`'s thread only (every call of
-/// the room is placed on that loop).
+/// the room is placed on that loop), but for `participants`, which the engine's loop keeps.
 final class RoomMedia: @unchecked Sendable {
     /// The application's key and the conference id: rooms never span applications.
     let key: RoomKey
     let loop: any MediaLoop
     let mixer: ConferenceMixer<String>
-    /// Performs actions for another participant's leg, in that participant's call (set by
-    /// the anchor): the mixer's tick sends to every participant at once.
+    /// Performs actions for a participant's leg, in that participant's call (set by the
+    /// anchor): the mixer's tick sends to every participant at once.
     var deliver: ((String, [MediaTopologyAction<CallLegID>]) -> Void)?
+    /// Runs when the room's clock fires, with its time (set by the anchor): the mixer's due
+    /// ticks, their actions delivered, the talkers reported.
+    var onTick: ((ContinuousClock.Instant) -> Void)?
     /// Participants' calls counted on the engine's loop: the room goes when none is left.
     var participants = 0
     /// Paces the talker changes the mixer reports before they go to the engine (room loop).
     var talkerPacer = TalkerReportPacer<String>()
+    /// The room's one timer, at the mixer's next tick; nil while nobody is joined (the
+    /// mixer has no deadline) and after `closeClock`.
+    private(set) var clock: (id: TimerID, at: ContinuousClock.Instant)?
+    /// Times the room's clock fired (each runs the ticks then due), for tests and figures.
+    private(set) var clockWakeUps: UInt64 = 0
+    /// Set by `closeClock`: the room is gone and its clock is never armed again.
+    private(set) var isClosed = false
 
     init(key: RoomKey, loop: any MediaLoop, configuration: ConferenceMixer<String>.Configuration) throws(CodecError) {
         self.key = key
@@ -33,6 +48,56 @@ final class RoomMedia: @unchecked Sendable {
     /// The legs of conference callouts in the mixer, by mixer name (room loop): a callout's
     /// leg is its callee's, not `.caller` (`RoomLegName`).
     var calloutLegs: [String: CallLegID] = [:]
+
+    /// Keeps the room's one timer at the mixer's `nextTopologyDeadline` (room loop): after
+    /// any call into the mixer, which may start its clock (a first join), move it (a tick)
+    /// or stop it (the last leg left). Costs one comparison when nothing moved.
+    func rescheduleClock() {
+        let next = isClosed ? nil : mixer.nextTopologyDeadline
+        if let timer = clock {
+            if timer.at == next { return }
+            loop.cancel(timer.id)
+            clock = nil
+        }
+        guard let next else { return }
+        let id = loop.schedule(at: next) { [weak self] in
+            guard let self else { return }
+            self.clock = nil
+            guard !self.isClosed else { return }
+            self.clockWakeUps &+= 1
+            self.onTick?(self.loop.now)
+            self.rescheduleClock()
+        }
+        clock = (id, next)
+    }
+
+    /// Stops the room's clock for good (room loop): the room closed.
+    func closeClock() {
+        isClosed = true
+        if let timer = clock { loop.cancel(timer.id) }
+        clock = nil
+        onTick = nil
+        deliver = nil
+    }
+
+    /// The actions of a tick, handed to each participant's call through `deliver`. The
+    /// mixer emits each leg's actions together, so they go in runs, one hand-over per
+    /// participant (per leg of a callout ringing several devices), with no regrouping.
+    func distribute(_ actions: [MediaTopologyAction<String>]) {
+        guard let deliver, !actions.isEmpty else { return }
+        var leg: String?
+        var run: [MediaTopologyAction<CallLegID>] = []
+        for action in actions {
+            let (owner, converted) = convert(action)
+            if owner != leg {
+                if let leg, !run.isEmpty { deliver(leg, run) }
+                leg = owner
+                run.removeAll(keepingCapacity: true)
+            }
+            run.append(converted)
+        }
+        if let leg, !run.isEmpty { deliver(leg, run) }
+    }
 
     /// The actions of a call into the mixer: the seat's own go back to it with their legs'
     /// call names, the others go to their calls through `deliver`.
@@ -108,9 +173,9 @@ struct RoomKey: Hashable, Sendable, CustomStringConvertible {
 
 /// A participant's view of its room: a `MediaTopology` whose legs are the room mixer's:
 /// `.caller` for a call to the room, named by the call's id; the callee legs of a
-/// conference callout, named as `RoomLegName` says. Every participant's call runs the room's
-/// clock (its topology timer asks `nextTopologyDeadline`): the first to run a due tick
-/// runs it for the whole room; the others then find nothing due.
+/// conference callout, named as `RoomLegName` says. A seat has no clock of its own (no
+/// `nextTopologyDeadline`): the room's one timer (`RoomMedia.rescheduleClock`) runs the
+/// mixer's ticks for every seat. Its legs keep their own deadlines (ICE, DTLS, RTCP).
 final class RoomSeat: MediaTopology {
     let room: RoomMedia
     let callID: String
@@ -172,11 +237,5 @@ final class RoomSeat: MediaTopology {
 
     func nextDeadline(of leg: CallLegID) -> ContinuousClock.Instant? {
         seat(leg).flatMap { room.mixer.nextDeadline(of: $0) }
-    }
-
-    var nextTopologyDeadline: ContinuousClock.Instant? { room.mixer.nextTopologyDeadline }
-
-    func handleTopologyTimeout(now: ContinuousClock.Instant) -> [MediaTopologyAction<CallLegID>] {
-        room.split(room.mixer.handleTopologyTimeout(now: now), for: callID)
     }
 }

@@ -1,6 +1,8 @@
 /// Paces the reports of one conference room's talkers: at most one per `interval`, the
 /// latest change winning, and none that repeats the last one reported. Sans-I/O: changes
-/// and the time come in, the talkers to report now come out.
+/// and the time come in, the talkers to report now come out. The media anchor asks it once
+/// a tick, from the room's clock (`RoomMedia`), so a change waits at most a tick past
+/// `interval`.
 ///
 /// The mixer's hysteresis (a 60 ms attack, a 400 ms hangover, an advantage for current
 /// talkers) already keeps changes rare; this bounds what a room can send its devices
