@@ -17,16 +17,21 @@ public final class HTTP2Client: @unchecked Sendable {
     private let lock = Mutex(())
     private let timeoutMilliseconds: Int
     private let caFile: String?
+    private let allowsHTTP1: Bool
 
     /// - Parameters:
     ///   - timeoutMilliseconds: bound on each whole exchange, connect included.
     ///   - caFile: a PEM bundle to trust instead of the system's (tests with a TLS emulator).
-    public init(timeoutMilliseconds: Int = 10_000, caFile: String? = nil) throws(PushError) {
+    ///   - allowsHTTP1: speak HTTP/1.1 too, for servers that have no HTTP/2 (a customer's
+    ///     backend): `http://` URLs then use HTTP/1.1, `https://` ones whatever ALPN
+    ///     settles. Push providers are HTTP/2 only, so their clients leave it off.
+    public init(timeoutMilliseconds: Int = 10_000, caFile: String? = nil, allowsHTTP1: Bool = false) throws(PushError) {
         guard curlGlobalInit == CURLE_OK else { throw PushError(.transport, "curl_global_init failed") }
         guard let handle = curl_easy_init() else { throw PushError(.transport, "curl_easy_init failed") }
         self.handle = handle
         self.timeoutMilliseconds = max(1, timeoutMilliseconds)
         self.caFile = caFile
+        self.allowsHTTP1 = allowsHTTP1
     }
 
     deinit { curl_easy_cleanup(handle) }
@@ -50,10 +55,10 @@ public final class HTTP2Client: @unchecked Sendable {
         for (name, value) in request.headers { headerList = curl_slist_append(headerList, "\(name): \(value)") }
 
         let prior = request.url.hasPrefix("http://")
+        let wanted = prior ? (allowsHTTP1 ? CURL_HTTP_VERSION_1_1 : CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE) : CURL_HTTP_VERSION_2TLS
         var codes: [CURLcode] = []
         codes.append(parley_curl_setopt_string(handle, CURLOPT_URL, request.url))
-        codes.append(parley_curl_setopt_long(handle, CURLOPT_HTTP_VERSION,
-                                             Int(prior ? CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE : CURL_HTTP_VERSION_2TLS)))
+        codes.append(parley_curl_setopt_long(handle, CURLOPT_HTTP_VERSION, Int(wanted)))
         codes.append(parley_curl_setopt_long(handle, CURLOPT_POST, 1))
         codes.append(parley_curl_setopt_large(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.count)))
         // COPYPOSTFIELDS copies POSTFIELDSIZE bytes now, so the array need not outlive this

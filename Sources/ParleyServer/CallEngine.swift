@@ -12,6 +12,7 @@ import ParleyPush
 import ParleySessionCore
 import ParleySignaling
 import ParleyStore
+import ParleyVoiceAPI
 import ParleyWebSocket
 import ParleyWireCore
 import Synchronization
@@ -67,6 +68,13 @@ final class CallEngine: @unchecked Sendable {
     /// The SIP user agent SIP parties are told through; nil: calls to phone numbers and
     /// SIP addresses are refused (`CallConfiguration.sipDialling` off).
     private let sipCalls: (any SIPCallPort)?
+    /// The applications' backends, called back about calls in to the numbers they route
+    /// (with a SIP user agent only).
+    private let backend: BackendCallbacks?
+    /// Calls in whose ICE their backend answered: what their DiCE needs, by call id.
+    private var backendCalls: [String: BackendCall] = [:]
+    /// Calls in whose caller hung up (its BYE or CANCEL), for their DiCE's reason.
+    private var callerHangups: Set<String> = []
     private let recorder: CallRecorder
     /// Applications' dialling settings in, refusals out; nil: not enforced.
     private var dialling: DiallingPolicyShell?
@@ -133,6 +141,12 @@ final class CallEngine: @unchecked Sendable {
         calls.sipDialling = sipCalls != nil
         registry = CallRegistry(configuration: calls, router: router)
         self.sipCalls = sipCalls
+        if sipCalls != nil {
+            let settings = CallbackSettingsSource()
+            backend = BackendCallbacks(settings: settings, store: helloStore, log: log)
+        } else {
+            backend = nil
+        }
         self.node = node
         self.bus = bus
         self.directory = directory
@@ -170,6 +184,7 @@ final class CallEngine: @unchecked Sendable {
             guard let engine = self else { return }
             loop.execute { engine.sipOffered(call) }
         }
+        if let backend { backend.settings.start(loop: loop, store: helloStore, log: log) }
         recorder.onCommitted { [loop, weak self] ticket in
             guard let engine = self else { return }
             loop.execute { engine.storeCommitted(ticket) }
@@ -577,6 +592,7 @@ final class CallEngine: @unchecked Sendable {
         var waitFor: UInt64 = 0
         var closing: Set<String> = []
         for case .record(let record) in actions {
+            if record.state == .ended { sendDiCE(for: record) }
             var legs: [CallLeg] = []
             if record.state == .ended, let anchor {
                 if !stopping {
@@ -674,26 +690,150 @@ final class CallEngine: @unchecked Sendable {
             case .dtmf: "dtmf"
             }
         log.info("sip.report", ["call": party.callID, "event": described])
+        if case .hungUp = event, backendCalls[party.callID] != nil, registry.record(of: party.callID)?.callerDeviceID == nil,
+           registry.record(of: party.callID)?.caller == party.address {
+            callerHangups.insert(party.callID)
+        }
         perform(registry.handleSIP(event, from: party, now: now()))
     }
 
     /// A call came in over SIP (on the loop): it starts toward the user or room its number's
     /// rule names, or its caller is told it ended with the refusal (a final failure).
     private func sipOffered(_ call: InboundSIPCall) {
+        guard let target = call.target else { return askBackend(call) }
+        start(call, to: target)
+    }
+
+    /// Starts a call in toward `target`, or refuses it.
+    private func start(_ call: InboundSIPCall, to target: PartyAddress) {
         let time = now()
         do throws(CallingError) {
             guard !stopped else { throw CallingError.stopping(callID: call.party.callID) }
             let actions = try registry.startInbound(
-                callID: call.party.callID, from: call.party, applicationKey: call.applicationKey, to: call.target, offer: call.offer,
+                callID: call.party.callID, from: call.party, applicationKey: call.applicationKey, to: target, offer: call.offer,
                 headers: call.headers, now: time)
-            log.info("sip.inbound.call", ["call": call.party.callID, "from": call.party.description, "to": call.target.address])
+            log.info("sip.inbound.call", ["call": call.party.callID, "from": call.party.description, "to": target.address])
             perform(actions)
         } catch {
-            log.info("sip.inbound.refused", ["call": call.party.callID, "reason": error.description])
-            let times = CallTimes(startedTime: time.unixMilliseconds, endedTime: time.unixMilliseconds)
-            sipCalls?.tell(call.party, .ended(
-                callID: call.party.callID, cause: .error, error: .init(code: error.signalingCode, message: error.reason), details: times))
+            refuse(call, code: error.signalingCode, message: error.reason)
+            sendRefusedDiCE(call, reason: error.signalingCode == .destinationNotFound ? .userNotFound : .generalError)
         }
+    }
+
+    private func refuse(_ call: InboundSIPCall, code: SignalingErrorCode, message: String) {
+        log.info("sip.inbound.refused", ["call": call.party.callID, "code": code.rawValue, "reason": message])
+        let time = now().unixMilliseconds
+        sipCalls?.tell(call.party, .ended(
+            callID: call.party.callID, cause: .error, error: .init(code: code, message: message),
+            details: CallTimes(startedTime: time, endedTime: time)))
+    }
+
+    // MARK: The application's backend (docs/backend.md)
+
+    /// What a call in routed by its backend needs for its DiCE.
+    struct BackendCall {
+        var applicationKey: String
+        var from: String
+        var to: Destination
+        var headers: [CallHeader]
+    }
+
+    /// A call in to a number its application's backend routes: the ICE goes out, and the
+    /// call waits (its caller heard 100 Trying) for the SVAML answer, which places it.
+    private func askBackend(_ call: InboundSIPCall) {
+        guard let backend, backend.sends(.ice, applicationKey: call.applicationKey) else {
+            return refuse(call, code: .destinationUnavailable, message: "the number is routed by the application's backend, and it has no callback URL for ice")
+        }
+        let callID = call.party.callID
+        let headers = call.headers.sorted { $0.key < $1.key }.map { CallHeader(key: $0.key, value: $0.value) }
+        let from = call.party.address.address
+        let to = Destination(kind: .did, endpoint: call.dialled)
+        let origination: CallDomain = call.party.address.kind == .phone ? .pstn : .sip
+        guard let timestamp = try? SinchTimestamp(unixMilliseconds: now().unixMilliseconds) else { return }
+        let event = IncomingCallEvent(
+            header: CallbackHeader(callID: callID, timestamp: timestamp, applicationKey: call.applicationKey),
+            cli: from, to: to, domain: .mxp, originationType: origination, callHeaders: headers)
+        backendCalls[callID] = BackendCall(applicationKey: call.applicationKey, from: from, to: to, headers: headers)
+        log.info("backend.ice", ["call": callID, "app": call.applicationKey, "to": call.dialled])
+        backend.post(.incoming(event), applicationKey: call.applicationKey) { [loop, weak self] result in
+            guard let engine = self else { return }
+            loop.execute { engine.backendAnswered(call, result) }
+        }
+    }
+
+    /// The backend's answer to a call's ICE (on the loop): its action places the call
+    /// (`connectMxp` to a user, `connectConf` to a room), refuses it (`hangup`), or the
+    /// call is refused with the DiCE reason of what went wrong.
+    private func backendAnswered(_ call: InboundSIPCall, _ result: Result<SVAMLResponse?, BackendCallbacks.Failure>) {
+        guard !stopped else { return }
+        switch result {
+        case .failure(let failure):
+            log.warning("backend.ice.failed", ["call": call.party.callID, "reason": failure.reason.rawValue, "detail": failure.message])
+            refuse(call, code: .destinationUnavailable, message: "the backend's answer: \(failure.message)")
+            sendRefusedDiCE(call, reason: failure.reason)
+        case .success(let svaml?):
+            switch svaml.action {
+            case .connectMxp(let action):
+                guard let destination = action.destination, destination.kind == .username else {
+                    refuse(call, code: .badRequest, message: "connectMxp needs a destination of type username")
+                    return sendRefusedDiCE(call, reason: .invalidSVAMLAction)
+                }
+                var routed = call
+                for header in action.callHeaders { routed.headers[header.key] = header.value }
+                backendCalls[call.party.callID]?.to = destination
+                start(routed, to: .user(destination.endpoint))
+            case .connectConf(let action):
+                backendCalls[call.party.callID]?.to = Destination(kind: .conference, endpoint: action.conferenceID)
+                start(call, to: .conference(action.conferenceID))
+            case .hangup:
+                log.info("backend.ice.hangup", ["call": call.party.callID])
+                refuse(call, code: .destinationUnavailable, message: "the backend hung up")
+                sendRefusedDiCE(call, reason: .managerHangup)
+            default:
+                log.warning("backend.ice.unsupported", ["call": call.party.callID, "action": svaml.action.name.rawValue])
+                refuse(call, code: .notImplemented, message: "SVAML action \(svaml.action.name.rawValue) is not supported for calls in yet")
+                sendRefusedDiCE(call, reason: .invalidSVAMLAction)
+            }
+        case .success(nil):
+            refuse(call, code: .destinationUnavailable, message: "the backend gave no SVAML")
+            sendRefusedDiCE(call, reason: .callbackError)
+        }
+    }
+
+    /// The DiCE of a call in refused before it started.
+    private func sendRefusedDiCE(_ call: InboundSIPCall, reason: DisconnectReason) {
+        guard let info = backendCalls.removeValue(forKey: call.party.callID) else { return }
+        sendDiCE(callID: call.party.callID, info, result: .failed, reason: reason, durationSeconds: 0)
+    }
+
+    /// The DiCE of a call in its backend routed, once its record ended.
+    private func sendDiCE(for record: CallRecord) {
+        guard let info = backendCalls.removeValue(forKey: record.callID) else { return }
+        let callerHungUp = callerHangups.remove(record.callID) != nil
+        let answered = record.times.answeredTime != nil
+        let result: DisconnectResult
+        let reason: DisconnectReason
+        switch record.endCause {
+        case .hungUp?:
+            result = .answered
+            reason = callerHungUp ? .callerHangup : .calleeHangup
+        case .denied?: (result, reason) = (.busy, .calleeHangup)
+        case .noAnswer?, .timeout?: (result, reason) = (answered ? .answered : .noAnswer, .timeout)
+        case .canceled?: (result, reason) = (.noAnswer, .cancel)
+        case .error? where record.error?.code == SignalingErrorCode.destinationNotFound.rawValue: (result, reason) = (.failed, .userNotFound)
+        default: (result, reason) = (answered ? .answered : .failed, .generalError)
+        }
+        sendDiCE(callID: record.callID, info, result: result, reason: reason, durationSeconds: (record.durationMillis ?? 0) / 1000)
+    }
+
+    private func sendDiCE(callID: String, _ info: BackendCall, result: DisconnectResult, reason: DisconnectReason, durationSeconds: Int64) {
+        guard let backend, backend.sends(.dice, applicationKey: info.applicationKey),
+              let timestamp = try? SinchTimestamp(unixMilliseconds: now().unixMilliseconds) else { return }
+        let event = DisconnectedCallEvent(
+            header: CallbackHeader(callID: callID, timestamp: timestamp, applicationKey: info.applicationKey),
+            result: result, reason: reason, durationSeconds: durationSeconds, from: info.from, to: info.to, callHeaders: info.headers)
+        log.info("backend.dice", ["call": callID, "result": result.rawValue, "reason": reason.rawValue])
+        backend.post(.disconnected(event), applicationKey: info.applicationKey) { _ in }
     }
 
     /// Runs held work whose ticket is committed, in order: work waits while earlier held
@@ -974,6 +1114,7 @@ final class CallEngine: @unchecked Sendable {
     /// connection `shutting_down`, closes the media legs and waits for the records.
     func stop() {
         guard !stopped else { return }
+        backend?.settings.stop()
         // Closes already handed to the media loops finish and write their records first;
         // the calls ended now close synchronously, so every record is written before the
         // flush below.

@@ -31,18 +31,22 @@ extension SIPCallPort {
 }
 
 /// A call that came in over SIP, as the adapter offers it to the engine: its caller (the
-/// far side, named by the number or SIP address it calls from), the application and the
-/// user or room the dialled number's rule names, the INVITE's SDP offer and its `x-`
-/// headers (as the app may receive them).
+/// far side, named by the number or SIP address it calls from), the number it dialled,
+/// the application and the user or room the number's rule names (nil: the application's
+/// backend says, answering an ICE), the INVITE's SDP offer and its `x-` headers (as the
+/// app may receive them).
 public struct InboundSIPCall: Sendable, Hashable {
     public var party: SIPParty
+    /// The number dialled, E.164.
+    public var dialled: String
     public var applicationKey: String
-    public var target: PartyAddress
+    public var target: PartyAddress?
     public var offer: String
     public var headers: [String: String]
 
-    public init(party: SIPParty, applicationKey: String, target: PartyAddress, offer: String, headers: [String: String]) {
+    public init(party: SIPParty, dialled: String, applicationKey: String, target: PartyAddress?, offer: String, headers: [String: String]) {
         self.party = party
+        self.dialled = dialled
         self.applicationKey = applicationKey
         self.target = target
         self.offer = offer

@@ -15,9 +15,9 @@ import Synchronization
 /// `--sip-route` host, the outbound proxy: compared by address), since anyone else could
 /// call into the applications; others get the stateless 403 as before. A taken INVITE is
 /// a `SIPInboundCall` (100 Trying at once); its Request-URI's number is looked up in the
-/// `--sip-number` rules: a number without a rule gets 404, one routed by the
-/// application's backend 503 (the backend's callbacks are not built yet), an INVITE
-/// without an SDP offer 488. Otherwise the engine is offered the call
+/// `--sip-number` rules: a number without a rule gets 404, an INVITE without an SDP offer
+/// 488; a number the application's backend routes is offered with no target (the engine
+/// asks the backend). Otherwise the engine is offered the call
 /// (`InboundSIPCall`), whose caller is a `SIPParty` named by the number or SIP address
 /// it calls from (its P-Asserted-Identity, else its From); what the engine then tells
 /// that party becomes 180, 200 with the anchor's answer, a final failure or BYE.
@@ -122,21 +122,18 @@ final class SIPInboundAgent: @unchecked Sendable {
             reject(entry, status: 404, reason: "Not Found", why: "no --sip-number rule for \(dialled)", transport: transport, sink: sink)
             return .taken
         }
-        let target: PartyAddress
+        let target: PartyAddress?
         switch route.target {
         case .user(let userID): target = .user(userID)
         case .conference(let room): target = .conference(room)
-        case .backend:
-            reject(entry, status: 503, reason: "Service Unavailable",
-                   why: "\(number) is routed by the application's backend, whose callbacks are not built yet", transport: transport, sink: sink)
-            return .taken
+        case .backend: target = nil
         }
         guard let offer = call.offer else {
             reject(entry, status: 488, reason: "Not Acceptable Here", why: "the INVITE has no SDP offer", transport: transport, sink: sink)
             return .taken
         }
         sink.offered(InboundSIPCall(
-            party: party, applicationKey: route.applicationKey, target: target, offer: String(decoding: offer, as: UTF8.self),
+            party: party, dialled: number, applicationKey: route.applicationKey, target: target, offer: String(decoding: offer, as: UTF8.self),
             headers: SIPUserAgent.appHeaders(call.callHeaders)))
         return .taken
     }
