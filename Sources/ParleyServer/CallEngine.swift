@@ -71,6 +71,8 @@ final class CallEngine: @unchecked Sendable {
     /// The applications' backends, called back about calls in to the numbers they route
     /// (with a SIP user agent only).
     private let backend: BackendCallbacks?
+    /// What the app calls their backend routes asked (caller and destination), by call id.
+    private var routingRequests: [String: RouteRequest] = [:]
     /// Calls in whose ICE their backend answered: what their DiCE needs, by call id.
     private var backendCalls: [String: BackendCall] = [:]
     /// Calls in whose caller hung up (its BYE or CANCEL), for their DiCE's reason.
@@ -139,14 +141,13 @@ final class CallEngine: @unchecked Sendable {
         calls.maxCallsPerUser = configuration.maxCallsPerUser
         calls.maxCallsPerApplication = configuration.maxCallsPerApplication
         calls.sipDialling = sipCalls != nil
-        registry = CallRegistry(configuration: calls, router: router)
+        // The applications' backends: their callback settings are read in any case, since
+        // a backend may route app calls (`--app-calls`) as well as calls in over SIP.
+        let callbackSettings = CallbackSettingsSource()
+        backend = BackendCallbacks(settings: callbackSettings, store: helloStore, log: log)
+        let backendRouter = BackendRouter(fallback: router, settings: callbackSettings)
+        registry = CallRegistry(configuration: calls, router: backendRouter)
         self.sipCalls = sipCalls
-        if sipCalls != nil {
-            let settings = CallbackSettingsSource()
-            backend = BackendCallbacks(settings: settings, store: helloStore, log: log)
-        } else {
-            backend = nil
-        }
         self.node = node
         self.bus = bus
         self.directory = directory
@@ -185,6 +186,11 @@ final class CallEngine: @unchecked Sendable {
             loop.execute { engine.sipOffered(call) }
         }
         if let backend { backend.settings.start(loop: loop, store: helloStore, log: log) }
+        backendRouter.setAsk { [loop, weak self] request in
+            guard let engine = self else { return }
+            // After the call.start that asked is handled: the call is in its routing state.
+            loop.execute { engine.askBackend(route: request) }
+        }
         recorder.onCommitted { [loop, weak self] ticket in
             guard let engine = self else { return }
             loop.execute { engine.storeCommitted(ticket) }
@@ -736,6 +742,8 @@ final class CallEngine: @unchecked Sendable {
         var from: String
         var to: Destination
         var headers: [CallHeader]
+        /// Set when the backend's answer refused the call: its DiCE gives this reason.
+        var refusal: DisconnectReason?
     }
 
     /// A call in to a number its application's backend routes: the ICE goes out, and the
@@ -800,6 +808,97 @@ final class CallEngine: @unchecked Sendable {
         }
     }
 
+    /// An app call whose backend routes it (`BackendRouter`): the ICE goes out, and the call
+    /// waits in its routing state for the answer, which `backendRouted` turns into the
+    /// router's decision.
+    private func askBackend(route request: RouteRequest) {
+        guard let backend, !stopped, let timestamp = try? SinchTimestamp(unixMilliseconds: now().unixMilliseconds) else { return }
+        let applicationKey = request.caller.user.applicationKey
+        let destination = Self.destination(of: request.destination)
+        let headers = request.headers.sorted { $0.key < $1.key }.map { CallHeader(key: $0.key, value: $0.value) }
+        let domain: CallDomain = switch request.destination.kind {
+        case .phone: .pstn
+        case .sip: .sip
+        case .user, .conference: .mxp
+        }
+        let event = IncomingCallEvent(
+            header: CallbackHeader(callID: request.callID, timestamp: timestamp, applicationKey: applicationKey),
+            cli: request.cli, to: destination, domain: domain, originationType: .mxp, callHeaders: headers,
+            user: request.caller.user.userID)
+        backendCalls[request.callID] = BackendCall(
+            applicationKey: applicationKey, from: request.caller.user.userID, to: destination, headers: headers)
+        routingRequests[request.callID] = request
+        log.info("backend.ice", ["call": request.callID, "app": applicationKey, "to": request.destination.address])
+        backend.post(.incoming(event), applicationKey: applicationKey) { [loop, weak self] result in
+            guard let engine = self else { return }
+            loop.execute { engine.backendRouted(request, result) }
+        }
+    }
+
+    /// The backend's answer to an app call's ICE (on the loop), as the router's decision.
+    private func backendRouted(_ request: RouteRequest, _ result: Result<SVAMLResponse?, BackendCallbacks.Failure>) {
+        routingRequests[request.callID] = nil
+        guard !stopped else { return }
+        let decision: RoutingDecision
+        switch result {
+        case .failure(let failure):
+            log.warning("backend.ice.failed", ["call": request.callID, "reason": failure.reason.rawValue, "detail": failure.message])
+            markDiCEReason(request.callID, failure.reason)
+            decision = .reject(.init(code: .destinationUnavailable, message: "the application's backend: \(failure.message)".prefix(1024).description))
+        case .success(nil):
+            markDiCEReason(request.callID, .callbackError)
+            decision = .reject(.init(code: .destinationUnavailable, message: "the application's backend gave no SVAML"))
+        case .success(let svaml?):
+            switch svaml.action {
+            case .connectMxp(let action):
+                let user = action.destination.map(\.endpoint) ?? request.destination.address
+                var routed = request
+                routed.destination = .user(user)
+                for header in action.callHeaders { routed.headers[header.key] = header.value }
+                backendCalls[request.callID]?.to = Destination(kind: .username, endpoint: user)
+                decision = PresenceRouter().route(routed, presence: registry.presence)
+                    ?? .reject(.init(code: .destinationUnavailable, message: "destination user has no connected device"))
+            case .connectPstn(let action):
+                let number = action.number?.e164 ?? request.destination.address
+                backendCalls[request.callID]?.to = Destination(kind: .number, endpoint: number)
+                decision = .dialNumber(PhoneRoute(number: number, callerID: action.cli?.e164 ?? request.cli))
+            case .connectSip(let action):
+                var headers: [String: String] = [:]
+                for header in action.callHeaders { headers[header.key] = header.value }
+                let address = action.destination.endpoint.hasPrefix("sip:") ? String(action.destination.endpoint.dropFirst(4)) : action.destination.endpoint
+                backendCalls[request.callID]?.to = Destination(kind: .sip, endpoint: address)
+                decision = .dialSIP(uri: address, headers: headers)
+            case .connectConf(let action):
+                backendCalls[request.callID]?.to = Destination(kind: .conference, endpoint: action.conferenceID)
+                decision = .joinRoom(action.conferenceID)
+            case .hangup:
+                log.info("backend.ice.hangup", ["call": request.callID])
+                markDiCEReason(request.callID, .managerHangup)
+                decision = .reject(.init(code: .destinationUnavailable, message: "the application's backend hung up"))
+            default:
+                log.warning("backend.ice.unsupported", ["call": request.callID, "action": svaml.action.name.rawValue])
+                markDiCEReason(request.callID, .invalidSVAMLAction)
+                decision = .reject(.init(code: .notImplemented, message: "SVAML action \(svaml.action.name.rawValue) is not supported yet"))
+            }
+        }
+        perform(registry.handleRouting(decision, callID: request.callID, now: now()))
+    }
+
+    /// The reason a call's DiCE gives when it ends refused (the backend's doing).
+    private func markDiCEReason(_ callID: String, _ reason: DisconnectReason) {
+        backendCalls[callID]?.refusal = reason
+    }
+
+    /// A protocol address as a callback's `to`.
+    static func destination(of address: PartyAddress) -> Destination {
+        switch address {
+        case .user(let id): Destination(kind: .username, endpoint: id)
+        case .phone(let number): Destination(kind: .number, endpoint: number)
+        case .sip(let uri): Destination(kind: .sip, endpoint: uri)
+        case .conference(let id): Destination(kind: .conference, endpoint: id)
+        }
+    }
+
     /// The DiCE of a call in refused before it started.
     private func sendRefusedDiCE(_ call: InboundSIPCall, reason: DisconnectReason) {
         guard let info = backendCalls.removeValue(forKey: call.party.callID) else { return }
@@ -820,6 +919,7 @@ final class CallEngine: @unchecked Sendable {
         case .denied?: (result, reason) = (.busy, .calleeHangup)
         case .noAnswer?, .timeout?: (result, reason) = (answered ? .answered : .noAnswer, .timeout)
         case .canceled?: (result, reason) = (.noAnswer, .cancel)
+        case .error? where info.refusal != nil: (result, reason) = (.failed, info.refusal ?? .generalError)
         case .error? where record.error?.code == SignalingErrorCode.destinationNotFound.rawValue: (result, reason) = (.failed, .userNotFound)
         default: (result, reason) = (answered ? .answered : .failed, .generalError)
         }
