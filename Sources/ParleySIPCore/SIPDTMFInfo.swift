@@ -1,16 +1,16 @@
-import ParleySIP
+public import ParleySIP
 
 /// The DTMF key an INFO carries when a SIP peer signals keys in the signalling rather
 /// than as RFC 4733 events: `application/dtmf-relay` (lines like `Signal=5` and
 /// `Duration=160`, the de facto format of PBXs and gateways) or `application/dtmf` (the
 /// key alone). Sans-I/O.
-enum SIPDTMFInfo {
+public enum SIPDTMFInfo {
     /// The most body read: a DTMF body is a few dozen bytes.
-    static let maxBodyLength = 1024
+    public static let maxBodyLength = 1024
 
     /// The key (`0-9 * # A-D`; `10` and `11` read as `*` and `#`, as some phones write
     /// them), or nil when the body is not DTMF or names no key.
-    static func key(contentType: SIPContentType?, body: [UInt8]) -> String? {
+    public static func key(contentType: SIPContentType?, body: [UInt8]) -> String? {
         guard let contentType, body.count <= maxBodyLength else { return nil }
         let text = String(decoding: body, as: UTF8.self)
         if contentType.matches(type: "application", subtype: "dtmf") { return normalized(text) }

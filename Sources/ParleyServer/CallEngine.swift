@@ -75,7 +75,8 @@ final class CallEngine: @unchecked Sendable {
     private var routingRequests: [String: RouteRequest] = [:]
     /// Calls in whose ICE their backend answered: what their DiCE needs, by call id.
     private var backendCalls: [String: BackendCall] = [:]
-    /// Calls in whose caller hung up (its BYE or CANCEL), for their DiCE's reason.
+    /// Calls their backend routed whose caller hung up (a SIP caller's BYE or CANCEL, an app
+    /// caller's `call.hangup`), for their DiCE's reason.
     private var callerHangups: Set<String> = []
     private let recorder: CallRecorder
     /// Applications' dialling settings in, refusals out; nil: not enforced.
@@ -314,6 +315,11 @@ final class CallEngine: @unchecked Sendable {
         case .verifyHello(let id, let hello):
             lookUpApplication(for: hello, connectionID: id)
         case .callRequest(let device, let message):
+            // A backend's DiCE says who hung up: the caller's device, or the other side.
+            if case .callHangup(let request) = message, backendCalls[request.callID] != nil,
+               registry.record(of: request.callID)?.callerDeviceID == device.deviceID {
+                callerHangups.insert(request.callID)
+            }
             perform(registry.handleRequest(message, from: device, now: now()))
         case .pushRequest(let id, let device, let message):
             let answered: @Sendable () -> Void = { [self] in session { $0.requestAnswered(on: id) } }

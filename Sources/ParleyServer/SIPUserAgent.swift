@@ -294,7 +294,7 @@ public final class SIPUserAgent: SIPCallPort, SIPTransportDelegate, @unchecked S
         case .remoteOfferCompleted, .remoteOfferCancelled, .sessionRefreshed:
             break
         case .info(let contentType, let body):
-            if let digits = SIPDTMFRelay.digits(contentType: contentType, body: body) {
+            if let digits = SIPDTMFInfo.key(contentType: contentType, body: body) {
                 log.info("sip.info.dtmf", ["call": party.callID, "digits": digits])
                 report(.dtmf(digits: digits), party)
             }

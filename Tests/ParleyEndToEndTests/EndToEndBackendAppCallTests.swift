@@ -41,7 +41,7 @@ extension EndToEndRealTimeMediaTests.SIPInteropBaresipTests {
         let phoneHeard = try phone.receivedRecording().path
         phone.stop()
         let dice = try backend.waitFor("dice")
-        #expect(dice.body["result"] as? String == "ANSWERED", "\(dice.body)")
+        #expect(dice.body["result"] as? String == "ANSWERED" && dice.body["reason"] as? String == "CALLERHANGUP", "\(dice.body)")
         try Self.expectTone(1000, in: recording, minimumRatio: 0.75)
         try Self.expectTone(440, in: phoneHeard, minimumRatio: 0.75)
     }

@@ -231,25 +231,3 @@ import Testing
         #expect(answerer.answer(to: Array("not sdp".utf8)) == nil)
     }
 }
-
-/// DTMF in SIP INFO bodies.
-@Suite struct SIPDTMFRelayTests {
-    static let relay = try! SIPContentType(type: "application", subtype: "dtmf-relay")
-    static let dtmf = try! SIPContentType(type: "application", subtype: "dtmf")
-
-    @Test func signalLinesAndBareDigitsAreRead() {
-        #expect(SIPDTMFRelay.digits(contentType: Self.relay, body: Array("Signal=5\r\nDuration=160\r\n".utf8)) == "5")
-        #expect(SIPDTMFRelay.digits(contentType: Self.relay, body: Array("signal = #\nDuration=100".utf8)) == "#")
-        #expect(SIPDTMFRelay.digits(contentType: Self.relay, body: Array("Signal=10\r\n".utf8)) == "*")
-        #expect(SIPDTMFRelay.digits(contentType: Self.relay, body: Array("Signal=d\r\n".utf8)) == "D")
-        #expect(SIPDTMFRelay.digits(contentType: Self.dtmf, body: Array("7".utf8)) == "7")
-    }
-
-    @Test func anythingElseIsNotDTMF() {
-        #expect(SIPDTMFRelay.digits(contentType: Self.relay, body: Array("Signal=Z\r\n".utf8)) == nil)
-        #expect(SIPDTMFRelay.digits(contentType: Self.relay, body: Array("Duration=160\r\n".utf8)) == nil)
-        #expect(SIPDTMFRelay.digits(contentType: .sdp, body: Array("Signal=5".utf8)) == nil)
-        #expect(SIPDTMFRelay.digits(contentType: nil, body: Array("5".utf8)) == nil)
-        #expect(SIPDTMFRelay.digits(contentType: Self.relay, body: Array(repeating: 0x35, count: 5000)) == nil)
-    }
-}
