@@ -97,15 +97,20 @@ public final class ParleyServer: Sendable {
         restCursorKey = try RESTCursorKey.loadOrCreate(inDirectory: configuration.dataDirectory)
         let now = ServerClock.now().unixMilliseconds
         let generated = configuration.createDevelopmentApplication ? try ApplicationCredentials.generate() : nil
-        let (recovered, development, known) = try store.performAndWait {
-            (store) throws(StoreError) -> ([StoredCall], Application?, [KnownUser]) in
+        let (recovered, development, known, applicationKeys) = try store.performAndWait {
+            (store) throws(StoreError) -> ([StoredCall], Application?, [KnownUser], Set<String>) in
             let recovered = try store.closeCallsInProgress(at: now)
             var development: Application?
             if let credentials = generated, try store.applications().isEmpty {
                 development = try store.createApplication(key: credentials.key, name: "development",
                                                           secret: credentials.secret.base64, at: now)
             }
-            return (recovered, development, try store.knownUsers())
+            return (recovered, development, try store.knownUsers(), Set(try store.applications().map(\.key)))
+        }
+        // A number's calls would all fail later for want of its application: refused now.
+        let unknown = Set(configuration.numberRoutes.routes.map(\.applicationKey)).subtracting(applicationKeys).sorted()
+        if !unknown.isEmpty {
+            throw NumberRouteApplicationError(applicationKeys: unknown)
         }
         recoveredCalls = recovered
         developmentApplication = development
@@ -301,6 +306,15 @@ public struct ConferenceConfigurationError: Error, CustomStringConvertible {
     public let message: String
     init(_ message: String) { self.message = message }
     public var description: String { message }
+}
+
+/// A `--sip-number` rule names an application the store does not have.
+public struct NumberRouteApplicationError: Error, CustomStringConvertible {
+    /// The keys no application has.
+    public let applicationKeys: [String]
+    public var description: String {
+        "--sip-number names an application the store does not have: \(applicationKeys.joined(separator: ", ")) (see parleyd app list)"
+    }
 }
 
 /// `CallControl` over the engine's loop and the store.

@@ -74,6 +74,20 @@ import Testing
     }
 
     /// Serves on an ephemeral port, answers /healthz, stops on SIGTERM with status 0.
+    /// A `--sip-number` rule for an application the store does not have stops the start
+    /// with one line and status 1, before anything listens.
+    @Test func aNumberRuleForAnUnknownApplicationStopsTheStart() throws {
+        let directory = NSTemporaryDirectory() + "parleyd-numbers-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let result = try DaemonProcess.run([
+            "--data-dir", directory, "--listen", "127.0.0.1:0", "--sip-listen", "127.0.0.1:0", "--no-dev-app",
+            "--sip-number", "+46700000001=no-such-app:user:bob",
+        ])
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr == "parleyd: --sip-number names an application the store does not have: no-such-app (see parleyd app list)\n")
+        #expect(!result.stdout.contains("listening"))
+    }
+
     @Test func serveAnswersAndStopsOnSIGTERM() throws {
         let directory = NSTemporaryDirectory() + "parleyd-serve-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: directory) }
