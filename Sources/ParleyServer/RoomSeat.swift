@@ -115,7 +115,9 @@ final class RoomMedia: @unchecked Sendable {
 
     /// The leg a mixer name stands for in its call, and that call's id.
     func leg(named name: String) -> (callID: String, leg: CallLegID) {
-        (RoomLegName.callID(of: name), calloutLegs[name] ?? .caller)
+        // Every send of every tick comes here: a room without callouts names legs by call id.
+        guard !calloutLegs.isEmpty else { return (name, .caller) }
+        return (RoomLegName.callID(of: name), calloutLegs[name] ?? .caller)
     }
 
     /// The mixer name of the leg of call `callID` that is in the mix: its caller's for a call

@@ -12,17 +12,7 @@ extension EndToEndRealTimeMediaTests.ConferenceRoomTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let emulator = try ProviderEmulator()
-        let server = try ParleydInstance(flags: [
-            "--apns-url", emulator.baseURL, "--apns-sandbox-url", emulator.baseURL, "--fcm-url", emulator.baseURL,
-            "--push-ca-file", emulator.caFile, "--push-attempts", "2", "--push-retry-delay", "0.05", "--ring-timeout", "20",
-        ])
-        let p8 = server.dataDirectory.appendingPathComponent("apns.p8")
-        try emulator.apns.privateKeyPEM.write(to: p8, atomically: true, encoding: .utf8)
-        let setAPNs = try ManagedProcess(
-            name: "parleyd app push set-apns", executable: BuiltProducts.parleyd,
-            arguments: ["app", "push", "set-apns", server.applicationKey, "--team-id", emulator.apns.teamID,
-                        "--key-id", emulator.apns.keyID, "--p8", p8.path, "--data-dir", server.dataDirectory.path])
-        #expect(try setAPNs.waitForExit(timeout: 20) == 0, "\(setAPNs.report)")
+        let server = try EndToEndRealTimeMediaTests.PushTests.pushServer(emulator: emulator, ringTimeout: 20)
         let store = directory.appendingPathComponent("bob-push.json").path
         let registering = try SoftphoneProcess.listen("listen bob (register)", on: server, as: "bob", [
             "--device-id", "bob-phone", "--push-token", EndToEndRealTimeMediaTests.PushTests.apnsToken, "--push-environment", "sandbox",

@@ -8,13 +8,12 @@ extension EndToEndRealTimeMediaTests {
     @Suite(.serialized) struct PushTests {
         static let apnsToken = "5b1c5e2a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9012a3b4c5d6e7f"
 
-        /// Bob registers an APNs VoIP token over a raw WebSocket and logs out; Alice calls
-        /// him; the emulator receives the VoIP push with a provider token it accepts.
-        @Test func offlineCalleeWithATokenGetsThePush() throws {
-            let emulator = try ProviderEmulator()
+        /// A parleyd sending pushes to `emulator` (its URLs and CA, two attempts 50 ms
+        /// apart), its application set up for APNs with the emulator's key.
+        static func pushServer(emulator: ProviderEmulator, ringTimeout: Int) throws -> ParleydInstance {
             let server = try ParleydInstance(flags: [
                 "--apns-url", emulator.baseURL, "--apns-sandbox-url", emulator.baseURL, "--fcm-url", emulator.baseURL,
-                "--push-ca-file", emulator.caFile, "--push-attempts", "2", "--push-retry-delay", "0.05", "--ring-timeout", "3",
+                "--push-ca-file", emulator.caFile, "--push-attempts", "2", "--push-retry-delay", "0.05", "--ring-timeout", String(ringTimeout),
             ])
             let p8 = server.dataDirectory.appendingPathComponent("apns.p8")
             try emulator.apns.privateKeyPEM.write(to: p8, atomically: true, encoding: .utf8)
@@ -23,6 +22,14 @@ extension EndToEndRealTimeMediaTests {
                 arguments: ["app", "push", "set-apns", server.applicationKey, "--team-id", emulator.apns.teamID,
                             "--key-id", emulator.apns.keyID, "--p8", p8.path, "--data-dir", server.dataDirectory.path])
             #expect(try setAPNs.waitForExit(timeout: 20) == 0, "\(setAPNs.report)")
+            return server
+        }
+
+        /// Bob registers an APNs VoIP token over a raw WebSocket and logs out; Alice calls
+        /// him; the emulator receives the VoIP push with a provider token it accepts.
+        @Test func offlineCalleeWithATokenGetsThePush() throws {
+            let emulator = try ProviderEmulator()
+            let server = try EndToEndRealTimeMediaTests.PushTests.pushServer(emulator: emulator, ringTimeout: 3)
 
             let bob = try SilentSignalingDevice(
                 port: server.port, applicationKey: server.applicationKey, token: server.mintToken(as: "bob"), deviceID: "bob-phone")
@@ -58,17 +65,7 @@ extension EndToEndRealTimeMediaTests {
         /// woken by it) reports and relays it, and the call is answered and established.
         @Test func theSoftphoneRegistersAPushTokenAndIsWokenByItsPush() throws {
             let emulator = try ProviderEmulator()
-            let server = try ParleydInstance(flags: [
-                "--apns-url", emulator.baseURL, "--apns-sandbox-url", emulator.baseURL, "--fcm-url", emulator.baseURL,
-                "--push-ca-file", emulator.caFile, "--push-attempts", "2", "--push-retry-delay", "0.05", "--ring-timeout", "20",
-            ])
-            let p8 = server.dataDirectory.appendingPathComponent("apns.p8")
-            try emulator.apns.privateKeyPEM.write(to: p8, atomically: true, encoding: .utf8)
-            let setAPNs = try ManagedProcess(
-                name: "parleyd app push set-apns", executable: BuiltProducts.parleyd,
-                arguments: ["app", "push", "set-apns", server.applicationKey, "--team-id", emulator.apns.teamID,
-                            "--key-id", emulator.apns.keyID, "--p8", p8.path, "--data-dir", server.dataDirectory.path])
-            #expect(try setAPNs.waitForExit(timeout: 20) == 0, "\(setAPNs.report)")
+            let server = try EndToEndRealTimeMediaTests.PushTests.pushServer(emulator: emulator, ringTimeout: 20)
             let store = server.dataDirectory.appendingPathComponent("bob-push.json").path
             let payloadFile = server.dataDirectory.appendingPathComponent("push.json").path
 
