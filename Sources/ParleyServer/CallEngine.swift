@@ -75,9 +75,11 @@ final class CallEngine: @unchecked Sendable {
     private var routingRequests: [String: RouteRequest] = [:]
     /// Calls in whose ICE their backend answered: what their DiCE needs, by call id.
     private var backendCalls: [String: BackendCall] = [:]
-    /// Calls their backend routed whose caller hung up (a SIP caller's BYE or CANCEL, an app
-    /// caller's `call.hangup`), for their DiCE's reason.
-    private var callerHangups: Set<String> = []
+    /// Who hung up each live call that a hang-up is ending (the first side only), for its
+    /// DiCE's reason; also kept on the call's timeline (`hangUpEventKind`) for the REST API.
+    private var hangUpSides: [String: SinchCallOutcome.HangUpSide] = [:]
+    /// The timeline event that names who hung up a call: `{"by": "caller" | "callee" | "api"}`.
+    static let hangUpEventKind = "call.hangup"
     private let recorder: CallRecorder
     /// Applications' dialling settings in, refusals out; nil: not enforced.
     private var dialling: DiallingPolicyShell?
@@ -85,6 +87,8 @@ final class CallEngine: @unchecked Sendable {
     private var push: PushCoordinator?
     /// Store reads for `hello` (application lookups), off the loop.
     private let reads = DispatchQueue(label: "parley.engine.reads")
+    /// Timeline writes (who hung up), off the loop and never ahead of a sign-in's read.
+    private let timelineWrites = DispatchQueue(label: "parley.engine.timeline")
     private var callTimer: (id: TimerID, at: ContinuousClock.Instant)?
     private var sessionTimer: (id: TimerID, at: ContinuousClock.Instant)?
     private var nonceTimer: TimerID?
@@ -315,10 +319,9 @@ final class CallEngine: @unchecked Sendable {
         case .verifyHello(let id, let hello):
             lookUpApplication(for: hello, connectionID: id)
         case .callRequest(let device, let message):
-            // A backend's DiCE says who hung up: the caller's device, or the other side.
-            if case .callHangup(let request) = message, backendCalls[request.callID] != nil,
-               registry.record(of: request.callID)?.callerDeviceID == device.deviceID {
-                callerHangups.insert(request.callID)
+            // The DiCE and the REST API say who hung up: the caller's device, or the other side.
+            if case .callHangup(let request) = message, let record = registry.record(of: request.callID) {
+                noteHangUp(record, by: record.callerDeviceID == device.deviceID ? .caller : .callee)
             }
             perform(registry.handleRequest(message, from: device, now: now()))
         case .pushRequest(let id, let device, let message):
@@ -702,9 +705,8 @@ final class CallEngine: @unchecked Sendable {
             case .dtmf: "dtmf"
             }
         log.info("sip.report", ["call": party.callID, "event": described])
-        if case .hungUp = event, backendCalls[party.callID] != nil, registry.record(of: party.callID)?.callerDeviceID == nil,
-           registry.record(of: party.callID)?.caller == party.address {
-            callerHangups.insert(party.callID)
+        if case .hungUp = event, let record = registry.record(of: party.callID) {
+            noteHangUp(record, by: record.callerDeviceID == nil && record.caller == party.address ? .caller : .callee)
         }
         perform(registry.handleSIP(event, from: party, now: now()))
     }
@@ -913,23 +915,31 @@ final class CallEngine: @unchecked Sendable {
 
     /// The DiCE of a call in its backend routed, once its record ended.
     private func sendDiCE(for record: CallRecord) {
+        let side = hangUpSides.removeValue(forKey: record.callID)
         guard let info = backendCalls.removeValue(forKey: record.callID) else { return }
-        let callerHungUp = callerHangups.remove(record.callID) != nil
-        let answered = record.times.answeredTime != nil
-        let result: DisconnectResult
-        let reason: DisconnectReason
-        switch record.endCause {
-        case .hungUp?:
-            result = .answered
-            reason = callerHungUp ? .callerHangup : .calleeHangup
-        case .denied?: (result, reason) = (.busy, .calleeHangup)
-        case .noAnswer?, .timeout?: (result, reason) = (answered ? .answered : .noAnswer, .timeout)
-        case .canceled?: (result, reason) = (.noAnswer, .cancel)
-        case .error? where info.refusal != nil: (result, reason) = (.failed, info.refusal ?? .generalError)
-        case .error? where record.error?.code == SignalingErrorCode.destinationNotFound.rawValue: (result, reason) = (.failed, .userNotFound)
-        default: (result, reason) = (answered ? .answered : .failed, .generalError)
+        let outcome = SinchCallOutcome(ended: record, hungUpBy: side, refusal: info.refusal)
+        sendDiCE(callID: record.callID, info, result: outcome.result, reason: outcome.reason,
+                 durationSeconds: (record.durationMillis ?? 0) / 1000)
+    }
+
+    /// Keeps who hung up a live call (the first hang-up only), and writes it to the call's
+    /// timeline off the loop.
+    private func noteHangUp(_ record: CallRecord, by side: SinchCallOutcome.HangUpSide) {
+        guard record.state != .ended, hangUpSides[record.callID] == nil else { return }
+        hangUpSides[record.callID] = side
+        let store = self.store
+        let log = self.log
+        let event = CallEvent(time: now().unixMilliseconds, kind: Self.hangUpEventKind, detail: ["by": side.rawValue])
+        let (callID, key) = (record.callID, record.applicationKey)
+        timelineWrites.async {
+            do throws(StoreError) {
+                try store.performAndWait { (store) throws(StoreError) in
+                    _ = try store.recordCallEvent(callId: callID, applicationKey: key, event)
+                }
+            } catch {
+                log.warning("timeline.failed", ["call": callID, "kind": event.kind, "error": error.description])
+            }
         }
-        sendDiCE(callID: record.callID, info, result: result, reason: reason, durationSeconds: (record.durationMillis ?? 0) / 1000)
     }
 
     private func sendDiCE(callID: String, _ info: BackendCall, result: DisconnectResult, reason: DisconnectReason, durationSeconds: Int64) {
@@ -1074,6 +1084,7 @@ final class CallEngine: @unchecked Sendable {
         guard let record = registry.record(of: callID) else { return nil }
         guard record.applicationKey == applicationKey else { return .notFound }
         do throws(CallingError) {
+            noteHangUp(record, by: .api)
             let actions = try registry.hangUp(callID: callID, now: now())
             log.info("call.rest.hangup", ["call": callID])
             perform(actions)

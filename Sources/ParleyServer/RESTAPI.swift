@@ -3,6 +3,7 @@ import ParleyEdgeIO
 public import ParleyStore
 import ParleyAuth
 import ParleyCallCore
+import ParleyVoiceAPI
 import Foundation
 import Synchronization
 
@@ -29,10 +30,10 @@ public final class RESTAPI: Sendable {
     /// upgrade gets 426.
     static let webSocketPath = "/v1/ws"
 
-    private let store: StoreQueue
+    let store: StoreQueue
     let callControl: any CallControl
     private let metrics: ServerMetrics
-    private let clock: @Sendable () -> Int64
+    let clock: @Sendable () -> Int64
     private let log: ServerLog?
     private let executor: RESTTaskExecutor
     /// REST authentication failures by code, for `/metrics` (the signaling side's hello
@@ -91,7 +92,7 @@ public final class RESTAPI: Sendable {
             return response
         }
         if path.hasPrefix(Self.callingPrefix) {
-            switch await authenticate(request) {
+            switch await authenticateCalling(request) {
             case .success(let key): return await callingResponse(to: request, applicationKey: key)
             case .failure(let failure): return Self.sinchShaped(failure.response)
             }
@@ -213,6 +214,54 @@ public final class RESTAPI: Sendable {
         let response: HTTPResponse
     }
 
+    /// The application key of a `/calling/v1/` request: signed as Sinch signs requests
+    /// (`Authorization: Application {key}:{signature}`, docs/rest.md "Signed requests"), or
+    /// with Basic credentials as `/v1` is.
+    private func authenticateCalling(_ request: HTTPRequest) async -> Result<String, AuthFailure> {
+        let values = request.headers["Authorization"]
+        guard values.count == 1, let value = values.first,
+              value.prefix(12).lowercased() == "application " else {
+            return await authenticate(request)
+        }
+        guard let key = SinchRequestVerifier.applicationKey(inAuthorization: value) else {
+            return .failure(refuse("malformed_credentials", #"a signed request's Authorization is "Application {key}:{Base64 signature}""#))
+        }
+        let application: Application?
+        do {
+            application = try await store.perform { store throws(StoreError) in try store.application(key: key) }
+        } catch {
+            return .failure(AuthFailure(response: storeFailure(error)))
+        }
+        guard let application else { return .failure(refuse("bad_credentials", "the signature does not match the request")) }
+        let headers = request.headers.fields.map { (name: $0.name, value: $0.value) }
+        let now: SinchTimestamp
+        do throws(VoiceAPIError) {
+            now = try SinchTimestamp(unixMilliseconds: clock())
+        } catch {
+            return .failure(AuthFailure(response: Self.error(500, "internal_error", "the server's clock is out of range")))
+        }
+        var refusal: VoiceAPIError?
+        // The current secret, and the previous one during its grace period.
+        for secret in application.validSecrets(at: clock()) {
+            do throws(VoiceAPIError) {
+                let credentials = try SinchApplicationCredentials(applicationKey: application.key, applicationSecret: secret)
+                _ = try SinchRequestVerifier(applications: [credentials])
+                    .verify(method: request.method, path: request.target, headers: headers, body: request.body, now: now)
+                return .success(application.key)
+            } catch {
+                if refusal == nil || refusal?.kind == .badSignature { refusal = error }
+            }
+        }
+        switch refusal?.kind {
+        case .staleTimestamp?, .missingTimestamp?, .invalidTimestamp?:
+            return .failure(refuse("stale_request", refusal.map { "\($0)" } ?? "the request's x-timestamp is not within the replay window"))
+        case .bodyDigestMismatch?:
+            return .failure(refuse("bad_credentials", refusal.map { "\($0)" } ?? "Content-MD5 does not match the body"))
+        default:
+            return .failure(refuse("bad_credentials", "the signature does not match the request"))
+        }
+    }
+
     /// The application key of valid Basic credentials, or the 401 (or 500) to send.
     private func authenticate(_ request: HTTPRequest) async -> Result<String, AuthFailure> {
         let values = request.headers["Authorization"]
@@ -266,7 +315,7 @@ public final class RESTAPI: Sendable {
 
     private func isRead(_ method: String) -> Bool { method == "GET" || method == "HEAD" }
 
-    private func storeFailure(_ error: StoreError) -> HTTPResponse {
+    func storeFailure(_ error: StoreError) -> HTTPResponse {
         switch error.kind {
         case .invalidArgument:
             return Self.error(400, "invalid_parameter", error.message)

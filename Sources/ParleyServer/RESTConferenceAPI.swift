@@ -14,7 +14,7 @@ import ParleySignaling
 /// - `DELETE /calling/v1/conferences/id/{conferenceId}`: every participant's; 204.
 ///
 /// Authenticated as `/v1` is (HTTP Basic, application key and secret); an application only
-/// ever sees its own rooms. Errors are `{"errorCode": N, "message": ...}`: 40000 bad
+/// ever sees its own rooms. Errors are `{"status", "errorCode": N, "message", "reference"}`: 40000 bad
 /// request, 40100 unauthorized, 40400 no such room or participant, 40500 method not
 /// allowed, 41300 body too large, 50000 the server failed.
 extension RESTAPI {
@@ -27,6 +27,7 @@ extension RESTAPI {
         // "/calling/v1/conferences/id/{id}[/{callId}]" splits into "", "calling", "v1", ...
         let segments = Array(request.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst(3))
         if segments == ["callouts"] { return await calloutResponse(to: request, applicationKey: applicationKey) }
+        if segments.first == "calls" { return await voiceCallResponse(to: request, segments: segments, applicationKey: applicationKey) }
         guard segments.count == 3 || segments.count == 4, segments[0] == "conferences", segments[1] == "id" else {
             return Self.sinchError(404, 40400, "no resource at \(Self.printable(request.path))")
         }
@@ -80,15 +81,16 @@ extension RESTAPI {
         sinchError(404, 40400, "no participant is in conference \(printable(room))")
     }
 
-    private static func sinchMethodNotAllowed(allow: String) -> HTTPResponse {
+    static func sinchMethodNotAllowed(allow: String) -> HTTPResponse {
         var response = sinchError(405, 40500, "method not allowed here; use \(allow)")
         try? response.headers.set(name: "Allow", value: allow)
         return response
     }
 
-    /// `{"errorCode": code, "message": message}` with `status`.
+    /// `{"status": status, "errorCode": code, "message": message, "reference": ...}` with
+    /// `status`; the reference is new for each error, so a support request can name it.
     static func sinchError(_ status: Int, _ code: Int, _ message: String) -> HTTPResponse {
-        json(status, SinchError(errorCode: code, message: message))
+        json(status, SinchError(status: status, errorCode: code, message: message, reference: UUID().uuidString.lowercased()))
     }
 
     /// A response of the shared checks (`{"code", "message"}`, such as a 401) in the Sinch
@@ -109,8 +111,11 @@ struct ConferenceInfo: Encodable {
     var participants: [ConferenceParticipant]
 }
 
-/// The Sinch Voice API's error body.
+/// The Sinch Voice API's error body: the HTTP status again, Sinch's five-digit code, a
+/// message for people and a reference unique to this error.
 struct SinchError: Codable, Hashable {
+    var status: Int
     var errorCode: Int
     var message: String
+    var reference: String
 }

@@ -92,6 +92,13 @@ public struct SinchRequestVerifier: Sendable {
         return key
     }
 
+    /// The application key an `Authorization: Application {key}:{signature}` value names,
+    /// so a server with many applications can look up the one secret to verify with; nil
+    /// when the value is not of that form.
+    public static func applicationKey(inAuthorization value: String) -> String? {
+        try? parseAuthorization(value).key
+    }
+
     /// The value of the header `lowercasedName`, nil when absent; refused when it appears twice.
     private static func single(_ lowercasedName: String, in headers: [(name: String, value: String)]) throws(VoiceAPIError) -> String? {
         var found: String?

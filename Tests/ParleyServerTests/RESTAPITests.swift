@@ -441,19 +441,20 @@ final class RESTFixture: Sendable {
     /// Sends `METHOD TARGET` and reads one response, on a thread of its own: blocking a
     /// thread of the cooperative pool, or of Dispatch's global queues that back it on Linux
     /// (about one per core), would starve the REST API's own tasks while every test waits.
-    func request(_ line: String, authorization: String? = nil, body: String = "") async throws -> RESTTestResponse {
+    func request(_ line: String, authorization: String? = nil, headers: [(String, String)] = [], body: String = "") async throws -> RESTTestResponse {
         try await withCheckedThrowingContinuation { continuation in
             Thread {
-                continuation.resume(with: Result { try self.blockingRequest(line, authorization: authorization, body: body) })
+                continuation.resume(with: Result { try self.blockingRequest(line, authorization: authorization, headers: headers, body: body) })
             }.start()
         }
     }
 
-    func blockingRequest(_ line: String, authorization: String?, body: String) throws -> RESTTestResponse {
+    func blockingRequest(_ line: String, authorization: String?, headers: [(String, String)] = [], body: String) throws -> RESTTestResponse {
         let socket = try TCPSocket.connect(to: edge.localAddresses[0], timeout: .seconds(5))
         defer { socket.close() }
         var head = "\(line) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
         if let authorization { head += "Authorization: \(authorization)\r\n" }
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
         if !body.isEmpty { head += "Content-Length: \(body.utf8.count)\r\n" }
         let bytes = Array((head + "\r\n" + body).utf8)
         var offset = 0
