@@ -41,6 +41,12 @@ enum SIPGatewaySettings {
               help: "host parleyd writes in its Via and Contact (needed when --sip-listen is a wildcard)"),
         .init(name: "sip-max-calls", kind: .integer, valueName: "N", defaultText: "10000",
               help: "SIP calls in progress at once, at most, over the whole server"),
+        .init(name: "sip-peers-file", kind: .text, valueName: "FILE", defaultText: "none",
+              help: "SIP peers that may call in from any address with digest credentials: one USER:PASSWORD per line (# comments)"),
+        .init(name: "sip-peer-realm", kind: .text, valueName: "REALM", defaultText: "parley",
+              help: "realm of the digest challenges sent to --sip-peers-file peers"),
+        .init(name: "sip-peer-algorithms", kind: .text, valueName: "LIST", defaultText: "md5",
+              help: "digest algorithms offered to --sip-peers-file peers, preferred first (some phones fail on a SHA-256 challenge)"),
         .init(name: "sip-media-sdes", kind: .switchOn, valueName: "", defaultText: "off",
               help: "offer SRTP keyed by SDES (RTP/SAVP, a=crypto) on SIP media legs instead of plain RTP/AVP"),
     ]
@@ -69,8 +75,9 @@ enum SIPGatewaySettings {
                 do { text = try readFile(path) } catch {
                     throw DaemonUsageError("\(source): cannot read \(path): \(error)")
                 }
-                trunk.password = String(text.split(separator: "\n", omittingEmptySubsequences: false).first ?? "")
-                    .trimmingSuffix("\r")
+                // Split on any line break: "\r\n" is one Character, so splitting on "\n" alone
+                // would keep it in the password.
+                trunk.password = String(text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).first ?? "")
             }
             if trunk.username == nil, trunk.password != nil {
                 throw DaemonUsageError("a trunk password needs --sip-trunk-user")
@@ -115,7 +122,62 @@ enum SIPGatewaySettings {
             gateway.advertisedHost = value
         }
         if let (value, source) = one("sip-max-calls") { gateway.maxCalls = try DaemonCommandLine.integer(value, source, 1...1_000_000) }
+        if let (path, source) = one("sip-peers-file") {
+            let text: String
+            do { text = try readFile(path) } catch {
+                throw DaemonUsageError("\(source): cannot read \(path): \(error)")
+            }
+            gateway.peers = try peers(text, source: "\(source) (\(path))")
+            enabled = enabled || !gateway.peers.isEmpty
+        }
+        if let (realm, source) = one("sip-peer-realm") {
+            guard !realm.isEmpty, realm.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") }) else {
+                throw DaemonUsageError("\(source): \"\(realm)\" is not a realm (visible ASCII without quotes)")
+            }
+            guard !gateway.peers.isEmpty else { throw DaemonUsageError("\(source) needs --sip-peers-file") }
+            gateway.peerRealm = realm
+        }
+        if let (list, source) = one("sip-peer-algorithms") {
+            var algorithms: [SIPDigestAlgorithm] = []
+            for name in list.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces).lowercased() }) {
+                let algorithm: SIPDigestAlgorithm
+                switch name {
+                case "md5": algorithm = .md5
+                case "sha256", "sha-256": algorithm = .sha256
+                default: throw DaemonUsageError("\(source): \"\(name)\" is not a digest algorithm (md5, sha256)")
+                }
+                guard !algorithms.contains(algorithm) else { throw DaemonUsageError("\(source): \(name) is given twice") }
+                algorithms.append(algorithm)
+            }
+            guard !algorithms.isEmpty else { throw DaemonUsageError("\(source): name md5, sha256 or both") }
+            guard !gateway.peers.isEmpty else { throw DaemonUsageError("\(source) needs --sip-peers-file") }
+            gateway.peerAlgorithms = algorithms
+        }
         return enabled ? gateway : nil
+    }
+
+    /// The peers of a `--sip-peers-file`: `USER:PASSWORD` per line, blank lines and lines
+    /// starting with `#` skipped; a user is 1 to 64 visible characters without `:`, a
+    /// password 1 to 256 bytes, each user once.
+    static func peers(_ text: String, source: String) throws -> [String: String] {
+        var peers: [String: String] = [:]
+        for (index, line) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
+            if line.allSatisfy({ $0 == " " || $0 == "\t" }) || line.hasPrefix("#") { continue }
+            guard let colon = line.firstIndex(of: ":") else {
+                throw DaemonUsageError("\(source) line \(index + 1): expected USER:PASSWORD")
+            }
+            let user = String(line[..<colon]), password = String(line[line.index(after: colon)...])
+            guard !user.isEmpty, user.utf8.count <= 64, user.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") }) else {
+                throw DaemonUsageError("\(source) line \(index + 1): the user must be 1 to 64 visible characters")
+            }
+            guard !password.isEmpty, password.utf8.count <= 256 else {
+                throw DaemonUsageError("\(source) line \(index + 1): the password must be 1 to 256 bytes")
+            }
+            guard peers[user] == nil else { throw DaemonUsageError("\(source) line \(index + 1): \(user) is given twice") }
+            peers[user] = password
+        }
+        guard !peers.isEmpty else { throw DaemonUsageError("\(source): no USER:PASSWORD line") }
+        return peers
     }
 
     /// `IP:PORT[;transport=udp|tcp|tls]` (IPv6 as `[::1]:5060`), or the same as a URI
@@ -196,8 +258,3 @@ enum SIPGatewaySettings {
     }
 }
 
-extension String {
-    fileprivate func trimmingSuffix(_ suffix: String) -> String {
-        hasSuffix(suffix) ? String(dropLast(suffix.count)) : self
-    }
-}

@@ -515,7 +515,7 @@ public struct SIPTransactionLayer: Sendable {
     /// Where the responses to a request go (§18.2.2, RFC 3581 §4): back over the
     /// connection it came on; over UDP to the source address (what `received` holds), at
     /// the source port when `rport` was asked for, else at the Via's port.
-    static func responseHop(via: SIPVia?, source: SIPHop) -> SIPHop {
+    public static func responseHop(via: SIPVia?, source: SIPHop) -> SIPHop {
         guard let via, !source.transport.isReliable else { return source }
         let port = via.returnPort != nil ? source.port : (via.port ?? source.transport.defaultPort)
         return SIPHop(transport: source.transport, host: via.received ?? source.host, port: port)

@@ -1,3 +1,4 @@
+public import ParleySIP
 public import ParleySIPCore
 
 /// Where parleyd's SIP user agent (`SIPUserAgent`) sends the INVITEs of calls to SIP
@@ -57,6 +58,16 @@ public struct SIPGatewayConfiguration: Sendable, Hashable {
     /// The most SIP calls in progress at once over the whole server; more are refused
     /// with 503 before anything is sent.
     public var maxCalls: Int
+    /// SIP peers that may call in from any address once they answer a digest challenge
+    /// (`--sip-peers-file`): username to password. Empty: calls in come only from the
+    /// trunk's, a route's or the outbound proxy's address.
+    public var peers: [String: String] = [:]
+    /// The realm of those challenges (`--sip-peer-realm`).
+    public var peerRealm = "parley"
+    /// The algorithms those challenges offer, one challenge each, most preferred first
+    /// (`--sip-peer-algorithms`). MD5 alone by default: baresip 1.0 (libre) gives up on a
+    /// 401 that also offers SHA-256, and most SIP phones speak nothing else.
+    public var peerAlgorithms: [SIPDigestAlgorithm] = [.md5]
 
     public init(trunk: Trunk? = nil, routes: [String: SIPHop] = [:], outboundProxy: SIPHop? = nil, allowDirect: Bool = false,
                 advertisedHost: String? = nil, call: SIPOutboundCall.Configuration = .init(userAgent: "parleyd"),

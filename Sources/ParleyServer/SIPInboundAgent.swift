@@ -11,9 +11,12 @@ import Synchronization
 /// The inbound half of parleyd's SIP user agent: INVITEs from the SIP trunk (or a routed
 /// SIP host) to one of the applications' numbers (docs/sip.md, "Calls in").
 ///
-/// A new INVITE is taken only from a host parleyd already sends to (the trunk, a
-/// `--sip-route` host, the outbound proxy: compared by address), since anyone else could
-/// call into the applications; others get the stateless 403 as before. A taken INVITE is
+/// A new INVITE is taken from a host parleyd already sends to (the trunk, a `--sip-route`
+/// host, the outbound proxy: compared by address), or from a SIP peer of
+/// `--sip-peers-file` anywhere once its credentials answer a digest challenge (RFC 3261
+/// §22.2: a stateless 401 with SHA-256 and MD5 challenges, RFC 8760), since anyone else
+/// could call into the applications; others get the stateless 403 as before (or, with
+/// peers configured, the 401, and a 403 for wrong credentials). A taken INVITE is
 /// a `SIPInboundCall` (100 Trying at once); its Request-URI's number is looked up in the
 /// `--sip-number` rules: a number without a rule gets 404, an INVITE without an SDP offer
 /// 488; a number the application's backend routes is offered with no target (the engine
@@ -51,6 +54,9 @@ final class SIPInboundAgent: @unchecked Sendable {
     private var filter = SIPInboundInviteFilter(random: SystemRandomNumberGenerator())
     /// The addresses new INVITEs are taken from.
     private let trustedHosts: Set<[UInt8]>
+    /// Challenges and checks the SIP peers' INVITEs; nil without peers.
+    private var peerDigest: SIPDigestServer?
+    private var random = SystemRandomNumberGenerator()
     /// Calls not yet ended, read from any thread.
     let active = Atomic<Int>(0)
 
@@ -62,6 +68,12 @@ final class SIPInboundAgent: @unchecked Sendable {
         if let trunk = configuration.trunk { hosts.append(trunk.hop) }
         if let proxy = configuration.outboundProxy { hosts.append(proxy) }
         trustedHosts = Set(hosts.compactMap { $0.host.addressBytes })
+        if !configuration.peers.isEmpty {
+            var generator = SystemRandomNumberGenerator()
+            let secret = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            peerDigest = try? SIPDigestServer(configuration: .init(realm: configuration.peerRealm, algorithms: configuration.peerAlgorithms), secret: secret)
+            if peerDigest == nil { log.error("sip.peers.disabled", ["reason": "the realm \(configuration.peerRealm) is not usable"]) }
+        }
     }
 
     /// Whether `party` is the caller of a call in over SIP (the loop).
@@ -79,8 +91,12 @@ final class SIPInboundAgent: @unchecked Sendable {
             run(entry.call.receive(message, from: hop, now: now), for: entry, transport: transport, sink: sink)
             return .taken
         }
-        guard message.isRequest, message.method == .invite, !numbers.isEmpty,
-              trustedHosts.contains(source.remoteAddress.hostBytes) else { return nil }
+        guard message.isRequest, message.method == .invite, !numbers.isEmpty else { return nil }
+        if !trustedHosts.contains(source.remoteAddress.hostBytes) {
+            guard peerDigest != nil else { return nil }
+            guard let peer = authenticatedPeer(message, from: source, hop: hop, transport: transport) else { return .taken }
+            log.info("sip.inbound.peer", ["from": source.remoteAddress.description, "peer": peer])
+        }
         switch filter.check(message, from: hop, now: now) {
         case .accept:
             break
@@ -136,6 +152,42 @@ final class SIPInboundAgent: @unchecked Sendable {
             party: party, dialled: number, applicationKey: route.applicationKey, target: target, offer: String(decoding: offer, as: UTF8.self),
             headers: SIPUserAgent.appHeaders(call.callHeaders)))
         return .taken
+    }
+
+    /// The SIP peer whose credentials `invite` carries, or nil once it was answered: a 401
+    /// with fresh challenges (no credentials, or a stale nonce), or a 403 (wrong
+    /// credentials; the reason is logged, not sent). Answered statelessly (RFC 3261
+    /// §8.2.7), so a stranger's INVITEs cost no state; its ACK finds no call and is dropped.
+    private func authenticatedPeer(_ invite: SIPMessage, from source: SIPMessageSource, hop: SIPHop, transport: SIPTransportServer) -> String? {
+        guard var digest = peerDigest else { return nil }
+        let peers = configuration.peers
+        let nowSeconds = ServerClock.now().unixMilliseconds / 1000
+        let values = invite.headers.values("Authorization")
+        let verdict = digest.verify(authorizationValues: values, method: invite.method?.token ?? "INVITE",
+                                    requestURI: invite.requestURI?.description ?? "", body: invite.body,
+                                    nowUnixSeconds: nowSeconds, password: { peers[$0] })
+        peerDigest = digest
+        let response: SIPMessage?
+        switch verdict {
+        case .accepted(let username):
+            return username
+        case .challenge(let stale):
+            response = try? {
+                var challenge = try invite.makeResponse(statusCode: 401, toTag: SIPIdentifier.tag(using: &random))
+                for value in try digest.challengeValues(stale: stale, nowUnixSeconds: nowSeconds, using: &random) {
+                    try challenge.headers.add(name: "WWW-Authenticate", value: value)
+                }
+                return challenge
+            }()
+            log.info("sip.inbound.challenged", ["from": source.remoteAddress.description, "stale": String(stale)])
+        case .forbidden(let refusal):
+            response = try? invite.makeResponse(statusCode: 403, toTag: SIPIdentifier.tag(using: &random))
+            log.info("sip.inbound.refused", ["from": source.remoteAddress.description, "reason": refusal.description])
+        }
+        if let response {
+            _ = send(response, to: SIPTransactionLayer.responseHop(via: try? response.topVia(), source: hop), transport: transport)
+        }
+        return nil
     }
 
     /// A message of an inbound call could not be sent.

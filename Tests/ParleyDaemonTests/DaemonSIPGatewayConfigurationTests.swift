@@ -35,7 +35,7 @@ import Testing
              "--sip-route", "PBX.example=192.0.2.2:5080", "--sip-route", "lab.example=[::1]:5090",
              "--sip-outbound-proxy", "192.0.2.3:5060", "--sip-allow-direct", "--sip-advertised-host", "sip.parley.example",
              "--sip-max-calls", "50"],
-            files: ["/secret": "s3cret\n"]))
+            files: ["/secret": "s3cret\r\n"]))
         let trunk = try #require(gateway.trunk)
         #expect(trunk.hop == SIPHop(transport: .tcp, host: .ipv4("192.0.2.1"), port: 5070))
         #expect(trunk.domain == "carrier.example" && trunk.uriHost == "carrier.example")
@@ -140,5 +140,36 @@ import Testing
             return
         }
         #expect(error.message == message)
+    }
+
+    @Test func sipPeersComeFromTheirFile() throws {
+        let file = "# peers\npbx1:s3cret\r\n\nlab:pass:with:colons\n"
+        let gateway = try #require(try gateway(["--sip-listen", "127.0.0.1:5060", "--sip-peers-file", "/peers", "--sip-peer-realm", "pbx.example"],
+                                               files: ["/peers": file]))
+        #expect(gateway.peers == ["pbx1": "s3cret", "lab": "pass:with:colons"])
+        #expect(gateway.peerRealm == "pbx.example")
+        #expect(gateway.peerAlgorithms == [.md5])
+        #expect(try self.gateway(["--sip-listen", "127.0.0.1:5060", "--sip-peers-file", "/peers", "--sip-peer-algorithms", "sha256, MD5"],
+                                 files: ["/peers": file])?.peerAlgorithms == [.sha256, .md5])
+        #expect(try self.gateway(["--sip-listen", "127.0.0.1:5060", "--sip-peers-file", "/peers"], files: ["/peers": file])?.peerRealm == "parley")
+
+        for (text, message) in [
+            ("pbx1\n", "--sip-peers-file (/peers) line 1: expected USER:PASSWORD"),
+            ("pbx1:a\npbx1:b\n", "--sip-peers-file (/peers) line 2: pbx1 is given twice"),
+            (":nouser\n", "--sip-peers-file (/peers) line 1: the user must be 1 to 64 visible characters"),
+            ("pbx1:\n", "--sip-peers-file (/peers) line 1: the password must be 1 to 256 bytes"),
+            ("# nobody\n", "--sip-peers-file (/peers): no USER:PASSWORD line"),
+        ] {
+            guard case .failure(let error) = parse(["--sip-listen", "127.0.0.1:5060", "--sip-peers-file", "/peers"], files: ["/peers": text]) else {
+                Issue.record("\(text) was accepted")
+                continue
+            }
+            #expect(error.message == message)
+        }
+        guard case .failure(let error) = parse(["--sip-listen", "127.0.0.1:5060", "--sip-peer-realm", "x"]) else {
+            Issue.record("a realm without peers was accepted")
+            return
+        }
+        #expect(error.message == "--sip-peer-realm needs --sip-peers-file")
     }
 }

@@ -24,7 +24,8 @@ final class BaresipPeer: @unchecked Sendable {
     ///   - user: the account's user part (`bob`, `+4615550101`): baresip takes only calls
     ///     whose Request-URI names it.
     ///   - tone: the frequency `ausine` sends (Hz).
-    init(user: String, tone: Int = 1000) throws {
+    ///   - credentials: the digest account it answers 401/407 challenges with.
+    init(user: String, tone: Int = 1000, credentials: (user: String, password: String)? = nil) throws {
         port = try ParleydInstance.freeLoopbackPort()
         var control = try ParleydInstance.freeLoopbackPort()
         while control == port { control = try ParleydInstance.freeLoopbackPort() }
@@ -65,7 +66,8 @@ final class BaresipPeer: @unchecked Sendable {
 
             """
         try configuration.write(to: directory.appendingPathComponent("config"), atomically: true, encoding: .utf8)
-        try "<sip:\(user)@127.0.0.1>;regint=0;answermode=auto;audio_codecs=PCMU\n"
+        let auth = credentials.map { ";auth_user=\($0.user);auth_pass=\($0.password)" } ?? ""
+        try "<sip:\(user)@127.0.0.1>\(auth);regint=0;answermode=auto;audio_codecs=PCMU\n"
             .write(to: directory.appendingPathComponent("accounts"), atomically: true, encoding: .utf8)
         try "".write(to: directory.appendingPathComponent("contacts"), atomically: true, encoding: .utf8)
         process = try ManagedProcess(name: "baresip \(user)", executable: try Self.executable(), arguments: ["-f", directory.path])

@@ -95,4 +95,46 @@ extension EndToEndRealTimeMediaTests.SIPInteropBaresipTests {
             phone.process.lines.filter { $0.contains("404 Not Found") }.count >= 2
         }
     }
+
+    /// A SIP peer calls in from an address that is not the trunk's (docs/sip.md, "SIP
+    /// peers"): parleyd challenges its INVITE (401), baresip answers with the account of
+    /// `--sip-peers-file`, and the call rings bob as a call from the trunk would; tones
+    /// cross both ways. The same phone with a wrong password gets 403 and rings nobody.
+    @Test func aSIPPeerWithItsDigestCredentialsCallsInFromAnywhere() throws {
+        let scratch = try Self.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let peers = scratch.appendingPathComponent("peers").path
+        try "# the office PBX\npbx1:s3cret-pbx\n".write(toFile: peers, atomically: true, encoding: .utf8)
+        let recording = scratch.appendingPathComponent("bob-hears.wav").path
+        let phone = try BaresipPeer(user: "+4615550101", tone: 1000, credentials: ("pbx1", "s3cret-pbx"))
+        let stranger = try BaresipPeer(user: "+4615550102", tone: 1000, credentials: ("pbx1", "guess"))
+        // The trunk is elsewhere (127.0.0.2): the phones at 127.0.0.1 are strangers.
+        let server = try ParleydInstance(flags: [
+            "--sip-listen", "127.0.0.1:0", "--sip-trunk", "sip:127.0.0.2:5060;transport=udp", "--sip-peers-file", peers,
+        ]) { key in ["--sip-number", "+46700000099=\(key):user:bob"] }
+        let sipPort = try Self.sipPort(of: server)
+
+        try stranger.command("dial", "sip:+46700000099@127.0.0.1:\(sipPort)")
+        try stranger.process.waitForLine(timeout: 10, "'403 Forbidden'") { $0.contains("403 Forbidden") }
+        stranger.stop()
+
+        let bob = try SoftphoneProcess.listen("listen bob", on: server, as: "bob",
+                                              ["--answer", "--tone", "440", "--record", recording, "--duration", "4"])
+        try phone.command("dial", "sip:+46700000099@127.0.0.1:\(sipPort)")
+        let incoming = try bob.waitForEvent("incoming", timeout: 20)
+        #expect(incoming["from"] as? String == "+4615550101", "\(incoming)")
+        let callID = try #require(incoming["callId"] as? String)
+        try bob.waitForEvent("established", timeout: 20)
+        try phone.waitForCall(timeout: 10)
+        #expect(try bob.waitForExit(timeout: 30) == 0, "\(bob.report)")
+        try phone.waitForCallEnd(timeout: 10)
+        let phoneHeard = try phone.receivedRecording().path
+        phone.stop()
+
+        try Self.expectTone(1000, in: recording, minimumRatio: 0.75)
+        try Self.expectTone(440, in: phoneHeard, minimumRatio: 0.75)
+        let record = try server.request("GET", "/v1/calls/\(callID)")
+        #expect(record.body?["direction"] as? String == "phoneToApp", "\(record)")
+        #expect(server.process?.report.contains("sip.inbound.peer") == true, "the log names the peer")
+    }
 }

@@ -22,10 +22,12 @@ import Testing
         let transport: SIPTransportServer
         private let offers = Mutex<[InboundSIPCall]>([])
 
-        init() throws {
+        init(peers: [String: String] = [:], peerAlgorithms: [SIPDigestAlgorithm] = [.md5]) throws {
             let trunk = SIPHop(transport: .udp, host: .ipv4("127.0.0.1"), port: 5060)
             var configuration = SIPGatewayConfiguration(routes: [:])
             configuration.trunk = SIPGatewayConfiguration.Trunk(hop: trunk)
+            configuration.peers = peers
+            configuration.peerAlgorithms = peerAlgorithms
             let numbers = try NumberRouteTable([NumberRoute(number: SIPInboundAgentTests.number, applicationKey: "app", target: .user("bob"))])
             agent = SIPUserAgent(configuration: configuration, numbers: numbers, log: ServerLog(level: .error))
             transport = try SIPTransportServer(configuration: SIPTransportConfiguration(listenAddress: .ipv4Loopback(port: 0)), delegate: agent)
@@ -51,13 +53,18 @@ import Testing
             socket = try UDPSocket(bindingTo: try #require(SocketAddress(hostBytes: host, port: 0)))
         }
 
-        func invite(to number: String, callID: String, rig: Rig) throws {
+        static func requestURI(_ number: String, rig: Rig) -> String {
+            "sip:\(number)@127.0.0.1:\(rig.transport.localAddress.port)"
+        }
+
+        func invite(to number: String, callID: String, rig: Rig, cseq: Int = 1, authorization: String? = nil) throws {
             let port = socket.localAddress.port
             let host = socket.localAddress.hostDescription
-            let text = "INVITE sip:\(number)@127.0.0.1:\(rig.transport.localAddress.port) SIP/2.0\r\n"
-                + "Via: SIP/2.0/UDP \(host):\(port);branch=z9hG4bK-\(callID)\r\n"
+            let text = "INVITE \(Self.requestURI(number, rig: rig)) SIP/2.0\r\n"
+                + "Via: SIP/2.0/UDP \(host):\(port);branch=z9hG4bK-\(callID)-\(cseq)\r\n"
                 + "Max-Forwards: 70\r\nFrom: <sip:+4615550101@\(host)>;tag=phone\r\nTo: <sip:\(number)@127.0.0.1>\r\n"
-                + "Call-ID: \(callID)\r\nCSeq: 1 INVITE\r\nContact: <sip:+4615550101@\(host):\(port)>\r\n"
+                + "Call-ID: \(callID)\r\nCSeq: \(cseq) INVITE\r\nContact: <sip:+4615550101@\(host):\(port)>\r\n"
+                + (authorization.map { "Authorization: \($0)\r\n" } ?? "")
                 + "X-Account: 42\r\nContent-Type: application/sdp\r\nContent-Length: \(SIPInboundAgentTests.sdp.utf8.count)\r\n\r\n"
                 + SIPInboundAgentTests.sdp
             try socket.send(Array(text.utf8), to: rig.transport.localAddress)
@@ -65,13 +72,18 @@ import Testing
 
         /// The status codes received within `seconds`, in order.
         func statuses(until last: Int, seconds: Double = 5) throws -> [Int] {
-            var statuses: [Int] = []
+            try responses(until: last, seconds: seconds).compactMap(\.statusCode)
+        }
+
+        /// The responses received within `seconds`, in order, up to one with status `last`.
+        func responses(until last: Int, seconds: Double = 5) throws -> [SIPMessage] {
+            var statuses: [SIPMessage] = []
             var buffer = [UInt8](repeating: 0, count: 65_536)
             let deadline = ContinuousClock.now.advanced(by: .milliseconds(Int(seconds * 1000)))
-            while ContinuousClock.now < deadline, statuses.last != last {
+            while ContinuousClock.now < deadline, statuses.last?.statusCode != last {
                 if let (count, _) = try buffer.withUnsafeMutableBytes({ try socket.receive(into: $0) }),
-                   let message = try? SIPMessage(datagram: buffer[..<count]), let status = message.statusCode {
-                    statuses.append(status)
+                   let message = try? SIPMessage(datagram: buffer[..<count]), message.statusCode != nil {
+                    statuses.append(message)
                 } else {
                     usleep(2_000)
                 }
@@ -109,5 +121,36 @@ import Testing
         try stranger.invite(to: Self.number, callID: "in-3", rig: rig)
         #expect(try stranger.statuses(until: 403) == [403])
         #expect(rig.offered.isEmpty)
+    }
+
+    @Test func aSIPPeerAnywhereIsChallengedAndTakenWithItsCredentials() throws {
+        let rig = try Rig(peers: ["pbx1": "s3cret-pbx"], peerAlgorithms: [.sha256, .md5])
+        let peer = try Phone(host: [127, 0, 0, 2])
+        try peer.invite(to: Self.number, callID: "in-4", rig: rig)
+        let challenge = try #require(try peer.responses(until: 401).last)
+        #expect(challenge.statusCode == 401)
+        let values = challenge.headers.values("WWW-Authenticate")
+        #expect(values.count == 2)
+        #expect(values.first?.contains("SHA-256") == true && values.first?.contains(#"realm="parley""#) == true)
+        #expect(rig.offered.isEmpty)
+
+        // The wrong password: 403, nothing offered.
+        var random = SystemRandomNumberGenerator()
+        var wrong = try SIPDigestClient(username: "pbx1", password: "guess")
+        let uri = Phone.requestURI(Self.number, rig: rig)
+        let guessed = try wrong.answer(challengeValues: values, method: "INVITE", requestURI: uri, using: &random)
+        try peer.invite(to: Self.number, callID: "in-4", rig: rig, cseq: 2, authorization: try #require(guessed.first).serialized())
+        #expect(try peer.statuses(until: 403) == [403])
+        #expect(rig.offered.isEmpty)
+
+        // The right one: taken as a call in from the trunk is.
+        var client = try SIPDigestClient(username: "pbx1", password: "s3cret-pbx")
+        let answered = try client.answer(challengeValues: values, method: "INVITE", requestURI: uri, using: &random)
+        try peer.invite(to: Self.number, callID: "in-5", rig: rig, cseq: 3, authorization: try #require(answered.first).serialized())
+        let offer = try #require(rig.waitForOffer())
+        #expect(offer.target == .user("bob") && offer.applicationKey == "app")
+        #expect(try peer.statuses(until: 100) == [100])
+
+        // Without peers a stranger is refused outright, as before (the test above).
     }
 }
