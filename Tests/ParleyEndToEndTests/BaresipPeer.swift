@@ -25,7 +25,9 @@ final class BaresipPeer: @unchecked Sendable {
     ///     whose Request-URI names it.
     ///   - tone: the frequency `ausine` sends (Hz).
     ///   - credentials: the digest account it answers 401/407 challenges with.
-    init(user: String, tone: Int = 1000, credentials: (user: String, password: String)? = nil) throws {
+    ///   - mediaEncryption: baresip's `mediaenc` for the account (`srtp-mand`: SDES-keyed
+    ///     SRTP only, RTP/SAVP; a call offering plain RTP is refused).
+    init(user: String, tone: Int = 1000, credentials: (user: String, password: String)? = nil, mediaEncryption: String? = nil) throws {
         port = try ParleydInstance.freeLoopbackPort()
         var control = try ParleydInstance.freeLoopbackPort()
         while control == port { control = try ParleydInstance.freeLoopbackPort() }
@@ -55,6 +57,7 @@ final class BaresipPeer: @unchecked Sendable {
             rtp_stats no
             module_path /usr/lib/baresip/modules
             module g711.so
+            module srtp.so
             module ausine.so
             module alsa.so
             module sndfile.so
@@ -67,7 +70,8 @@ final class BaresipPeer: @unchecked Sendable {
             """
         try configuration.write(to: directory.appendingPathComponent("config"), atomically: true, encoding: .utf8)
         let auth = credentials.map { ";auth_user=\($0.user);auth_pass=\($0.password)" } ?? ""
-        try "<sip:\(user)@127.0.0.1>\(auth);regint=0;answermode=auto;audio_codecs=PCMU\n"
+        let encryption = mediaEncryption.map { ";mediaenc=\($0)" } ?? ""
+        try "<sip:\(user)@127.0.0.1>\(auth)\(encryption);regint=0;answermode=auto;audio_codecs=PCMU\n"
             .write(to: directory.appendingPathComponent("accounts"), atomically: true, encoding: .utf8)
         try "".write(to: directory.appendingPathComponent("contacts"), atomically: true, encoding: .utf8)
         process = try ManagedProcess(name: "baresip \(user)", executable: try Self.executable(), arguments: ["-f", directory.path])

@@ -115,6 +115,32 @@ extension EndToEndRealTimeMediaTests {
             try Self.expectTone(440, in: phoneHeard, minimumRatio: 0.85)
         }
 
+        /// SDES-keyed SRTP toward a real phone (docs/sip.md, `--sip-media-sdes`): parleyd
+        /// offers RTP/SAVP with `a=crypto` to baresip routed directly, whose account takes
+        /// SRTP only (`mediaenc=srtp-mand`, so plain RTP could not carry the call); the
+        /// tones cross both ways through SRTP, and the app hangs up.
+        @Test func aSIPCallWithSDESKeyedSRTPCarriesTonesBothWays() throws {
+            let scratch = try Self.scratchDirectory()
+            defer { try? FileManager.default.removeItem(at: scratch) }
+            let recording = scratch.appendingPathComponent("caller-hears.wav").path
+            let phone = try BaresipPeer(user: "bob", tone: 1000, mediaEncryption: "srtp-mand")
+            let server = try ParleydInstance(flags: [
+                "--sip-listen", "127.0.0.1:0", "--sip-route", "pbx.test=\(phone.address)", "--sip-media-sdes",
+            ])
+            try server.admin(["set-dialling", server.applicationKey, "--sip", "on"])
+            let alice = try SoftphoneProcess.call("bob@pbx.test", on: server, as: "alice",
+                                                  ["--duration", "5", "--tone", "440", "--record", recording])
+            try alice.waitForEvent("established", timeout: 30)
+            try phone.waitForCall(timeout: 5)
+            #expect(try alice.waitForExit(timeout: 30) == 0, "\(alice.report)")
+            try phone.waitForCallEnd(timeout: 10)
+            let phoneHeard = try phone.receivedRecording().path
+            phone.stop()
+
+            try Self.expectTone(1000, in: recording, minimumRatio: 0.75)
+            try Self.expectTone(440, in: phoneHeard, minimumRatio: 0.75)
+        }
+
         /// The recording's main tone is `frequency`, heard in at least `minimumRatio` of its
         /// frames from the first and for at least 3 s. (Less than the whole call: a phone's
         /// recording starts with its first packet, and DTMF takes the place of audio.)
