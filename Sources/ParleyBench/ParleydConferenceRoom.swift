@@ -37,6 +37,10 @@ final class ParleydConferenceRoom {
     private var calls: [ConferenceSIPCaller.Call] = []
     /// The figures read by the last `tickLateness`, for the step's note.
     private var lastMetrics: ParleydRoomMetrics?
+    /// parleyd's CPU by thread name when the room's calls were up, and when; the note says
+    /// which threads the room kept busy from then to `tickLateness` (warm-up and window).
+    private var threadsAtJoin: (cpu: [String: Double], wall: Double)?
+    private var busiestSinceJoin: String?
     private var stopped = false
 
     /// Starts parleyd mixing at `sampleRate` with its encoders at `complexity`.
@@ -201,6 +205,8 @@ extension ParleydConferenceRoom: ConferenceMixerUnderTest {
     func openRoom(participants: [SocketAddress], settings: ConferenceCodecSettings) throws -> [SocketAddress] {
         guard calls.isEmpty else { throw ChildProcess.Failure(description: "a parleyd room is open already") }
         lastMetrics = nil
+        threadsAtJoin = nil
+        busiestSinceJoin = nil
         if settings.sampleRate != sampleRate || settings.complexity != complexity {
             server.stop()
             (server, serverSIP) = try Self.startServer(trunk: socket.localAddress, sampleRate: settings.sampleRate, complexity: settings.complexity)
@@ -221,6 +227,7 @@ extension ParleydConferenceRoom: ConferenceMixerUnderTest {
             throw ChildProcess.Failure(description: "parleyd's /metrics shows \(figures?.rooms.map(String.init) ?? "?") rooms and "
                                        + "\(figures?.participants.map(String.init) ?? "?") participants, not 1 room of \(participants.count)")
         }
+        threadsAtJoin = (threadCPUSecondsByName(server.child.pid), wallSeconds())
         return remotes
     }
 
@@ -229,6 +236,9 @@ extension ParleydConferenceRoom: ConferenceMixerUnderTest {
     /// the maximum stands in its place in the note, and the p50 reported is nan.
     func tickLateness(overLast seconds: Double) -> (p50: Double, p99: Double)? {
         lastMetrics = metrics()
+        busiestSinceJoin = threadsAtJoin.map {
+            busiestThreads(before: $0.cpu, after: threadCPUSecondsByName(server.child.pid), seconds: wallSeconds() - $0.wall, count: 4)
+        }
         return lastMetrics?.tickLatenessP99.map { (.nan, $0) }
     }
 
@@ -238,6 +248,7 @@ extension ParleydConferenceRoom: ConferenceMixerUnderTest {
         return "parleyd (/metrics): \(figures.participants.map(String.init) ?? "?") participants, "
             + "\(figures.talkers.map(String.init) ?? "?") talking now; tick lateness p99 \(milliseconds(figures.tickLatenessP99)) ms, "
             + "max \(milliseconds(figures.tickLatenessMaximum)) ms; room at \(sampleRate) Hz, Opus complexity \(complexity)"
+            + (busiestSinceJoin.map { "; busiest threads since the join (cores): " + $0 } ?? "")
     }
 
     func closeRoom() throws {
