@@ -178,7 +178,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "ParleyBench",
-            dependencies: ["ParleyWireCore", "ParleySTUN", "ParleyRTP", "ParleySDP", "ParleyWebSocket", "ParleySignaling", "ParleyCrypto", "ParleySRTP", "ParleyICECore", "ParleyOpus", "ParleyMediaCore", "ParleyNetCore", "ParleyNetLinux", "ParleyMediaLegCore", "ParleyAuth", "ParleyEdgeIO", "ParleyWebSocketClientIO", "ParleyStore", "ParleyCallModel", "ParleyCallCore", "ParleyPush", "ParleyMediaLegIO"],
+            dependencies: ["ParleyWireCore", "ParleySTUN", "ParleyRTP", "ParleySDP", "ParleyWebSocket", "ParleySignaling", "ParleyCrypto", "ParleySRTP", "ParleyICECore", "ParleyOpus", "ParleyMediaCore", "ParleyNetCore", "ParleyNetLinux", "ParleyMediaLegCore", "ParleyAuth", "ParleyEdgeIO", "ParleyWebSocketClientIO", "ParleyStore", "ParleyCallModel", "ParleyCallCore", "ParleyPush", "ParleyMediaLegIO", "ParleySIP"],
             swiftSettings: upcoming
         ),
 

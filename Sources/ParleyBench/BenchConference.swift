@@ -5,12 +5,12 @@ import ParleyNetLinux
 
 // The `conference` group of `make bench` (issue 11, docs/bench-conference.md): conference
 // mixers under a room of plain-RTP participants on loopback, at 10, 30 and 60 participants,
-// 16 and 48 kHz: Janus's AudioBridge, then parleyd's room (the product's mixer, legs and media
-// loop in a `conference-room-host` process), on the same load, with the ratio of their
+// 16 and 48 kHz: Janus's AudioBridge, then parleyd itself (each participant a SIP call to
+// a room's number, its media plain RTP), on the same load, with the ratio of their
 // costs (`--janus-only` or `--parley-only` runs one). Settings (environment): PARLEY_CONFERENCE_STEPS (10,30,60),
 // PARLEY_CONFERENCE_RATES (16000,48000), PARLEY_CONFERENCE_WARMUP_SECONDS (2),
 // PARLEY_CONFERENCE_SECONDS (10), PARLEY_CONFERENCE_TALKERS (3), PARLEY_CONFERENCE_COMPLEXITY (4),
-// PARLEY_CONFERENCE_KEEP (keep the mixer's files in /tmp).
+// PARLEY_CONFERENCE_KEEP (keep Janus's files in /tmp; PARLEY_SERVER_KEEP keeps parleyd's).
 
 private func say(_ line: String) {
     print(line)
@@ -106,9 +106,9 @@ func printConferenceReport(only: ConferenceMixerKind?) {
     say("Conference: one room of plain-RTP participants on loopback, each an Opus encoder in the bench (complexity \(settings.complexity),")
     say("the room's rate, 20 ms, 32 kbit/s); \(settings.talkers) talkers send distinct tones, the rest low-level noise (about -54 dBFS). Janus:")
     say("\(JanusAudioBridge.executable ?? "not installed"), AudioBridge plugin, each participant joined with the join's rtp object and quality \(settings.complexity).")
-    say("Parley: `ParleyBench conference-room-host`, the product's ConferenceMixer<String> on one EventLoop, a plain-RTP MediaLegCore and UDP")
-    say("socket per participant (as parleyd's media anchor runs a room; no signaling, no ICE/DTLS-SRTP); its Opus encoders are the")
-    say("product's (48 kHz, complexity \(settings.complexity), as parleyd's --conference-opus-complexity \(settings.complexity)), its tick lateness the mixer's own.")
+    say("Parley: \(ServerUnderTest.executable ?? "parleyd not built (swift build -c release --product parleyd)"), each participant a SIP call from")
+    say("the bench (its trunk) to a number whose rule is a room (--sip-number N=KEY:conference:bench), its SDP plain-RTP Opus at the")
+    say("participant's socket; --conference-rate the step's, --conference-opus-complexity \(settings.complexity); tick lateness from /metrics.")
     say("Per step: \(settings.warmupSeconds) s warm-up, then \(settings.windowSeconds) s measured. CPU = utime+stime from /proc/<pid>/stat, the mixer's")
     say("above its idle level; us/part-tick = its CPU per participant per 20 ms tick; part/core = 20 ms / that. rx/s = packets the")
     say("mixer sent each participant per second (50 = all); loss from RTP sequence gaps; jitter RFC 3550 (mean, max over participants);")
@@ -135,7 +135,8 @@ private func runMixer(_ kind: ConferenceMixerKind, _ settings: ConferenceBenchSe
     do {
         directory = try makeBenchDirectory("parley-bench-conference-\(kind.rawValue)")
         do {
-            mixer = try kind.start(directory: directory)
+            mixer = try kind.start(directory: directory, settings: ConferenceCodecSettings(
+                sampleRate: settings.rates.first ?? 48_000, complexity: settings.complexity, talkers: settings.talkers))
         } catch {
             if !settings.keep { try? FileManager.default.removeItem(atPath: directory) }
             throw error

@@ -32,8 +32,10 @@ final class ServerUnderTest {
     ///   - applicationSettings: `parleyd app` commands run on the application before the
     ///     server starts, each as `[command, arguments...]`, the key put after the command
     ///     (the SIP bench's `set-dialling` and `set-cli`).
+    ///   - applicationArguments: more `parleyd` flags that name the application, made from
+    ///     its key (the conference bench's `--sip-number NUMBER=KEY:conference:ROOM`).
     init(extraArguments: [String] = [], mediaPorts: ClosedRange<UInt16> = ServerUnderTest.mediaPorts,
-         applicationSettings: [[String]] = []) throws {
+         applicationSettings: [[String]] = [], applicationArguments: (String) -> [String] = { _ in [] }) throws {
         guard let executable = Self.executable else {
             throw ChildProcess.Failure(description: "parleyd not found next to ParleyBench: swift build -c release --product parleyd")
         }
@@ -45,7 +47,8 @@ final class ServerUnderTest {
         child = try ChildProcess(
             path: executable,
             arguments: ["--data-dir", dataDirectory, "--listen", "127.0.0.1:0",
-                        "--media-ports", "\(mediaPorts.lowerBound)-\(mediaPorts.upperBound)", "--no-dev-app"] + extraArguments,
+                        "--media-ports", "\(mediaPorts.lowerBound)-\(mediaPorts.upperBound)", "--no-dev-app"] + extraArguments
+                + applicationArguments(credentials.key),
             pipeStdin: false, pipeStdout: true, stderrPath: dataDirectory + "/server.log")
         // parleyd's banner: "parleyd listening on http://127.0.0.1:PORT (signaling ...)".
         var found: SocketAddress?

@@ -2,7 +2,7 @@ import ParleyNetCore
 
 /// A conference mixer the `conference` group measures: each is a process of its own whose
 /// CPU is read from /proc, taking plain-RTP participants so the load generator pays for no
-/// DTLS. Janus's AudioBridge is one, parleyd's room (`ParleyConferenceRoom`) the other; the
+/// DTLS. Janus's AudioBridge is one, parleyd itself (`ParleydConferenceRoom`) the other; the
 /// report prints both side by side on the same load, with their ratio.
 protocol ConferenceMixerUnderTest: AnyObject {
     /// Its name in the report.
@@ -34,17 +34,18 @@ protocol ConferenceMixerUnderTest: AnyObject {
 /// The mixers the `conference` group knows how to start.
 enum ConferenceMixerKind: String, CaseIterable {
     case janus
-    /// parleyd's conference room: the product's mixer, legs, media loop and sockets in a
-    /// process of their own (`ParleyConferenceRoom`).
+    /// parleyd itself, its participants phones calling a room's number over SIP
+    /// (`ParleydConferenceRoom`).
     case parley
 
-    /// Starts one with its files in `directory`; throws with the reason when it cannot run.
-    func start(directory: String) throws -> any ConferenceMixerUnderTest {
+    /// Starts one with its files in `directory`, ready for rooms with `settings` (parleyd
+    /// takes a room's rate and complexity at start); throws with the reason when it cannot run.
+    func start(directory: String, settings: ConferenceCodecSettings) throws -> any ConferenceMixerUnderTest {
         switch self {
         case .janus:
             return try JanusAudioBridge(directory: directory)
         case .parley:
-            return try ParleyConferenceRoom(directory: directory)
+            return try ParleydConferenceRoom(sampleRate: settings.sampleRate, complexity: settings.complexity)
         }
     }
 }

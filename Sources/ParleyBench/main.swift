@@ -3,8 +3,6 @@
 
 // Our relay as a child process of the `relay` comparison (BenchRelayServe.swift).
 if CommandLine.arguments.dropFirst().first == "relay-serve" { runRelayServeAndExit() }
-// parleyd's conference room as a child process of the `conference` group (BenchConferenceRoomHost.swift).
-if CommandLine.arguments.dropFirst().first == "conference-room-host" { runConferenceRoomHostAndExit() }
 
 var seconds = 1.0
 var speechCalls = 3
