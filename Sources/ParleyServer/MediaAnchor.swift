@@ -687,6 +687,11 @@ final class MediaAnchor: @unchecked Sendable {
         var configuration: MediaLegConfiguration
         if case .callee(.sip) = id {
             configuration = Self.plainRTPConfiguration(offersSDES: sipOffersSDES)
+            if call.plainRTPCaller {
+                // A bridge: offer the codec the caller runs first, so that it can relay.
+                let running = call.topology.withLeg(.caller) { (core: inout MediaLegCore) in core.statistics.codec } ?? nil
+                configuration.codecs = Self.bridgedCalleeCodecs(callerCodec: running, from: configuration.codecs)
+            }
         } else if id == .caller, call.plainRTPCaller {
             // A SIP caller's leg answers its INVITE's offer: plain RTP as for a SIP callee.
             configuration = Self.plainRTPConfiguration(offersSDES: sipOffersSDES)
