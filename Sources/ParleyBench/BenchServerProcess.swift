@@ -32,8 +32,10 @@ final class ServerUnderTest {
     ///   - applicationSettings: `parleyd app` commands run on the application before the
     ///     server starts, each as `[command, arguments...]`, the key put after the command
     ///     (the SIP bench's `set-dialling` and `set-cli`).
+    ///   - keyedArguments: more `parleyd` flags that name the application's key (the SIP
+    ///     bridge row's `--sip-number`).
     init(extraArguments: [String] = [], mediaPorts: ClosedRange<UInt16> = ServerUnderTest.mediaPorts,
-         applicationSettings: [[String]] = []) throws {
+         applicationSettings: [[String]] = [], keyedArguments: (String) -> [String] = { _ in [] }) throws {
         guard let executable = Self.executable else {
             throw ChildProcess.Failure(description: "parleyd not found next to ParleyBench: swift build -c release --product parleyd")
         }
@@ -45,7 +47,8 @@ final class ServerUnderTest {
         child = try ChildProcess(
             path: executable,
             arguments: ["--data-dir", dataDirectory, "--listen", "127.0.0.1:0",
-                        "--media-ports", "\(mediaPorts.lowerBound)-\(mediaPorts.upperBound)", "--no-dev-app"] + extraArguments,
+                        "--media-ports", "\(mediaPorts.lowerBound)-\(mediaPorts.upperBound)", "--no-dev-app"] + extraArguments
+                + keyedArguments(credentials.key),
             pipeStdin: false, pipeStdout: true, stderrPath: dataDirectory + "/server.log")
         // parleyd's banner: "parleyd listening on http://127.0.0.1:PORT (signaling ...)".
         var found: SocketAddress?
