@@ -107,4 +107,30 @@ extension EndToEndRealTimeMediaTests.SIPInteropBaresipTests {
         #expect(try busy.waitForExit(timeout: 20) == 0, "\(busy.report)")
         caller.stop()
     }
+
+    /// The call out's far side answers 183 with SDP and plays a 1.5 s ringback of 1000 Hz,
+    /// then 200 2.5 s later (scripts/sipp/uas-early-media.xml): parleyd relays the early
+    /// media to the caller with a 183 of its own, so the caller (sending 440 Hz) hears the
+    /// ringback before the answer; its hang-up reaches SIPp as parleyd's BYE.
+    @Test func earlyMediaOfTheCallOutReachesTheCallerBeforeTheAnswer() throws {
+        let scratch = try Self.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let far = try SIPpPeer(scenario: "uas-early-media", workingDirectory: EndToEndSIPTests.repository.appendingPathComponent("scripts/sipp"))
+        let caller = try BaresipPeer(user: "+4615550101", tone: 440)
+        let (server, _) = try Self.bridgeGateway(trunk: far.address, scratch: scratch, rule: { "+46700000093=\($0):number:+4615550202" })
+        let sipPort = try Self.sipPort(of: server)
+        try caller.command("dial", "sip:+46700000093@127.0.0.1:\(sipPort)")
+        try caller.waitForCall(timeout: 20)
+        Thread.sleep(forTimeInterval: 1)
+        try caller.hangUp()
+        try caller.waitForCallEnd(timeout: 10)
+        let callerHeard = try caller.receivedRecording().path
+        caller.stop()
+        #expect(try far.waitForExit(timeout: 20) == 0, "\(far.report)")
+        let early = (server.process?.errorText ?? "").split(separator: "\n").filter { $0.contains("sip.inbound.early_media") }
+        #expect(early.count == 1, "\(early)")
+        // The far side played 1000 Hz only before its 200; jitter buffers may cost a little.
+        let timeline = try ToneTimeline(path: callerHeard, frequency: 1000)
+        #expect(timeline.seconds(in: 0..<timeline.present.count) >= 1.2, "the caller heard \(timeline.seconds(in: 0..<timeline.present.count)) s of ringback")
+    }
 }
