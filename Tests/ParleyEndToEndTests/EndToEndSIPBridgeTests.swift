@@ -3,15 +3,16 @@ import Testing
 
 extension EndToEndRealTimeMediaTests.SIPInteropBaresipTests {
     /// A parleyd whose trunk is `trunk` (`127.0.0.1:PORT`), whose application may dial
-    /// `+46` numbers, with the `--sip-number` rule `rule(KEY)` and, when `script` is given, a
+    /// `+46` numbers and SIP addresses, with the `--sip-number` rule `rule(KEY)` and, when `script` is given, a
     /// test backend answering from it (set before the restart, so the first call finds
     /// both the backend and the dialling settings).
+    /// `pbx.test` is routed to the trunk as well, and SIP addresses may be dialled.
     static func bridgeGateway(trunk: String, scratch: URL, rule: (String) -> String, script: [String: Any]? = nil) throws
         -> (server: ParleydInstance, backend: TestBackend?) {
-        let server = try ParleydInstance(flags: ["--sip-listen", "127.0.0.1:0", "--sip-trunk", "sip:\(trunk);transport=udp"]) { key in
-            ["--sip-number", rule(key)]
-        }
-        try server.admin(["set-dialling", server.applicationKey, "--allow-prefix", "+46"])
+        let server = try ParleydInstance(flags: [
+            "--sip-listen", "127.0.0.1:0", "--sip-trunk", "sip:\(trunk);transport=udp", "--sip-route", "pbx.test=\(trunk)",
+        ]) { key in ["--sip-number", rule(key)] }
+        try server.admin(["set-dialling", server.applicationKey, "--allow-prefix", "+46", "--sip", "on"])
         var backend: TestBackend?
         if let script {
             let test = try TestBackend(directory: scratch, applicationKey: server.applicationKey, secret: server.secret, script: script)
@@ -132,5 +133,40 @@ extension EndToEndRealTimeMediaTests.SIPInteropBaresipTests {
         // The far side played 1000 Hz only before its 200; jitter buffers may cost a little.
         let timeline = try ToneTimeline(path: callerHeard, frequency: 1000)
         #expect(timeline.seconds(in: 0..<timeline.present.count) >= 1.2, "the caller heard \(timeline.seconds(in: 0..<timeline.present.count)) s of ringback")
+    }
+
+    /// The backend answers `connectSip` to `bob@pbx.test` (routed to a baresip `bob`) with
+    /// a private header: the call is bridged to that SIP address, the tones cross, the
+    /// record is `phoneToSip`, and the callee's hang-up ends the caller's call.
+    @Test func aPhoneCallBridgedByTheBackendToASIPAddress() throws {
+        let scratch = try Self.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let callee = try BaresipPeer(user: "bob", tone: 440)
+        let caller = try BaresipPeer(user: "+4615550101", tone: 1000)
+        let (server, maybeBackend) = try Self.bridgeGateway(trunk: callee.address, scratch: scratch, rule: { "+46700000092=\($0)" }, script: [
+            "ice": ["action": ["name": "connectSip", "destination": ["type": "sip", "endpoint": "sip:bob@pbx.test"],
+                               "callHeaders": [["key": "x-ticket", "value": "7"]]]],
+        ])
+        let backend = try #require(maybeBackend)
+        let sipPort = try Self.sipPort(of: server)
+        try caller.command("dial", "sip:+46700000092@127.0.0.1:\(sipPort)")
+        let callID = try #require(try backend.waitFor("ice").body["callid"] as? String)
+        try callee.waitForCall(timeout: 20)
+        try caller.waitForCall(timeout: 20)
+        Thread.sleep(forTimeInterval: 4)
+        try callee.hangUp()
+        try callee.waitForCallEnd(timeout: 10)
+        try caller.waitForCallEnd(timeout: 10)
+        let callerHeard = try caller.receivedRecording().path
+        let calleeHeard = try callee.receivedRecording().path
+        caller.stop()
+        callee.stop()
+        try Self.expectTone(1000, in: calleeHeard, minimumRatio: 0.75)
+        try Self.expectTone(440, in: callerHeard, minimumRatio: 0.75)
+        let record = try server.get("/v1/calls/\(callID)")
+        #expect(record.body?["direction"] as? String == "phoneToSip", "\(record)")
+        #expect(record.body?["callee"] as? String == "bob@pbx.test", "\(record)")
+        let dice = try backend.waitFor("dice")
+        #expect(dice.body["result"] as? String == "ANSWERED" && dice.body["reason"] as? String == "CALLEEHANGUP", "\(dice.body)")
     }
 }
