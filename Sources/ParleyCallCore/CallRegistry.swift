@@ -235,11 +235,13 @@ public struct CallRegistry: Sendable {
     /// dialled presenting `cli`, else the caller's own number, else the application's
     /// default CLI. `headers` (the INVITE's `x-` headers, with the backend's) go on the
     /// call out's INVITE. `maximumLength` (a backend's `maxDuration`) ends the call with
-    /// `timeout` that long after it started, if the dialling settings' cap is not sooner.
+    /// `timeout` that long after it started, if the dialling settings' cap is not sooner;
+    /// `ringTimeout` (a backend's `dialTimeout`) ends it unanswered that long after it
+    /// started, if `CallConfiguration.ringTimeout` is not sooner.
     public mutating func startInbound(
         callID: String, from caller: SIPParty, applicationKey: String, to target: PartyAddress, offer: String,
         headers: [String: String] = [:], displayName: String? = nil, cli: String? = nil, maximumLength: Duration? = nil,
-        now: ClockReading
+        ringTimeout: Duration? = nil, now: ClockReading
     ) throws(CallingError) -> [CallAction] {
         guard CallID.isValid(callID) else {
             throw CallingError(.badRequest, callID: nil, field: "callId", "call id is not a lower-case UUID")
@@ -268,6 +270,7 @@ public struct CallRegistry: Sendable {
             callID: callID, from: caller, applicationKey: applicationKey, to: target, offer: offer, headers: headers,
             displayName: displayName, decision: decision, now: now, configuration: configuration)
         for length in [admittedLength, maximumLength].compactMap(\.self) { machine.capLength(at: now.instant.advanced(by: length)) }
+        if let ringTimeout { machine.capRinging(at: now.instant.advanced(by: ringTimeout)) }
         countedCalls[callID] = (applicationKey, nil)
         callsByApplication[applicationKey, default: 0] += 1
         store(machine)

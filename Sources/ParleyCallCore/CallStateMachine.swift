@@ -305,6 +305,15 @@ public struct CallStateMachine: Sendable {
         if deadline < maximumDeadline { maximumDeadline = deadline }
     }
 
+    /// Brings the end of ringing forward to `deadline` (a backend's `dialTimeout` for the call
+    /// out of a bridge); a later one, or a call no longer ringing, changes nothing. The
+    /// call then ends as at `ringTimeout` (`noAnswer`, or `timeout` once it rang).
+    public mutating func capRinging(at deadline: ContinuousClock.Instant) {
+        _ = modifyOffering { offering in
+            if deadline < offering.ringDeadline { offering.ringDeadline = deadline }
+        }
+    }
+
     /// When `handleTimeout(now:)` must run next; nil once the call ended.
     public var nextDeadline: ContinuousClock.Instant? {
         var earliest = maximumDeadline

@@ -719,13 +719,14 @@ final class CallEngine: @unchecked Sendable {
 
     /// Starts a call in toward `target`, or refuses it.
     /// A phone or SIP `target` bridges it to a call out presenting `cli` (docs/sip.md).
-    private func start(_ call: InboundSIPCall, to target: PartyAddress, cli: String? = nil, maximumLength: Duration? = nil) {
+    private func start(_ call: InboundSIPCall, to target: PartyAddress, cli: String? = nil, maximumLength: Duration? = nil,
+                       ringTimeout: Duration? = nil) {
         let time = now()
         do throws(CallingError) {
             guard !stopped else { throw CallingError.stopping(callID: call.party.callID) }
             let actions = try registry.startInbound(
                 callID: call.party.callID, from: call.party, applicationKey: call.applicationKey, to: target, offer: call.offer,
-                headers: call.headers, cli: cli, maximumLength: maximumLength, now: time)
+                headers: call.headers, cli: cli, maximumLength: maximumLength, ringTimeout: ringTimeout, now: time)
             log.info("sip.inbound.call", ["call": call.party.callID, "from": call.party.description, "to": target.address])
             perform(actions)
         } catch {
@@ -807,7 +808,7 @@ final class CallEngine: @unchecked Sendable {
                     var routed = call
                     routed.headers = route.headers
                     backendCalls[call.party.callID]?.to = route.destination
-                    start(routed, to: route.target, cli: route.cli, maximumLength: route.maximumLength)
+                    start(routed, to: route.target, cli: route.cli, maximumLength: route.maximumLength, ringTimeout: route.ringTimeout)
                 } catch {
                     refuse(call, code: .badRequest, message: error.message)
                     sendRefusedDiCE(call, reason: .invalidSVAMLAction)

@@ -16,6 +16,8 @@ struct SVAMLBridgeRoute: Sendable, Hashable {
     var headers: [String: String]
     /// The action's `maxDuration`, when it gave one above zero.
     var maximumLength: Duration?
+    /// `connectPstn`'s `dialTimeout`, when it gave one above zero: how long the call out may ring.
+    var ringTimeout: Duration?
     /// The callback's `to` for the DiCE.
     var destination: Destination
 
@@ -31,6 +33,7 @@ struct SVAMLBridgeRoute: Sendable, Hashable {
             target = .phone(number.e164)
             cli = connect.cli?.e164
             maximumLength = Self.seconds(connect.maxDurationSeconds)
+            ringTimeout = Self.seconds(connect.dialTimeoutSeconds)
             destination = Destination(kind: .number, endpoint: number.e164)
         case .connectSip(let connect):
             var address = connect.destination.endpoint
@@ -52,6 +55,7 @@ struct SVAMLBridgeRoute: Sendable, Hashable {
             }
             target = .sip(address)
             maximumLength = Self.seconds(connect.maxDurationSeconds)
+            ringTimeout = nil
             destination = Destination(kind: .sip, endpoint: address)
         default:
             return nil

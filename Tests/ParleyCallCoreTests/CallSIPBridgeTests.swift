@@ -31,10 +31,11 @@ struct CallSIPBridgeTests {
     }
 
     func start(_ world: inout CallWorld, from caller: SIPParty? = nil, to target: PartyAddress = .phone(destination),
-               headers: [String: String] = [:], cli: String? = nil, maximumLength: Duration? = nil) throws(CallingError) {
+               headers: [String: String] = [:], cli: String? = nil, maximumLength: Duration? = nil,
+               ringTimeout: Duration? = nil) throws(CallingError) {
         world.perform(try world.registry.startInbound(
             callID: id, from: caller ?? phoneCaller, applicationKey: CallWorld.app, to: target, offer: Self.offer,
-            headers: headers, cli: cli, maximumLength: maximumLength, now: world.now))
+            headers: headers, cli: cli, maximumLength: maximumLength, ringTimeout: ringTimeout, now: world.now))
     }
 
     func report(_ world: inout CallWorld, _ event: SIPCallEvent, from party: SIPParty) {
@@ -253,6 +254,24 @@ struct CallSIPBridgeTests {
         world.advance(by: CallConfiguration().ringTimeout)
         #expect(told(world, phoneCaller).last == "ended:timeout")
         #expect(told(world, callee).last == "ended:timeout")
+    }
+
+    @Test("A backend's dialTimeout ends the ringing sooner than the server's ring timeout; a longer one changes nothing")
+    func dialTimeout() throws {
+        var world = world()
+        try start(&world, ringTimeout: .seconds(10))
+        let callee = phoneCallee()
+        report(&world, .ringing(earlySDP: nil), from: callee)
+        world.advance(by: .seconds(9))
+        #expect(told(world, phoneCaller).last == "ringing")
+        world.advance(by: .seconds(1))
+        #expect(told(world, phoneCaller).last == "ended:timeout")
+        #expect(told(world, callee).last == "ended:timeout")
+
+        var later = self.world()
+        try start(&later, ringTimeout: CallConfiguration().ringTimeout + .seconds(60))
+        later.advance(by: CallConfiguration().ringTimeout)
+        #expect(told(later, phoneCaller).last == "ended:noAnswer")
     }
 
     @Test("The caller's CANCEL before the answer cancels the call out")
