@@ -4,7 +4,7 @@ import ParleyMediaCore
 import ParleyNetLinux
 
 /// baresip 1.0 (Debian's baresip-core) as a real phone: one account that answers every
-/// call at once, PCMU only, on free loopback ports, headless (ALSA's null device plays,
+/// call at once, one codec (PCMU unless told), on free loopback ports, headless (ALSA's null device plays,
 /// `ausine` sends a sine tone), recording what it receives with the `sndfile` module, and
 /// driven through its `ctrl_tcp` module (netstrings of JSON commands: `sndcode` sends DTMF
 /// as RFC 4733 events, `hangup` ends the call).
@@ -24,7 +24,8 @@ final class BaresipPeer: @unchecked Sendable {
     ///   - user: the account's user part (`bob`, `+4615550101`): baresip takes only calls
     ///     whose Request-URI names it.
     ///   - tone: the frequency `ausine` sends (Hz).
-    init(user: String, tone: Int = 1000) throws {
+    ///   - codec: the one codec it offers and answers (`PCMU`, `PCMA`).
+    init(user: String, tone: Int = 1000, codec: String = "PCMU") throws {
         port = try ParleydInstance.freeLoopbackPort()
         var control = try ParleydInstance.freeLoopbackPort()
         while control == port { control = try ParleydInstance.freeLoopbackPort() }
@@ -65,7 +66,7 @@ final class BaresipPeer: @unchecked Sendable {
 
             """
         try configuration.write(to: directory.appendingPathComponent("config"), atomically: true, encoding: .utf8)
-        try "<sip:\(user)@127.0.0.1>;regint=0;answermode=auto;audio_codecs=PCMU\n"
+        try "<sip:\(user)@127.0.0.1>;regint=0;answermode=auto;audio_codecs=\(codec)\n"
             .write(to: directory.appendingPathComponent("accounts"), atomically: true, encoding: .utf8)
         try "".write(to: directory.appendingPathComponent("contacts"), atomically: true, encoding: .utf8)
         process = try ManagedProcess(name: "baresip \(user)", executable: try Self.executable(), arguments: ["-f", directory.path])

@@ -169,4 +169,31 @@ extension EndToEndRealTimeMediaTests.SIPInteropBaresipTests {
         let dice = try backend.waitFor("dice")
         #expect(dice.body["result"] as? String == "ANSWERED" && dice.body["reason"] as? String == "CALLEEHANGUP", "\(dice.body)")
     }
+
+    /// The callee speaks PCMA only, the caller PCMU: the call out is offered PCMU first,
+    /// the callee answers PCMA, and the gateway transcodes between the two (G.711 to 48 kHz
+    /// and back) instead of refusing; the tones still cross both ways.
+    @Test func aCalleeOnAnotherCodecIsTranscoded() throws {
+        let scratch = try Self.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let callee = try BaresipPeer(user: "+4615550202", tone: 440, codec: "PCMA")
+        let caller = try BaresipPeer(user: "+4615550101", tone: 1000)
+        let (server, _) = try Self.bridgeGateway(trunk: callee.address, scratch: scratch, rule: { "+46700000091=\($0):number:+4615550202" })
+        let sipPort = try Self.sipPort(of: server)
+        try caller.command("dial", "sip:+46700000091@127.0.0.1:\(sipPort)")
+        try callee.waitForCall(timeout: 20)
+        try caller.waitForCall(timeout: 20)
+        Thread.sleep(forTimeInterval: 4)
+        try caller.hangUp()
+        try caller.waitForCallEnd(timeout: 10)
+        try callee.waitForCallEnd(timeout: 10)
+        let callerHeard = try caller.receivedRecording().path
+        let calleeHeard = try callee.receivedRecording().path
+        caller.stop()
+        callee.stop()
+        let bridged = (server.process?.errorText ?? "").split(separator: "\n").filter { $0.contains("media.bridge") }
+        #expect(bridged.count == 1 && bridged.allSatisfy { $0.contains("transcode") }, "\(bridged)")
+        try Self.expectTone(1000, in: calleeHeard, minimumRatio: 0.75)
+        try Self.expectTone(440, in: callerHeard, minimumRatio: 0.75)
+    }
 }
