@@ -9,6 +9,8 @@ import Glibc
 //   setups   short calls through the gateway at a few calls per second, hung up at once and
 //            held 1 s: parleyd's CPU per call set up and torn down
 //   proxy    Kamailio (tm, rr) between a SIPp uac and uas at rising call rates: CPU per call
+//   bridge   parleyd bridging a SIPp uac's calls in to a SIPp uas (a back-to-back user agent),
+//            at rising call rates: CPU per call, the highest rate with no retransmission
 // Settings (environment): PARLEY_SIP_STEPS (10,25,50,100,200), PARLEY_SIP_HOLD_SECONDS (5),
 // PARLEY_SIP_DESTINATION (sip: bob@pbx.test routed to SIPp; phone: +4615550101 through the
 // trunk), PARLEY_SIP_SETUP_CALLERS (8), PARLEY_SIP_SETUP_RATE (4 calls/s), PARLEY_SIP_SETUP_SECONDS
@@ -16,7 +18,8 @@ import Glibc
 // PARLEY_SIP_PROXY_WORKERS (1: with more, a worker may relay the uas's 200 before another
 // relays the 180 sent just before it, and SIPp's built-in uac fails such a call),
 // PARLEY_SIP_PROXY_ALLOCATOR (tlsf; Kamailio's own default qm, its debugging allocator, costs
-// about twice the CPU per call), PARLEY_SIP_KEEP (keep every row's files in /tmp).
+// about twice the CPU per call), PARLEY_SIP_BRIDGE_RATES (25,50,100,200,400), PARLEY_SIP_BRIDGE_SECONDS
+// (3), PARLEY_SIP_KEEP (keep every row's files in /tmp).
 
 private func say(_ line: String) {
     print(line)
@@ -43,11 +46,14 @@ private struct SIPBenchSettings {
     let proxySeconds: Int
     let proxyWorkers: Int
     let proxyAllocator: String
+    let bridgeRatesText: String
+    let bridgeRates: [Int]
+    let bridgeSeconds: Int
     let keep: Bool
 
     init() {
         let environment = ProcessInfo.processInfo.environment
-        rows = Set((environment["PARLEY_SIP_ROWS"] ?? "gateway,setups,proxy").split(separator: ",").map(String.init))
+        rows = Set((environment["PARLEY_SIP_ROWS"] ?? "gateway,setups,proxy,bridge").split(separator: ",").map(String.init))
         stepsText = environment["PARLEY_SIP_STEPS"] ?? "10,25,50,100,200"
         steps = stepsText.split(separator: ",").compactMap { Int($0) }.filter { (1...1000).contains($0) }
         holdSeconds = serverEnvironmentInt("PARLEY_SIP_HOLD_SECONDS", 5, 1...60)
@@ -64,6 +70,9 @@ private struct SIPBenchSettings {
         proxyWorkers = serverEnvironmentInt("PARLEY_SIP_PROXY_WORKERS", 1, 1...64)
         let allocator = environment["PARLEY_SIP_PROXY_ALLOCATOR"] ?? "tlsf"
         proxyAllocator = ["qm", "fm", "tlsf"].contains(allocator) ? allocator : "tlsf"
+        bridgeRatesText = environment["PARLEY_SIP_BRIDGE_RATES"] ?? "25,50,100,200,400"
+        bridgeRates = bridgeRatesText.split(separator: ",").compactMap { Int($0) }.filter { (1...20_000).contains($0) }
+        bridgeSeconds = serverEnvironmentInt("PARLEY_SIP_BRIDGE_SECONDS", 3, 1...60)
         keep = environment["PARLEY_SIP_KEEP"] != nil
     }
 
@@ -76,6 +85,8 @@ private struct SIPBenchSettings {
         case "setups":
             environment += ["PARLEY_SIP_SETUP_CALLERS=\(setupCallers)", "PARLEY_SIP_SETUP_RATE=\(setupRate)", "PARLEY_SIP_SETUP_SECONDS=\(setupSeconds)",
                             "PARLEY_SIP_SETUP_HOLD_MS=\(setupHoldMs)", "PARLEY_SIP_DESTINATION=\(destination.rawValue)"]
+        case "bridge":
+            environment += ["PARLEY_SIP_BRIDGE_RATES=\(bridgeRatesText)", "PARLEY_SIP_BRIDGE_SECONDS=\(bridgeSeconds)"]
         default:
             environment += ["PARLEY_SIP_PROXY_RATES=\(ratesText)", "PARLEY_SIP_PROXY_SECONDS=\(proxySeconds)",
                             "PARLEY_SIP_PROXY_WORKERS=\(proxyWorkers)", "PARLEY_SIP_PROXY_ALLOCATOR=\(proxyAllocator)"]
@@ -100,6 +111,7 @@ func printSIPReport() {
     if settings.rows.contains("gateway") { gatewayPerCallSecond = gatewayRow(settings) }
     if settings.rows.contains("setups") { setups = setupsRow(settings) }
     if settings.rows.contains("proxy") { proxy = proxyRow(settings) }
+    if settings.rows.contains("bridge") { bridgeRow(settings) }
     comparison(settings, gatewayPerCallSecond: gatewayPerCallSecond, setups: setups, proxy: proxy)
 }
 
@@ -249,6 +261,44 @@ private func proxyRow(_ settings: SIPBenchSettings) -> [ProxyStep] {
     say("  highest rate with no failed call and no retransmission: \(clean.map { "\($0.targetRate) calls/s (\(fixed($0.achievedRate, 0)) reached)" } ?? "none")")
     say("  " + settings.command("proxy"))
     return results
+}
+
+/// parleyd bridging a SIPp uac's calls to a SIPp uas, at rising rates, as the proxy row
+/// runs Kamailio.
+private func bridgeRow(_ settings: SIPBenchSettings) {
+    say("")
+    say("parleyd bridging SIP to SIP: a SIPp uac calls +\(BridgingServer.number), whose --sip-number rule bridges it to bob@pbx.test, routed")
+    say("to a SIPp uas (built-in scenarios, calls of 0 s, PCMU offered; the built-in uac sends no RTP, so both plain RTP legs are")
+    say("made, negotiated and closed but carry nothing). \(settings.bridgeSeconds) s per rate. CPU per call = parleyd's CPU from the")
+    say("first INVITE to \(proxyQuietSeconds) s after the last call, less its idle; retrans = retransmissions by the uac and the uas:")
+    let directory: String, uas: SIPpProcess, bridge: BridgingServer
+    do {
+        directory = try makeBenchDirectory("parley-bench-sip-bridge")
+        uas = try SIPpProcess.uas(echo: false, directory: directory)
+        do { bridge = try BridgingServer(uas: uas) } catch {
+            uas.stop()
+            throw error
+        }
+    } catch {
+        say("  not run: \(error)")
+        return
+    }
+    defer {
+        bridge.stop()
+        uas.stop()
+        finish(directory, settings)
+    }
+    say("   rate  calls    ok  failed  retrans  achieved/s  INVITE->200 ms  us/call  parleyd cores  uac cores  uas cores  machine")
+    let results = runProxySteps(kamailio: bridge, uas: uas, rates: settings.bridgeRates, seconds: settings.bridgeSeconds, directory: directory) { step in
+        say("  " + lpad("\(step.targetRate)", 5) + lpad("\(step.placed)", 7) + lpad("\(step.successful)", 6) + lpad("\(step.failed)", 8)
+            + lpad("\(step.retransmissions)", 9) + lpad(fixed(step.achievedRate, 0), 12) + lpad(step.responseTime.map { fixed($0 * 1e3, 2) } ?? "-", 16)
+            + lpad(fixed(step.proxySecondsPerCall * 1e6, 0), 9) + lpad(fixed(step.proxyCores, 2), 15) + lpad(fixed(step.uacCores, 2), 11)
+            + lpad(fixed(step.uasCores, 2), 11) + lpad(fixed(step.machineCores, 2), 9) + (step.failure.map { "  \($0)" } ?? ""))
+    }
+    if let first = results.first { say("  parleyd with no traffic: \(fixed(first.proxyIdleCores, 3)) cores (taken off)") }
+    let clean = results.filter(\.clean).last
+    say("  highest rate with no failed call and no retransmission: \(clean.map { "\($0.targetRate) calls/s (\(fixed($0.achievedRate, 0)) reached)" } ?? "none")")
+    say("  " + settings.command("bridge"))
 }
 
 /// parleyd's figures beside Kamailio's, from the rows of this run.

@@ -39,9 +39,26 @@ struct ProxyStep {
 /// transaction for its wait timer (5 s by default) and frees it then, work each call costs.
 let proxyQuietSeconds = 5.5
 
-/// Runs the rates in order against one Kamailio; stops after a rate with failed calls or
-/// one the load generator could not reach within 10 % (the proxy or SIPp overloaded).
-func runProxySteps(kamailio: KamailioProxy, uas: SIPpProcess, rates: [Int], seconds: Int, directory: String,
+/// What a uac's calls go through on their way to the uas: Kamailio (the proxy row) or
+/// parleyd bridging them (the bridge row).
+protocol SIPServerUnderLoad {
+    /// Where the uac sends its INVITEs, `127.0.0.1:PORT`.
+    var sipAddress: String { get }
+    /// The Request-URI user the uac dials (nil: SIPp's `service`).
+    var dialledUser: String? { get }
+    /// User plus system CPU seconds of the server, every process and thread.
+    func cpuSeconds() -> Double
+}
+
+extension KamailioProxy: SIPServerUnderLoad {
+    var sipAddress: String { address }
+    var dialledUser: String? { nil }
+}
+
+/// Runs the rates in order against one server (Kamailio, or parleyd bridging); stops after
+/// a rate with failed calls or one the load generator could not reach within 10 % (the
+/// server or SIPp overloaded).
+func runProxySteps(kamailio: some SIPServerUnderLoad, uas: SIPpProcess, rates: [Int], seconds: Int, directory: String,
                    progress: (ProxyStep) -> Void) -> [ProxyStep] {
     var results: [ProxyStep] = []
     let idleBefore = kamailio.cpuSeconds(), idleStart = wallSeconds()
@@ -54,8 +71,8 @@ func runProxySteps(kamailio: KamailioProxy, uas: SIPpProcess, rates: [Int], seco
         let start = wallSeconds()
         let step: ProxyStep
         do {
-            let uac = try SIPpProcess.uac(target: kamailio.address, rate: rate, calls: calls, durationMs: 0,
-                                          timeoutSeconds: seconds + 30, directory: directory)
+            let uac = try SIPpProcess.uac(target: kamailio.sipAddress, rate: rate, calls: calls, durationMs: 0,
+                                          timeoutSeconds: seconds + 30, directory: directory, service: kamailio.dialledUser)
             defer { uac.stop() }
             // The uac's CPU is read while it runs: once it has exited and been reaped, /proc
             // has nothing left of it.

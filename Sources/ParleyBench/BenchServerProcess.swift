@@ -33,7 +33,7 @@ final class ServerUnderTest {
     ///     server starts, each as `[command, arguments...]`, the key put after the command
     ///     (the SIP bench's `set-dialling` and `set-cli`).
     ///   - applicationArguments: more `parleyd` flags that name the application, made from
-    ///     its key (the conference bench's `--sip-number NUMBER=KEY:conference:ROOM`).
+    ///     its key (the conference bench's `--sip-number NUMBER=KEY:conference:ROOM`, the SIP bridge row's `--sip-number`).
     init(extraArguments: [String] = [], mediaPorts: ClosedRange<UInt16> = ServerUnderTest.mediaPorts,
          applicationSettings: [[String]] = [], applicationArguments: (String) -> [String] = { _ in [] }) throws {
         guard let executable = Self.executable else {

@@ -28,10 +28,12 @@ final class SIPpProcess {
     }
 
     /// A uac that places `calls` calls of `durationMs` toward `target` at `rate` calls per
-    /// second and exits when they are done (or after `timeoutSeconds`).
-    static func uac(target: String, rate: Int, calls: Int, durationMs: Int, timeoutSeconds: Int, directory: String) throws -> SIPpProcess {
+    /// second and exits when they are done (or after `timeoutSeconds`); its Request-URI's
+    /// user is `service` (SIPp's `-s`, `service` by default).
+    static func uac(target: String, rate: Int, calls: Int, durationMs: Int, timeoutSeconds: Int, directory: String,
+                    service: String? = nil) throws -> SIPpProcess {
         try SIPpProcess(scenario: "uac", directory: directory,
-                        extra: ["-r", String(rate), "-rp", "1000", "-m", String(calls), "-d", String(durationMs),
+                        extra: (service.map { ["-s", $0] } ?? []) + ["-r", String(rate), "-rp", "1000", "-m", String(calls), "-d", String(durationMs),
                                 "-l", String(max(100, rate * 4)), "-timeout", String(timeoutSeconds), "-mp", String(try freeMediaPort()),
                                 target])
     }

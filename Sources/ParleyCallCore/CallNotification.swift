@@ -8,7 +8,7 @@ public import ParleySignaling
 /// nothing to send for `answered` and `established`.
 ///
 /// Each party hears these in the order listed, each at most once (the caller: media,
-/// progress, ringing, answered, established, ended; a callee: offered, answered and
+/// progress, early media (a SIP caller), ringing, answered, established, ended; a callee: offered, answered and
 /// established if it answered, ended).
 public enum CallNotification: Sendable, Hashable {
     /// The anchor answered the caller's offer: its SDP, so that the caller's media can
@@ -19,6 +19,11 @@ public enum CallNotification: Sendable, Hashable {
     /// A callee acknowledged the call: it alerts (`call.ringing`). `headers`: a SIP
     /// callee's `x-` headers of its 18x, for the caller.
     case ringing(callID: String, time: Int64, headers: [String: String] = [:])
+    /// The callee's early media (its 18x's SDP) flows to the caller's leg: only for a
+    /// caller that came in over SIP, whose user agent sends the anchor's answer in a 183
+    /// so the caller hears it before the answer (a device's leg carries it already). At
+    /// most once, after `progress` and before `ringing` or `answered`.
+    case earlyMedia(callID: String, time: Int64)
     /// A callee is offered the call with the anchor's SDP offer (`call.incoming`).
     case offered(CallOffer)
     /// A callee answered (`call.answered`, to the caller and to the answering party).
@@ -40,7 +45,8 @@ public enum CallNotification: Sendable, Hashable {
     public var callID: String {
         switch self {
         case .mediaReady(let callID, _), .progress(let callID, _), .ringing(let callID, _, _), .answered(let callID, _, _),
-             .established(let callID, _), .ended(let callID, _, _, _), .dtmf(let callID, _, _), .talking(let callID, _):
+             .established(let callID, _), .ended(let callID, _, _, _), .dtmf(let callID, _, _), .talking(let callID, _),
+             .earlyMedia(let callID, _):
             callID
         case .offered(let offer): offer.callID
         }

@@ -1,4 +1,5 @@
 public import ParleyCallModel
+import ParleySignaling
 import ParleyWireCore
 
 /// Per-application dialling settings (docs/calls.md, "Dialling policy"): what the shell
@@ -50,5 +51,44 @@ extension CallRegistry {
             return .success(DiallingLimiter.Admission(decision: decision, maximumLength: nil))
         }
         return dialling.admit(decision, applicationKey: caller.user.applicationKey, callID: callID, now: now.instant)
+    }
+
+    /// The decision a call in over SIP is bridged to a phone number or SIP address with,
+    /// and its length cap, or the refusal (nothing starts; the caller gets a final failure).
+    /// A phone number presents `cli`, else the caller's number when it called from one,
+    /// else the application's default CLI (filled in by its dialling settings): a bridge
+    /// passes the caller's identity on, as a carrier would. Refused `not_implemented` where
+    /// SIP dialling is off, `bad_request` for an address of the wrong format, and as the
+    /// dialling settings refuse an app call's (`DiallingRefusal`).
+    mutating func admitBridge(
+        to target: PartyAddress, from caller: SIPParty, applicationKey: String, headers: [String: String], cli: String?,
+        callID: String, now: ClockReading
+    ) throws(CallingError) -> (decision: RoutingDecision, maximumLength: Duration?) {
+        if let problem = target.formatProblem {
+            throw CallingError(.badRequest, callID: callID, field: "destination", "\(target.kind.rawValue) address \(problem)")
+        }
+        if let cli, let problem = PartyAddress.phone(cli).formatProblem {
+            throw CallingError(.badRequest, callID: callID, field: "cli", "cli \(problem)")
+        }
+        let decision: RoutingDecision
+        switch target {
+        case .phone(let number):
+            let callerNumber: String? = if case .phone(let route) = caller.destination { route.number } else { nil }
+            decision = .dialNumber(PhoneRoute(number: number, callerID: cli ?? callerNumber))
+        case .sip(let uri):
+            decision = .dialSIP(uri: uri, headers: headers)
+        case .user, .conference:
+            throw CallingError(.badRequest, callID: callID, field: "destination", "a bridge goes to a phone number or a SIP address")
+        }
+        if let kind = decision.refusedKind(sipDialling: configuration.sipDialling) {
+            throw CallingError(.notImplemented, callID: callID, field: "destination", "calls to \(kind.rawValue) addresses are not implemented yet")
+        }
+        switch dialling.admit(decision, applicationKey: applicationKey, callID: callID, now: now.instant) {
+        case .success(let admission):
+            // Without a CLI the settings refused it (`noCLI`); the machine would too.
+            return (admission.decision, admission.maximumLength)
+        case .failure(let refusal):
+            throw refusal.callingError
+        }
     }
 }

@@ -228,11 +228,20 @@ public struct CallRegistry: Sendable {
     /// `target` the application's user or conference room the call goes to (as the number's
     /// routing rule or the application's backend said). A user's connected devices ring; a
     /// user with none but with push tokens is pushed. Refused (nothing starts; the SIP side
-    /// answers with a final failure) as `startCallout` refuses, and `bad_request` for a
-    /// target that is not a user or a room.
+    /// answers with a final failure) as `startCallout` refuses.
+    ///
+    /// A `phone` or `sip` target bridges the call to a call out (`admitBridge`): the
+    /// application's dialling settings apply as to its app calls, and a phone number is
+    /// dialled presenting `cli`, else the caller's own number, else the application's
+    /// default CLI. `headers` (the INVITE's `x-` headers, with the backend's) go on the
+    /// call out's INVITE. `maximumLength` (a backend's `maxDuration`) ends the call with
+    /// `timeout` that long after it started, if the dialling settings' cap is not sooner;
+    /// `ringTimeout` (a backend's `dialTimeout`) ends it unanswered that long after it
+    /// started, if `CallConfiguration.ringTimeout` is not sooner.
     public mutating func startInbound(
         callID: String, from caller: SIPParty, applicationKey: String, to target: PartyAddress, offer: String,
-        headers: [String: String] = [:], displayName: String? = nil, now: ClockReading
+        headers: [String: String] = [:], displayName: String? = nil, cli: String? = nil, maximumLength: Duration? = nil,
+        ringTimeout: Duration? = nil, now: ClockReading
     ) throws(CallingError) -> [CallAction] {
         guard CallID.isValid(callID) else {
             throw CallingError(.badRequest, callID: nil, field: "callId", "call id is not a lower-case UUID")
@@ -247,17 +256,21 @@ public struct CallRegistry: Sendable {
                                "the application has \(inApplication) calls in progress, the most this server allows")
         }
         let decision: RoutingDecision
+        var admittedLength: Duration?
         switch target {
         case .user(let userID):
             decision = try reach(AppUser(applicationKey: applicationKey, userID: userID), callID: callID)
         case .conference(let room):
             decision = .joinRoom(room)
         case .phone, .sip:
-            throw CallingError(.badRequest, callID: callID, field: "destination", "a call that came in over SIP goes to an app user or a conference room")
+            (decision, admittedLength) = try admitBridge(to: target, from: caller, applicationKey: applicationKey, headers: headers,
+                                                        cli: cli, callID: callID, now: now)
         }
-        let (machine, actions) = CallStateMachine.inbound(
+        var (machine, actions) = CallStateMachine.inbound(
             callID: callID, from: caller, applicationKey: applicationKey, to: target, offer: offer, headers: headers,
             displayName: displayName, decision: decision, now: now, configuration: configuration)
+        for length in [admittedLength, maximumLength].compactMap(\.self) { machine.capLength(at: now.instant.advanced(by: length)) }
+        if let ringTimeout { machine.capRinging(at: now.instant.advanced(by: ringTimeout)) }
         countedCalls[callID] = (applicationKey, nil)
         callsByApplication[applicationKey, default: 0] += 1
         store(machine)

@@ -226,16 +226,20 @@ public struct CallStateMachine: Sendable {
     /// numbers, a SIP peer's INVITE): `caller` is the far side, its `address` the number or
     /// SIP address it calls from; `offer` is the INVITE's SDP; `target` the app user or
     /// conference room it goes to, as routing placed it (`decision`: `ringDevices`,
-    /// `pushDevices`, `joinRoom` or `reject`). The caller's plain RTP leg answers the offer
-    /// (`answerSIPCaller`); the callee devices ring as for any call, and the caller hears
-    /// each step through the SIP user agent (180, 200 with the answer, a final failure or
-    /// BYE at the end). `displayName` is what the callee's devices show for the caller.
+    /// `pushDevices`, `joinRoom` or `reject`), or the phone number or SIP address it is
+    /// bridged to (`dialNumber`, `dialSIP`: a call out, docs/calls.md "Bridged calls").
+    /// The caller's plain RTP leg answers the offer (`answerSIPCaller`); the callee devices
+    /// ring as for any call (or the call out's INVITE goes), and the caller hears each
+    /// step through the SIP user agent (180, 183 with early media, 200 with the answer, a
+    /// final failure or BYE at the end). `displayName` is what the callee's devices show
+    /// for the caller.
     public static func inbound(
         callID: String, from caller: SIPParty, applicationKey: String, to target: PartyAddress, offer: String,
         headers: [String: String], displayName: String?, decision: RoutingDecision, now: ClockReading,
         configuration: CallConfiguration = CallConfiguration()
     ) -> (machine: CallStateMachine, actions: [CallAction]) {
-        let direction = CallDirection(inboundFrom: caller.address.kind, toRoom: target.kind == .conference) ?? .sipToApp
+        let direction = CallDirection(bridgedFrom: caller.address.kind, to: target.kind)
+            ?? CallDirection(inboundFrom: caller.address.kind, toRoom: target.kind == .conference) ?? .sipToApp
         let record = CallRecord(
             callID: callID, applicationKey: applicationKey, direction: direction, caller: caller.address, callerDeviceID: nil,
             callee: target, headers: headers, video: false, startedTime: now.unixMilliseconds)
@@ -299,6 +303,15 @@ public struct CallStateMachine: Sendable {
     /// The call then ends with `timeout`, as at `maximumCallLength`.
     public mutating func capLength(at deadline: ContinuousClock.Instant) {
         if deadline < maximumDeadline { maximumDeadline = deadline }
+    }
+
+    /// Brings the end of ringing forward to `deadline` (a backend's `dialTimeout` for the call
+    /// out of a bridge); a later one, or a call no longer ringing, changes nothing. The
+    /// call then ends as at `ringTimeout` (`noAnswer`, or `timeout` once it rang).
+    public mutating func capRinging(at deadline: ContinuousClock.Instant) {
+        _ = modifyOffering { offering in
+            if deadline < offering.ringDeadline { offering.ringDeadline = deadline }
+        }
     }
 
     /// When `handleTimeout(now:)` must run next; nil once the call ended.
@@ -400,9 +413,6 @@ public struct CallStateMachine: Sendable {
         case (.room, .joinRoom), (.room, .dialNumber), (.room, .dialSIP):
             end(.error, error: .init(code: .badRequest, message: "a conference callout calls app users only"), now: now)
             return
-        case (.sip, .dialNumber), (.sip, .dialSIP):
-            end(.error, error: .init(code: .notImplemented, message: "a call that came in over SIP is not bridged to another SIP leg"), now: now)
-            return
         default:
             break
         }
@@ -463,6 +473,9 @@ public struct CallStateMachine: Sendable {
         }
     }
 
+    /// What a call in over SIP routed back to its own caller is refused with.
+    static let bridgeLoop = "the call would go out to the address it came in from"
+
     /// What a call to a phone number without a CLI is refused with.
     static let missingCLI = "a call to a phone number needs a CLI: give cli in call.start, or set the application's default CLI"
 
@@ -474,12 +487,24 @@ public struct CallStateMachine: Sendable {
             end(.error, error: .init(code: .badRequest, message: Self.missingCLI), now: now)
             return
         }
-        let party = Party.sip(SIPParty(callID: callID, destination: destination))
+        let callee = SIPParty(callID: callID, destination: destination)
+        if case .sip(let caller) = origin, caller == callee {
+            // The caller's own address: the INVITE would come straight back as a new call in.
+            end(.error, error: .init(code: .badRequest, message: Self.bridgeLoop), now: now)
+            return
+        }
+        let party = Party.sip(callee)
         calleeHeaders = headers
         let offering = Offering(callees: [party], status: [party: .awaitingOffer],
                                 ringDeadline: startInstant.advanced(by: configuration.ringTimeout), callerGrace: routing.callerGrace)
         phase = .initiating(offering, relayedEarly: false)
-        output.append(.media(.answerCaller(callID: callID, offer: callerOffer, topology: .gateway)))
+        if case .sip = origin {
+            // A bridge: the caller's plain RTP leg answers its INVITE, and the call out's
+            // leg is offered once that answer chose the codec to offer first.
+            output.append(.media(.answerSIPCaller(callID: callID, offer: callerOffer, room: nil)))
+        } else {
+            output.append(.media(.answerCaller(callID: callID, offer: callerOffer, topology: .gateway)))
+        }
     }
 
     // MARK: Requests
@@ -716,7 +741,7 @@ public struct CallStateMachine: Sendable {
                 break
             case .ringing(let earlySDP, let headers):
                 farSideHeaders.merge(headers) { _, new in new }
-                if let earlySDP { answerSIPMediaEarly(party, sdp: earlySDP) }
+                if let earlySDP { answerSIPMediaEarly(party, sdp: earlySDP, now: now) }
                 _ = modifyOffering { $0.status[party] = .offered(acknowledged: true) }
                 ringCaller(now: now)
             case .answered(let sdp, let headers):
@@ -748,7 +773,12 @@ public struct CallStateMachine: Sendable {
             case .hungUp:
                 end(.hungUp, now: now)
             case .dtmf(let digits):
-                dtmfReceived(digits, from: .callee(party), now: now)
+                if case .sip = origin {
+                    // A bridge: INFO digits go on as RFC 4733 events (the gateway carries those itself).
+                    output.append(.media(.sendDTMF(callID: callID, leg: .caller, digits: digits)))
+                } else {
+                    dtmfReceived(digits, from: .callee(party), now: now)
+                }
             }
         case .routing, .initiating, .ended, .modifying:
             break
@@ -767,7 +797,12 @@ public struct CallStateMachine: Sendable {
         case .failed(let status, let reason):
             end(.error, error: SIPCallEvent.sipError(status: status, reason: reason), now: now)
         case .dtmf(let digits):
-            if state == .established { dtmfReceived(digits, from: .caller, now: now) }
+            guard state == .established, let answerer else { break }
+            if answerer.sip != nil {
+                output.append(.media(.sendDTMF(callID: callID, leg: .callee(answerer), digits: digits)))
+            } else {
+                dtmfReceived(digits, from: .caller, now: now)
+            }
         case .placed, .trying, .ringing, .answered:
             break
         }
@@ -789,7 +824,7 @@ public struct CallStateMachine: Sendable {
     /// The first SDP of the SIP side (in a 180 or 183) answers its leg's offer; the leg is
     /// bridged at once so the caller hears the far side before the answer. Later SDPs are
     /// ignored (RFC 3261 §13.2.1: the first is the answer).
-    private mutating func answerSIPMediaEarly(_ party: Party, sdp: String) {
+    private mutating func answerSIPMediaEarly(_ party: Party, sdp: String, now: ClockReading) {
         let first = modifyOffering { offering -> Bool in
             guard offering.earlyAnswers[party] == nil else { return false }
             offering.earlyAnswers[party] = sdp
@@ -798,6 +833,9 @@ public struct CallStateMachine: Sendable {
         guard first == true else { return }
         output.append(.media(.acceptAnswer(callID: callID, party: party, answer: sdp)))
         output.append(.media(.bridge(callID: callID, party: party)))
+        // A caller that came in over SIP hears the far side only once it has our SDP: its
+        // user agent sends it in a 183 now, not in the 200.
+        if case .sip = origin { notify(callerParty, .earlyMedia(callID: callID, time: now.unixMilliseconds)) }
     }
 
     // MARK: Media and connections

@@ -4,8 +4,9 @@ public import ParleySignaling
 /// docs/protocol.md, a pure function (parleyd encodes the frame and sends it to the
 /// device's session).
 public enum DeviceAdapter {
-    /// The frame that tells a device `notification`.
-    public static func frame(for notification: CallNotification) -> SignalingMessage {
+    /// The frame that tells a device `notification`; nil for one a device is never told
+    /// (`earlyMedia`, a SIP caller's: a device's leg carries early media as it comes).
+    public static func frame(for notification: CallNotification) -> SignalingMessage? {
         switch notification {
         case .mediaReady(let callID, let sdp):
             .callMedia(.init(callID: callID, sdp: sdp))
@@ -26,6 +27,8 @@ public enum DeviceAdapter {
             .callDTMFReceived(.init(callID: callID, digits: digits, time: time))
         case .talking(let callID, let talkers):
             .callTalking(.init(callID: callID, talking: talkers))
+        case .earlyMedia:
+            nil
         }
     }
 }

@@ -2,7 +2,8 @@ import ParleySignaling
 
 /// A static routing rule for one phone number (issue 12): the application the number
 /// belongs to, and where a call to it goes when no backend answers for it. Given to
-/// parleyd as `--sip-number NUMBER=KEY:user:ID`, `NUMBER=KEY:conference:ID` or
+/// parleyd as `--sip-number NUMBER=KEY:user:ID`, `NUMBER=KEY:conference:ID`,
+/// `NUMBER=KEY:number:+E164` or `NUMBER=KEY:sip:USER@DOMAIN` (bridged to a call out), or
 /// `NUMBER=KEY` (the application's backend routes it), and looked up in a
 /// `NumberRouteTable` when a call arrives from a SIP trunk or peer.
 ///
@@ -17,6 +18,10 @@ public struct NumberRoute: Sendable, Hashable, CustomStringConvertible {
         case conference(String)
         /// Wherever the application's backend says (its ICE callback's answer).
         case backend
+        /// This phone number (E.164), called out through the trunk and bridged.
+        case phone(String)
+        /// This SIP address (`user@domain`), called out and bridged.
+        case sip(String)
     }
 
     /// Why a rule cannot be used: one line naming the rule's text and what is wrong with it.
@@ -40,15 +45,17 @@ public struct NumberRoute: Sendable, Hashable, CustomStringConvertible {
         self.target = target
     }
 
-    /// Parses `NUMBER=KEY`, `NUMBER=KEY:user:ID` or `NUMBER=KEY:conference:ID`. The number
-    /// may come with or without its `+`; the key is 1-64 bytes of `A-Z a-z 0-9 - _`, a user
-    /// id 1-255 and a conference id 1-64 bytes of `A-Z a-z 0-9 - _ =` (the protocol's rules).
+    /// Parses `NUMBER=KEY`, `NUMBER=KEY:user:ID`, `NUMBER=KEY:conference:ID`,
+    /// `NUMBER=KEY:number:NUMBER` or `NUMBER=KEY:sip:ADDRESS`. Numbers may come with or
+    /// without their `+`; the key is 1-64 bytes of `A-Z a-z 0-9 - _`, a user id 1-255 and a
+    /// conference id 1-64 bytes of `A-Z a-z 0-9 - _ =`, a SIP address `user@domain` as
+    /// `call.start` takes one (the protocol's rules).
     public init(parsing text: String) throws(ParseError) {
         guard text.utf8.count <= Self.maxRuleBytes else {
             throw ParseError(text, "is longer than \(Self.maxRuleBytes) bytes")
         }
         guard let equals = text.firstIndex(of: "=") else {
-            throw ParseError(text, "is not NUMBER=KEY, NUMBER=KEY:user:ID or NUMBER=KEY:conference:ID")
+            throw ParseError(text, "is not NUMBER=KEY, NUMBER=KEY:user:ID, NUMBER=KEY:conference:ID, NUMBER=KEY:number:NUMBER or NUMBER=KEY:sip:ADDRESS")
         }
         let numberText = String(text[..<equals])
         guard let number = Self.e164(numberText) else {
@@ -75,8 +82,20 @@ public struct NumberRoute: Sendable, Hashable, CustomStringConvertible {
                 throw ParseError(text, "has conference id \"\(Self.printable(id))\", which is not 1-64 bytes of A-Z a-z 0-9 - _ =")
             }
             target = .conference(id)
+        case 3 where parts[1] == "number":
+            let numberText = String(parts[2])
+            guard let destination = Self.e164(numberText) else {
+                throw ParseError(text, "has \"\(Self.printable(numberText))\" to call, which is not a phone number: 2 to 15 digits, the first not 0, with or without a leading +")
+            }
+            target = .phone(destination)
+        case 3 where parts[1] == "sip":
+            let address = String(parts[2])
+            if let problem = SignalingMessage.Address.sip(address).formatProblem {
+                throw ParseError(text, "has SIP address \"\(Self.printable(address))\", which \(problem)")
+            }
+            target = .sip(address)
         default:
-            throw ParseError(text, "does not end in KEY, KEY:user:ID or KEY:conference:ID")
+            throw ParseError(text, "does not end in KEY, KEY:user:ID, KEY:conference:ID, KEY:number:NUMBER or KEY:sip:ADDRESS")
         }
         self.init(number: number, applicationKey: key, target: target)
     }
@@ -87,6 +106,8 @@ public struct NumberRoute: Sendable, Hashable, CustomStringConvertible {
         case .backend: "\(number)=\(applicationKey)"
         case .user(let id): "\(number)=\(applicationKey):user:\(id)"
         case .conference(let id): "\(number)=\(applicationKey):conference:\(id)"
+        case .phone(let destination): "\(number)=\(applicationKey):number:\(destination)"
+        case .sip(let address): "\(number)=\(applicationKey):sip:\(address)"
         }
     }
 

@@ -54,4 +54,19 @@ public enum SIPCallEvent: Sendable, Hashable {
         let text = reason.isEmpty ? "SIP \(status)" : "SIP \(status) \(reason)"
         return .init(code: .sipError, message: text.prefixUTF8(1024))
     }
+
+    /// The SIP status a `sip_error` of `sipError(status:reason:)` names (`SIP 503 ...` is
+    /// 503), or nil for any other error: what a bridge passes on to its SIP caller when
+    /// its call out failed.
+    public static func status(of error: SignalingMessage.CallError) -> Int? {
+        guard error.code == .sipError else { return nil }
+        let text = error.message.utf8
+        guard text.starts(with: "SIP ".utf8) else { return nil }
+        let digits = text.dropFirst(4).prefix(3)
+        guard digits.count == 3, digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
+        let after = text.dropFirst(7).first
+        guard after == nil || after == UInt8(ascii: " ") else { return nil }
+        let status = digits.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
+        return (100...699).contains(status) ? status : nil
+    }
 }

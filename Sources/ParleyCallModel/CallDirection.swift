@@ -22,6 +22,15 @@ public enum CallDirection: String, Sendable, Hashable, CaseIterable, Codable {
     case phoneToConference
     /// From a SIP endpoint into a conference room.
     case sipToConference = "sipToConference"
+    /// From a phone number to a phone number: a call in through the trunk that the server
+    /// bridges to a call out through the trunk (a back-to-back user agent).
+    case phoneToPhone
+    /// From a phone number to a SIP endpoint, bridged likewise.
+    case phoneToSIP = "phoneToSip"
+    /// From a SIP endpoint to a phone number, bridged likewise.
+    case sipToPhone = "sipToPhone"
+    /// From a SIP endpoint to a SIP endpoint, bridged likewise.
+    case sipToSIP = "sipToSip"
 
     /// The direction of a call from an app user to an address of kind `calleeKind`.
     public init(fromUserTo calleeKind: PartyAddress.Kind) {
@@ -45,13 +54,26 @@ public enum CallDirection: String, Sendable, Hashable, CaseIterable, Codable {
         }
     }
 
+    /// The direction of a call that came in over SIP from an address of kind `callerKind`
+    /// (`phone` or `sip`) and is bridged to a call out to an address of kind `calleeKind`
+    /// (`phone` or `sip`).
+    public init?(bridgedFrom callerKind: PartyAddress.Kind, to calleeKind: PartyAddress.Kind) {
+        switch (callerKind, calleeKind) {
+        case (.phone, .phone): self = .phoneToPhone
+        case (.phone, .sip): self = .phoneToSIP
+        case (.sip, .phone): self = .sipToPhone
+        case (.sip, .sip): self = .sipToSIP
+        default: return nil
+        }
+    }
+
     /// The kind of address the caller of a call in this direction has.
     public var callerKind: PartyAddress.Kind {
         switch self {
         case .appToApp, .appToPhone, .appToSIP, .appToConference: .user
         case .conferenceToApp: .conference
-        case .phoneToApp, .phoneToConference: .phone
-        case .sipToApp, .sipToConference: .sip
+        case .phoneToApp, .phoneToConference, .phoneToPhone, .phoneToSIP: .phone
+        case .sipToApp, .sipToConference, .sipToPhone, .sipToSIP: .sip
         }
     }
 
@@ -59,8 +81,8 @@ public enum CallDirection: String, Sendable, Hashable, CaseIterable, Codable {
     public var calleeKind: PartyAddress.Kind {
         switch self {
         case .appToApp: .user
-        case .appToPhone: .phone
-        case .appToSIP: .sip
+        case .appToPhone, .phoneToPhone, .sipToPhone: .phone
+        case .appToSIP, .phoneToSIP, .sipToSIP: .sip
         case .appToConference: .conference
         case .conferenceToApp, .phoneToApp, .sipToApp: .user
         case .phoneToConference, .sipToConference: .conference

@@ -2,14 +2,14 @@ import ParleyCallCore
 import ParleyServer
 
 /// `parleyd serve`'s static number routing (issue 12; docs/operations.md, "Callbacks and
-/// numbers"): `--sip-number NUMBER=KEY[:user:ID|:conference:ID]`, repeatable, the same as
+/// numbers"): `--sip-number NUMBER=KEY[:user:ID|:conference:ID|:number:+E164|:sip:USER@DOMAIN]`, repeatable, the same as
 /// an array of strings under `sipNumber` in the JSON file and comma-separated in
 /// `PARLEY_SIP_NUMBER`. Calls reach numbers over SIP, so rules need `--sip-listen`.
 enum NumberRouteSettings {
     /// The options, in the order `--help` lists them (after the SIP gateway's).
     static let options: [ConfigurationOption] = [
-        .init(name: "sip-number", kind: .list, valueName: "NUMBER=KEY[:user:ID|:conference:ID]", defaultText: "none",
-              help: "a phone number's application and, without its backend, the user or room calls to it reach; repeatable; environment: comma-separated"),
+        .init(name: "sip-number", kind: .list, valueName: "NUMBER=KEY[:user:ID|:conference:ID|:number:+E164|:sip:USER@DOMAIN]", defaultText: "none",
+              help: "a phone number's application and, without its backend, the user, room, number or SIP address calls to it reach; repeatable; environment: comma-separated"),
     ]
 
     /// The rules of the settings, into `configuration` (after `--sip-listen` is read).

@@ -678,7 +678,8 @@ final class CallEngine: @unchecked Sendable {
     /// `DeviceAdapter` renders, through its session; a SIP party through the SIP port.
     private func tell(_ party: Party, _ notification: CallNotification) {
         switch party {
-        case .device(let device): deliver(DeviceAdapter.frame(for: notification), to: device)
+        case .device(let device):
+            if let frame = DeviceAdapter.frame(for: notification) { deliver(frame, to: device) }
         case .sip(let sip):
             guard let sipCalls else {
                 // Unreachable: without a port the registry places no SIP call.
@@ -719,13 +720,15 @@ final class CallEngine: @unchecked Sendable {
     }
 
     /// Starts a call in toward `target`, or refuses it.
-    private func start(_ call: InboundSIPCall, to target: PartyAddress) {
+    /// A phone or SIP `target` bridges it to a call out presenting `cli` (docs/sip.md).
+    private func start(_ call: InboundSIPCall, to target: PartyAddress, cli: String? = nil, maximumLength: Duration? = nil,
+                       ringTimeout: Duration? = nil) {
         let time = now()
         do throws(CallingError) {
             guard !stopped else { throw CallingError.stopping(callID: call.party.callID) }
             let actions = try registry.startInbound(
                 callID: call.party.callID, from: call.party, applicationKey: call.applicationKey, to: target, offer: call.offer,
-                headers: call.headers, now: time)
+                headers: call.headers, cli: cli, maximumLength: maximumLength, ringTimeout: ringTimeout, now: time)
             log.info("sip.inbound.call", ["call": call.party.callID, "from": call.party.description, "to": target.address])
             perform(actions)
         } catch {
@@ -801,6 +804,17 @@ final class CallEngine: @unchecked Sendable {
             case .connectConf(let action):
                 backendCalls[call.party.callID]?.to = Destination(kind: .conference, endpoint: action.conferenceID)
                 start(call, to: .conference(action.conferenceID))
+            case .connectPstn, .connectSip:
+                do throws(SVAMLBridgeRoute.Refusal) {
+                    guard let route = try SVAMLBridgeRoute(svaml.action, headers: call.headers) else { return }
+                    var routed = call
+                    routed.headers = route.headers
+                    backendCalls[call.party.callID]?.to = route.destination
+                    start(routed, to: route.target, cli: route.cli, maximumLength: route.maximumLength, ringTimeout: route.ringTimeout)
+                } catch {
+                    refuse(call, code: .badRequest, message: error.message)
+                    sendRefusedDiCE(call, reason: .invalidSVAMLAction)
+                }
             case .hangup:
                 log.info("backend.ice.hangup", ["call": call.party.callID])
                 refuse(call, code: .destinationUnavailable, message: "the backend hung up")
@@ -1186,7 +1200,7 @@ final class CallEngine: @unchecked Sendable {
         log.debug("conference.talkers", ["room": room.description, "talkers": named.map(\.callID).joined(separator: ",")])
         for record in calls where record.state == .established {
             guard let device = record.roomParticipant else { continue }
-            deliverInOrder(DeviceAdapter.frame(for: .talking(callID: record.callID, talkers: named)), to: device)
+            if let frame = DeviceAdapter.frame(for: .talking(callID: record.callID, talkers: named)) { deliverInOrder(frame, to: device) }
         }
     }
 

@@ -625,7 +625,9 @@ final class MediaAnchor: @unchecked Sendable {
                 // mix (the room has no leg; a call to a room is mixed from its answer).
                 if call.room == nil { try call.topology.join(.caller) }
                 try call.topology.join(.callee(party))
-                log.info("media.bridge", ["call": callID, "callee": party.logName])
+                // A gateway relays or transcodes once both legs negotiated; the rest relay or mix.
+                let path = call.gateway.map { $0.path.rawValue } ?? (call.room == nil ? "relay" : "room")
+                log.info("media.bridge", ["call": callID, "callee": party.logName, "path": path])
             } catch {
                 // A leg that failed is gone already and was reported; the call ends on that report.
                 log.warning("media.bridge.refused", ["call": callID, "callee": party.logName, "reason": error.description])
@@ -687,6 +689,11 @@ final class MediaAnchor: @unchecked Sendable {
         var configuration: MediaLegConfiguration
         if case .callee(.sip) = id {
             configuration = Self.plainRTPConfiguration(offersSDES: sipOffersSDES)
+            if call.plainRTPCaller {
+                // A bridge: offer the codec the caller runs first, so that it can relay.
+                let running = call.topology.withLeg(.caller) { (core: inout MediaLegCore) in core.statistics.codec } ?? nil
+                configuration.codecs = Self.bridgedCalleeCodecs(callerCodec: running, from: configuration.codecs)
+            }
         } else if id == .caller, call.plainRTPCaller {
             // A SIP caller's leg answers its INVITE's offer: plain RTP as for a SIP callee.
             configuration = Self.plainRTPConfiguration(offersSDES: sipOffersSDES)

@@ -34,6 +34,9 @@ final class SIPInboundAgent: @unchecked Sendable {
         let party: SIPParty
         /// The anchor's answer to the INVITE's offer, once the caller's leg is ready.
         var answerSDP: String?
+        /// Whether a 183 carried that answer (a bridge's early media): no 180 after it, since
+        /// a phone may play its own ringback on 180 over the far side's announcement.
+        var sentEarlyMedia = false
         /// Answers re-INVITEs and UPDATEs with offers, once we answered.
         var offerAnswer: SIPRemoteOfferAnswer?
         var timer: (id: TimerID, at: ContinuousClock.Instant)?
@@ -143,6 +146,8 @@ final class SIPInboundAgent: @unchecked Sendable {
         case .user(let userID): target = .user(userID)
         case .conference(let room): target = .conference(room)
         case .backend: target = nil
+        case .phone(let number): target = .phone(number)
+        case .sip(let address): target = .sip(address)
         }
         guard let offer = call.offer else {
             reject(entry, status: 488, reason: "Not Acceptable Here", why: "the INVITE has no SDP offer", transport: transport, sink: sink)
@@ -206,8 +211,13 @@ final class SIPInboundAgent: @unchecked Sendable {
             case .mediaReady(_, let sdp):
                 entry.answerSDP = sdp
             case .ringing:
-                guard entry.call.phase == .proceeding else { return }
+                guard entry.call.phase == .proceeding, !entry.sentEarlyMedia else { return }
                 run(try entry.call.ring(now: now), for: entry, transport: transport, sink: sink)
+            case .earlyMedia:
+                guard entry.call.phase == .proceeding, let sdp = entry.answerSDP else { return }
+                entry.sentEarlyMedia = true
+                log.info("sip.inbound.early_media", ["call": party.callID, "sipCallId": callID])
+                run(try entry.call.ring(earlySDP: Array(sdp.utf8), now: now), for: entry, transport: transport, sink: sink)
             case .answered:
                 guard entry.call.phase == .proceeding, let sdp = entry.answerSDP else { return }
                 entry.offerAnswer = SIPRemoteOfferAnswer(localSDP: sdp, remoteAnswer: sdp)
@@ -215,7 +225,7 @@ final class SIPInboundAgent: @unchecked Sendable {
                 run(try entry.call.answer(sdp: Array(sdp.utf8), now: now), for: entry, transport: transport, sink: sink)
             case .ended(_, let cause, let error, _):
                 if entry.call.phase == .proceeding {
-                    let (status, reason) = Self.status(for: cause, error: error?.code)
+                    let (status, reason) = Self.status(for: cause, error: error)
                     run(try entry.call.reject(statusCode: status, reasonPhrase: reason, now: now), for: entry, transport: transport, sink: sink)
                 } else {
                     run(entry.call.hangUp(now: now), for: entry, transport: transport, sink: sink)
@@ -229,13 +239,17 @@ final class SIPInboundAgent: @unchecked Sendable {
     }
 
     /// The final status a call that ends before its answer is refused with.
-    static func status(for cause: CallEndCause, error code: SignalingErrorCode?) -> (Int, String) {
+    /// A bridge's call out that failed with a SIP status passes it on (`SIPBridgeStatus`).
+    static func status(for cause: CallEndCause, error: SignalingMessage.CallError?) -> (Int, String) {
+        let code = error?.code
         switch cause {
         case .denied: return (486, "Busy Here")
         case .canceled: return (487, "Request Terminated")
         case .error:
+            if let error, let status = SIPCallEvent.status(of: error) { return SIPBridgeStatus.forCaller(calleeStatus: status) }
             switch code {
             case .destinationNotFound?: return (404, "Not Found")
+            case .destinationNotAllowed?: return (403, "Forbidden")
             case .destinationUnavailable?: return (480, "Temporarily Unavailable")
             case .tooManyCalls?: return (503, "Service Unavailable")
             case .mediaFailed?: return (488, "Not Acceptable Here")

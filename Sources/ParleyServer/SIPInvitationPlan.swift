@@ -81,8 +81,9 @@ struct SIPInvitationPlan {
             }
         case .uri(let address):
             requestURI = try Self.parseAddress(address)
-            from = try Self.nameAddress(displayName: offer.displayName,
-                                        uri: try Self.uri(user: offer.from.address, host: localHost, parameters: []))
+            // A bridged SIP caller (`user@host`) is presented by its user part at our host.
+            let user = offer.from.kind == .sip ? String(offer.from.address.prefix { $0 != "@" }) : offer.from.address
+            from = try Self.nameAddress(displayName: offer.displayName, uri: try Self.uri(user: user, host: localHost, parameters: []))
         }
         var ourPort = localPort
         if destination.transport == .tls {

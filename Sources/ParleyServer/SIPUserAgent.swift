@@ -154,7 +154,7 @@ public final class SIPUserAgent: SIPCallPort, SIPTransportDelegate, @unchecked S
             switch notification {
             case .offered(let offer): place(party, offer: offer, plan: plan, transport: transport)
             case .ended: end(party, transport: transport)
-            case .mediaReady, .progress, .ringing, .answered, .established, .dtmf, .talking: break
+            case .mediaReady, .progress, .ringing, .earlyMedia, .answered, .established, .dtmf, .talking: break
             }
         }
         if !accepted, case .offered = notification {

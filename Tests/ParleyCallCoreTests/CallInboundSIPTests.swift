@@ -32,6 +32,7 @@ struct CallInboundSIPTests {
             case .ringing: "ringing"
             case .dtmf(_, let digits, _): "dtmf:\(digits)"
             case .talking: "talking"
+            case .earlyMedia: "earlyMedia"
             }
         }
     }
@@ -118,7 +119,7 @@ struct CallInboundSIPTests {
         #expect(world.records.last?.state == .established)
     }
 
-    @Test func unknownUsersUnreachableUsersAndOtherTargetsAreRefusedBeforeAnythingStarts() throws {
+    @Test func unknownUsersUnreachableUsersAndUndiallableTargetsAreRefusedBeforeAnythingStarts() throws {
         var world = CallWorld()
         do throws(CallingError) {
             try start(&world)
@@ -134,10 +135,11 @@ struct CallInboundSIPTests {
             #expect(error.signalingCode == .destinationUnavailable)
         }
         do throws(CallingError) {
+            // Bridged to a call out only where SIP dialling is on (CallSIPBridgeTests).
             try start(&world, to: .phone("+15551234567"))
-            Issue.record("a SIP-to-SIP call was placed")
+            Issue.record("a bridge was placed with SIP dialling off")
         } catch {
-            #expect(error.signalingCode == .badRequest)
+            #expect(error.signalingCode == .notImplemented)
         }
         #expect(world.registry.activeCalls.isEmpty)
     }

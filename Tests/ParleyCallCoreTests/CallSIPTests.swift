@@ -66,6 +66,7 @@ struct CallSIPTests {
             case .ringing: "ringing"
             case .dtmf: "dtmf"
             case .talking: "talking"
+            case .earlyMedia: "earlyMedia"
             }
         }
     }

@@ -50,7 +50,7 @@ struct CallWorld {
             case .send(let device, let message):
                 inbox[device, default: []].append(message)
             case .notify(.device(let device), let notification):
-                inbox[device, default: []].append(DeviceAdapter.frame(for: notification))
+                if let frame = DeviceAdapter.frame(for: notification) { inbox[device, default: []].append(frame) }
             case .notify(.sip(let party), let notification):
                 sipLog.append((party, notification))
             case .notify(.room(let party), let notification):

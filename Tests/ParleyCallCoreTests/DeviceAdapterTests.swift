@@ -27,10 +27,15 @@ struct DeviceAdapterTests {
         (.talking(callID: id, talkers: []), .callTalking(.init(callID: id, talking: []))),
     ]
 
+    @Test("A SIP caller's early media is nothing to a device")
+    func earlyMediaHasNoFrame() {
+        #expect(DeviceAdapter.frame(for: .earlyMedia(callID: Self.id, time: 1)) == nil)
+    }
+
     @Test("Each notification becomes its frame, which a device accepts", arguments: 0..<table.count)
     func renders(row: Int) throws {
         let (notification, expected) = Self.table[row]
-        let frame = DeviceAdapter.frame(for: notification)
+        let frame = try #require(DeviceAdapter.frame(for: notification))
         #expect(frame == expected)
         #expect(frame.callID == notification.callID)
         try SignalingCodec.validate(frame)

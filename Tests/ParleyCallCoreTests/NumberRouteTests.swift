@@ -22,8 +22,8 @@ import Testing
     }
 
     @Test(arguments: [
-        ("", #""" is not NUMBER=KEY, NUMBER=KEY:user:ID or NUMBER=KEY:conference:ID"#),
-        ("+46812345678", #""+46812345678" is not NUMBER=KEY, NUMBER=KEY:user:ID or NUMBER=KEY:conference:ID"#),
+        ("", #""" is not NUMBER=KEY, NUMBER=KEY:user:ID, NUMBER=KEY:conference:ID, NUMBER=KEY:number:NUMBER or NUMBER=KEY:sip:ADDRESS"#),
+        ("+46812345678", #""+46812345678" is not NUMBER=KEY, NUMBER=KEY:user:ID, NUMBER=KEY:conference:ID, NUMBER=KEY:number:NUMBER or NUMBER=KEY:sip:ADDRESS"#),
         ("=k", #""=k" has "", which is not a phone number: 2 to 15 digits, the first not 0, with or without a leading +"#),
         ("+0812=k", #""+0812=k" has "+0812", which is not a phone number: 2 to 15 digits, the first not 0, with or without a leading +"#),
         ("+4=k", #""+4=k" has "+4", which is not a phone number: 2 to 15 digits, the first not 0, with or without a leading +"#),
@@ -32,12 +32,12 @@ import Testing
         ("++4681=k", #""++4681=k" has "++4681", which is not a phone number: 2 to 15 digits, the first not 0, with or without a leading +"#),
         ("+4681=", #""+4681=" has application key "", which is not 1-64 bytes of A-Z a-z 0-9 - _"#),
         ("+4681=k=v", #""+4681=k=v" has application key "k=v", which is not 1-64 bytes of A-Z a-z 0-9 - _"#),
-        ("+4681=k:user", #""+4681=k:user" does not end in KEY, KEY:user:ID or KEY:conference:ID"#),
+        ("+4681=k:user", #""+4681=k:user" does not end in KEY, KEY:user:ID, KEY:conference:ID, KEY:number:NUMBER or KEY:sip:ADDRESS"#),
         ("+4681=k:user:", #""+4681=k:user:" has user id "", which is not 1-255 bytes of A-Z a-z 0-9 - _ ="#),
         ("+4681=k:user:a:b", #""+4681=k:user:a:b" has user id "a:b", which is not 1-255 bytes of A-Z a-z 0-9 - _ ="#),
         ("+4681=k:user:al ice", #""+4681=k:user:al ice" has user id "al ice", which is not 1-255 bytes of A-Z a-z 0-9 - _ ="#),
-        ("+4681=k:room:r", #""+4681=k:room:r" does not end in KEY, KEY:user:ID or KEY:conference:ID"#),
-        ("+4681=k:User:r", #""+4681=k:User:r" does not end in KEY, KEY:user:ID or KEY:conference:ID"#),
+        ("+4681=k:room:r", #""+4681=k:room:r" does not end in KEY, KEY:user:ID, KEY:conference:ID, KEY:number:NUMBER or KEY:sip:ADDRESS"#),
+        ("+4681=k:User:r", #""+4681=k:User:r" does not end in KEY, KEY:user:ID, KEY:conference:ID, KEY:number:NUMBER or KEY:sip:ADDRESS"#),
         ("+4681=k:conference:", #""+4681=k:conference:" has conference id "", which is not 1-64 bytes of A-Z a-z 0-9 - _ ="#),
         ("+4681=k:user:a\u{1}", "\"+4681=k:user:a?\" has user id \"a?\", which is not 1-255 bytes of A-Z a-z 0-9 - _ ="),
     ])

@@ -58,17 +58,17 @@ import Testing
 
     @Test(arguments: [
         (["--sip-listen", "127.0.0.1:5060", "--sip-number", "shop"],
-         #"--sip-number: "shop" is not NUMBER=KEY, NUMBER=KEY:user:ID or NUMBER=KEY:conference:ID"#),
+         #"--sip-number: "shop" is not NUMBER=KEY, NUMBER=KEY:user:ID, NUMBER=KEY:conference:ID, NUMBER=KEY:number:NUMBER or NUMBER=KEY:sip:ADDRESS"#),
         (["--sip-listen", "127.0.0.1:5060", "--sip-number", "0812=shop"],
          #"--sip-number: "0812=shop" has "0812", which is not a phone number: 2 to 15 digits, the first not 0, with or without a leading +"#),
         (["--sip-listen", "127.0.0.1:5060", "--sip-number", "+4681=shop:room:a"],
-         #"--sip-number: "+4681=shop:room:a" does not end in KEY, KEY:user:ID or KEY:conference:ID"#),
+         #"--sip-number: "+4681=shop:room:a" does not end in KEY, KEY:user:ID, KEY:conference:ID, KEY:number:NUMBER or KEY:sip:ADDRESS"#),
         (["--sip-listen", "127.0.0.1:5060", "--sip-number", "+4681=sh op"],
          #"--sip-number: "+4681=sh op" has application key "sh op", which is not 1-64 bytes of A-Z a-z 0-9 - _"#),
         (["--sip-listen", "127.0.0.1:5060", "--sip-number", "+4681=a:user:x", "--sip-number", "4681=b"],
          "--sip-number: +4681 has more than one rule"),
         (["--sip-number", "+4681=shop"], "--sip-number needs --sip-listen (calls reach numbers over SIP)"),
-        (["--sip-listen", "127.0.0.1:5060", "--sip-number"], "--sip-number needs a value (NUMBER=KEY[:user:ID|:conference:ID])"),
+        (["--sip-listen", "127.0.0.1:5060", "--sip-number"], "--sip-number needs a value (NUMBER=KEY[:user:ID|:conference:ID|:number:+E164|:sip:USER@DOMAIN])"),
     ])
     func badRulesAreRefusedAtStartClearly(_ arguments: [String], _ expected: String) {
         #expect(error(arguments) == expected)
@@ -78,14 +78,14 @@ import Testing
         #expect(error(["--config", "/p.json"], files: ["/p.json": #"{"sipListen": "127.0.0.1:5060", "sipNumber": ["4681=k", 5]}"#])
                 == #""sipNumber" in /p.json: expected an array of strings"#)
         #expect(error(["--config", "/p.json"], files: ["/p.json": #"{"sipListen": "127.0.0.1:5060", "sipNumber": ["4681=k:user"]}"#])
-                == #""sipNumber" in /p.json: "4681=k:user" does not end in KEY, KEY:user:ID or KEY:conference:ID"#)
+                == #""sipNumber" in /p.json: "4681=k:user" does not end in KEY, KEY:user:ID, KEY:conference:ID, KEY:number:NUMBER or KEY:sip:ADDRESS"#)
         #expect(error(["--sip-listen", "127.0.0.1:5060"], environment: ["PARLEY_SIP_NUMBER": "4681=k,,4682=k"])
-                == #"PARLEY_SIP_NUMBER: "" is not NUMBER=KEY, NUMBER=KEY:user:ID or NUMBER=KEY:conference:ID"#)
+                == #"PARLEY_SIP_NUMBER: "" is not NUMBER=KEY, NUMBER=KEY:user:ID, NUMBER=KEY:conference:ID, NUMBER=KEY:number:NUMBER or NUMBER=KEY:sip:ADDRESS"#)
     }
 
     @Test func theUsageListsTheOption() {
         let text = DaemonUsage.text
-        #expect(text.contains("--sip-number NUMBER=KEY[:user:ID|:conference:ID]"))
+        #expect(text.contains("--sip-number NUMBER=KEY[:user:ID|:conference:ID|:number:+E164|:sip:USER@DOMAIN]"))
         #expect(text.contains("PARLEY_SIP_NUMBER; sipNumber; default none"))
     }
 }

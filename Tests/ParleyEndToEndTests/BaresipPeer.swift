@@ -4,7 +4,7 @@ import ParleyMediaCore
 import ParleyNetLinux
 
 /// baresip 1.0 (Debian's baresip-core) as a real phone: one account that answers every
-/// call at once, PCMU only, on free loopback ports, headless (ALSA's null device plays,
+/// call at once, one codec (PCMU unless told), on free loopback ports, headless (ALSA's null device plays,
 /// `ausine` sends a sine tone), recording what it receives with the `sndfile` module, and
 /// driven through its `ctrl_tcp` module (netstrings of JSON commands: `sndcode` sends DTMF
 /// as RFC 4733 events, `hangup` ends the call).
@@ -27,7 +27,9 @@ final class BaresipPeer: @unchecked Sendable {
     ///   - credentials: the digest account it answers 401/407 challenges with.
     ///   - mediaEncryption: baresip's `mediaenc` for the account (`srtp-mand`: SDES-keyed
     ///     SRTP only, RTP/SAVP; a call offering plain RTP is refused).
-    init(user: String, tone: Int = 1000, credentials: (user: String, password: String)? = nil, mediaEncryption: String? = nil) throws {
+    ///   - codec: the one codec it offers and answers (`PCMU`, `PCMA`).
+    init(user: String, tone: Int = 1000, credentials: (user: String, password: String)? = nil, mediaEncryption: String? = nil,
+         codec: String = "PCMU") throws {
         port = try ParleydInstance.freeLoopbackPort()
         var control = try ParleydInstance.freeLoopbackPort()
         while control == port { control = try ParleydInstance.freeLoopbackPort() }
@@ -71,7 +73,7 @@ final class BaresipPeer: @unchecked Sendable {
         try configuration.write(to: directory.appendingPathComponent("config"), atomically: true, encoding: .utf8)
         let auth = credentials.map { ";auth_user=\($0.user);auth_pass=\($0.password)" } ?? ""
         let encryption = mediaEncryption.map { ";mediaenc=\($0)" } ?? ""
-        try "<sip:\(user)@127.0.0.1>\(auth)\(encryption);regint=0;answermode=auto;audio_codecs=PCMU\n"
+        try "<sip:\(user)@127.0.0.1>\(auth)\(encryption);regint=0;answermode=auto;audio_codecs=\(codec)\n"
             .write(to: directory.appendingPathComponent("accounts"), atomically: true, encoding: .utf8)
         try "".write(to: directory.appendingPathComponent("contacts"), atomically: true, encoding: .utf8)
         process = try ManagedProcess(name: "baresip \(user)", executable: try Self.executable(), arguments: ["-f", directory.path])
