@@ -135,4 +135,29 @@ extension EndToEndRealTimeMediaTests.SIPInteropBaresipTests {
         let dice = try backend.waitFor("dice")
         #expect(dice.body["result"] as? String == "ANSWERED" && dice.body["reason"] as? String == "MANAGERHANGUP", "\(dice.body)")
     }
+
+    /// A PIE answered with garbage: parleyd hangs up (BYE) and the DiCE says CALLBACKERROR.
+    @Test func aPIEAnsweredWithGarbageEndsTheCall() throws {
+        let scratch = try Self.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let phone = try BaresipPeer(user: "+4615550101", tone: 1000)
+        let (server, backend) = try Self.backendGateway(phone: phone, number: "+46700000097") { key, secret in
+            try TestBackend(directory: scratch, applicationKey: key, secret: secret, script: [
+                "ice": ["action": ["name": "runMenu", "menus": [["id": "main", "mainPrompt": "#tts[Enter a digit]", "timeoutMills": 8000]]]],
+                "pie": "not json",
+            ])
+        }
+        let sipPort = try Self.sipPort(of: server)
+        try phone.command("dial", "sip:+46700000097@127.0.0.1:\(sipPort)")
+        try phone.waitForCall(timeout: 10)
+        Thread.sleep(forTimeInterval: 0.5)
+        try phone.sendDTMF("7")
+        let pie = try backend.waitFor("pie")
+        let result = pie.body["menuResult"] as? [String: Any] ?? [:]
+        #expect(result["type"] as? String == "sequence" && result["value"] as? String == "7", "\(pie.body)")
+        try phone.waitForCallEnd(timeout: 15)
+        phone.stop()
+        let dice = try backend.waitFor("dice")
+        #expect(dice.body["result"] as? String == "ANSWERED" && dice.body["reason"] as? String == "CALLBACKERROR", "\(dice.body)")
+    }
 }

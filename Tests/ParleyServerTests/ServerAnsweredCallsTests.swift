@@ -124,6 +124,16 @@ import Testing
         #expect(!h.calls.handles(h.callID))
     }
 
+    @Test func sendDtmfReachesTheCallerAsRFC4733BeforeTheHangUp() throws {
+        let h = try Harness()
+        defer { h.anchor.closeEverything() }
+        try h.call(SVAMLResponse(instructions: [.sendDtmf("1w#")], action: .hangup))
+        h.run(milliseconds: 2000) { h.sip.ended }
+        let keys = h.peer.reportedEvents.filter(\.isEnd).compactMap(\.key)
+        #expect(keys == ["1", "#"], "\(h.peer.reportedEvents)")
+        #expect(h.sip.ended)
+    }
+
     @Test func aParkedCallLoopsItsHoldPromptUntilHungUpByTheEngine() throws {
         let h = try Harness()
         defer { h.anchor.closeEverything() }
