@@ -167,6 +167,12 @@ final class CallEngine: @unchecked Sendable {
             loop: loop, anchor: anchor, sipCalls: sipCalls, backend: backend,
             prompts: PromptLibrary(directory: configuration.promptDirectory), log: log,
             maximumCallLength: configuration.maximumCallLength, wallClock: wallClock)
+        answeredByServer?.connect = { [unowned self] call, info, action in
+            // As the ICE's answer would have placed it; its caller's leg is the one answered.
+            backendCalls[call.party.callID] = info
+            backendAnswered(call, .success(SVAMLResponse(action: action)))
+            if registry.record(of: call.party.callID) == nil { anchor?.closeAll(callID: call.party.callID, now: loop.now) { _ in } }
+        }
         if let diallingSettings {
             let shell = DiallingPolicyShell(
                 source: diallingSettings, loop: loop, store: helloStore, log: log, metrics: metrics,

@@ -64,6 +64,9 @@ final class MediaAnchor: @unchecked Sendable {
         let room: RoomMedia?
         /// The prompts of a call the server answered (`answerPromptCaller`); nil otherwise.
         private(set) var prompt: PromptTopology<CallLegID>?
+        /// The answer its caller's leg gave (a call the server answered), given again when
+        /// the call goes on to a callee.
+        var promptAnswer: String?
         /// Whether the caller's leg is plain RTP: a call that came in over SIP
         /// (`answerSIPCaller`). Set on the engine's loop before the leg is made.
         var plainRTPCaller = false
@@ -260,6 +263,7 @@ final class MediaAnchor: @unchecked Sendable {
             call = existing
         case .answerSIPCaller(_, _, nil):
             if let existing = calls[callID] {
+                if existing.prompt != nil { return reanswerPromptCaller(existing) }
                 call = existing
             } else {
                 guard !closed else {
@@ -587,6 +591,7 @@ final class MediaAnchor: @unchecked Sendable {
                     try core.answer(offer: offer)
                 } ?? ""
                 try start(leg, in: call, now: now.instant)
+                if call.prompt != nil { call.promptAnswer = answer }
                 if let room = call.room {
                     // In the mix from now on: its audio counts once its leg connects.
                     do throws(MediaTopologyError) { try call.topology.join(.caller) } catch {
@@ -1051,6 +1056,24 @@ final class MediaAnchor: @unchecked Sendable {
         _ = call.loop.execute { [self] in
             call.prompt?.playInto(.caller)
             perform(.answerSIPCaller(callID: callID, offer: offer, room: nil), in: call, applicationKey: applicationKey, now: now)
+        }
+    }
+
+    /// A call the server answered goes on to a callee (the registry starts it as any call
+    /// in, whose first instruction is `answerSIPCaller`): its caller's leg stays as it is, so
+    /// the caller's dialog and media do not change; its answer and its state are reported
+    /// again as a new leg's would be. `bridge` then joins it in the inner gateway.
+    private func reanswerPromptCaller(_ call: CallMedia) {
+        _ = call.loop.execute { [self] in
+            guard !call.ended, let sdp = call.promptAnswer else {
+                report(.legFailed(.caller, reason: "state: the server-answered caller's leg is gone"), call.callID)
+                return
+            }
+            call.prompt?.stopPlaying()
+            report(.callerLegReady(sdp: sdp), call.callID)
+            if call.topology.withLeg(.caller, { (core: inout MediaLegCore) in core.state }) == .connected {
+                report(.legConnected(.caller), call.callID)
+            }
         }
     }
 

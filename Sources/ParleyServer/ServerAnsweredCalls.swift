@@ -82,13 +82,19 @@ final class ServerAnsweredCalls: @unchecked Sendable {
         anchor?.promptEvents = { [weak self] callID, event in self?.promptEvent(event, callID: callID) }
     }
 
+    /// Where a call goes on to a user (`connectMxp` after the server answered): the engine
+    /// starts it as a call in, its caller's leg kept (`MediaAnchor.reanswerPromptCaller`).
+    /// Set by the engine; nil: such a `connectMxp` fails as the other `connect...` actions.
+    var connect: ((InboundSIPCall, CallEngine.BackendCall, SVAMLAction) -> Void)?
+
     /// Whether an ICE answer needs the server to answer the call: `runMenu` or `park`, or
-    /// `hangup`/`continue` after something the caller hears (`say`, `playFiles`, `answer`,
-    /// `sendDtmf`). Instructions before a `connect...` action are not carried out.
+    /// `hangup`/`continue`/`connectMxp` after something the caller hears (`say`,
+    /// `playFiles`, `answer`, `sendDtmf`). Instructions before the other `connect...`
+    /// actions are not carried out.
     static func answers(_ svaml: SVAMLResponse) -> Bool {
         switch svaml.action {
         case .runMenu, .park: return true
-        case .hangup, .continue:
+        case .hangup, .continue, .connectMxp:
             return svaml.instructions.contains {
                 switch $0 {
                 case .say, .playFiles, .answer, .sendDtmf: true
@@ -267,6 +273,12 @@ final class ServerAnsweredCalls: @unchecked Sendable {
             call.menu = session
             log.info("ivr.menu", ["call": callID, "menu": session.menu.id])
             handle(outputs, on: call, callID: callID)
+        case .connectMxp where connect != nil:
+            guard let connect, let call = calls.removeValue(forKey: callID) else { return }
+            interrupt(call)
+            if let timer = call.lengthTimer { _ = loop.cancel(timer) }
+            log.info("ivr.connect", ["call": callID, "action": action.name.rawValue])
+            connect(call.inbound, call.context, action)
         case .connectMxp, .connectPstn, .connectSip, .connectConf:
             log.warning("ivr.unsupported", ["call": callID, "action": action.name.rawValue,
                                             "reason": "connecting a call the server answered is not built yet"])

@@ -3,6 +3,15 @@ import ParleyMediaCore
 import Testing
 
 extension EndToEndRealTimeMediaTests.SIPInteropBaresipTests {
+    /// Waits until baresip's call ended by parleyd's BYE: baresip says `terminated
+    /// (duration ...)`, or only `session closed` when the BYE comes right after the call
+    /// was set up (its audio not started yet).
+    static func waitForHangUp(of phone: BaresipPeer, timeout: Double) throws {
+        try phone.process.waitForLine(timeout: timeout, "'terminated' or 'session closed'") {
+            $0.contains("terminated (duration") || $0.contains("session closed")
+        }
+    }
+
     /// The share of 20 ms frames of a recording louder than -40 dBFS (speech or a prompt).
     static func voicedRatio(of path: String) throws -> (ratio: Double, seconds: Double) {
         let wav = try WAVFile.read(path: path)
@@ -128,8 +137,7 @@ extension EndToEndRealTimeMediaTests.SIPInteropBaresipTests {
         let ace = try backend.waitFor("ace")
         #expect(ace.body["callid"] as? String == ice.body["callid"] as? String, "\(ace.body)")
         #expect(ace.body["applicationKey"] as? String == server.applicationKey)
-        // baresip says "session closed" for a BYE that comes this soon after its ACK.
-        try phone.process.waitForLine(timeout: 15, "the BYE") { $0.contains("terminated (duration") || $0.contains("session closed") }
+        try Self.waitForHangUp(of: phone, timeout: 15)
         _ = try bob.waitForEvent("ended", timeout: 15)
         phone.stop()
         let dice = try backend.waitFor("dice")
@@ -155,9 +163,46 @@ extension EndToEndRealTimeMediaTests.SIPInteropBaresipTests {
         let pie = try backend.waitFor("pie")
         let result = pie.body["menuResult"] as? [String: Any] ?? [:]
         #expect(result["type"] as? String == "sequence" && result["value"] as? String == "7", "\(pie.body)")
-        try phone.waitForCallEnd(timeout: 15)
+        try Self.waitForHangUp(of: phone, timeout: 15)
         phone.stop()
         let dice = try backend.waitFor("dice")
         #expect(dice.body["result"] as? String == "ANSWERED" && dice.body["reason"] as? String == "CALLBACKERROR", "\(dice.body)")
+    }
+
+    /// `say` then `connectMxp`: parleyd answers, the phone hears the text, then bob rings
+    /// on the same dialog and media; bob answers, the tones cross both ways, bob hangs up;
+    /// the DiCE says ANSWERED, CALLEEHANGUP.
+    @Test func aPromptThenConnectMxpRingsTheUserOnTheAnsweredCall() throws {
+        let scratch = try Self.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let recording = scratch.appendingPathComponent("bob-hears.wav").path
+        let phone = try BaresipPeer(user: "+4615550101", tone: 1000)
+        let (server, backend) = try Self.backendGateway(phone: phone, number: "+46700000097") { key, secret in
+            try TestBackend(directory: scratch, applicationKey: key, secret: secret, script: [
+                "ice": [
+                    "instructions": [["name": "say", "text": "Connecting you now."]],
+                    "action": ["name": "connectMxp", "destination": ["type": "username", "endpoint": "bob"]],
+                ],
+                "ace": ["action": ["name": "continue"]],
+            ])
+        }
+        let sipPort = try Self.sipPort(of: server)
+        let bob = try SoftphoneProcess.listen("listen bob", on: server, as: "bob",
+                                              ["--answer", "--tone", "440", "--record", recording, "--duration", "4"])
+        try phone.command("dial", "sip:+46700000097@127.0.0.1:\(sipPort)")
+        let ice = try backend.waitFor("ice")
+        try phone.waitForCall(timeout: 10)
+        let incoming = try bob.waitForEvent("incoming", timeout: 20)
+        #expect(incoming["callId"] as? String == ice.body["callid"] as? String, "\(incoming)")
+        #expect(try bob.waitForExit(timeout: 30) == 0, "\(bob.report)")
+        try phone.waitForCallEnd(timeout: 10)
+        let phoneHeard = try phone.receivedRecording().path
+        phone.stop()
+        _ = try backend.waitFor("ace")
+        let dice = try backend.waitFor("dice")
+        #expect(dice.body["result"] as? String == "ANSWERED" && dice.body["reason"] as? String == "CALLEEHANGUP", "\(dice.body)")
+        try Self.expectTone(1000, in: recording, minimumRatio: 0.75)
+        try Self.expectTone(440, in: phoneHeard, minimumRatio: 0.5)
+        #expect(try Self.voicedRatio(of: phoneHeard).seconds >= 4, "the prompt, then bob's tone")
     }
 }
