@@ -42,7 +42,9 @@ final class PromptLibrary: Sendable {
     private let running = Mutex(0)
 
     init(directory: String?, espeak: String = "/usr/bin/espeak-ng", synthesisTimeout: Duration = .seconds(10)) {
-        self.directory = directory.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+        // Symbolic links resolved, as each file's path is, so the containment check compares
+        // like with like.
+        self.directory = directory.map { URL(fileURLWithPath: $0).standardizedFileURL.resolvingSymlinksInPath().path }
         self.espeak = espeak
         self.synthesisTimeout = synthesisTimeout
     }

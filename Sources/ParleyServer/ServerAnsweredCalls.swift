@@ -51,7 +51,6 @@ final class ServerAnsweredCalls: @unchecked Sendable {
         var stepTimer: TimerID?
         var parkTimer: TimerID?
         var lengthTimer: TimerID?
-        var parked = false
 
         init(inbound: InboundSIPCall, context: CallEngine.BackendCall) {
             self.inbound = inbound
@@ -107,9 +106,6 @@ final class ServerAnsweredCalls: @unchecked Sendable {
 
     /// Whether `callID` is one of these calls.
     func handles(_ callID: String) -> Bool { calls[callID] != nil }
-
-    /// The calls here now.
-    var count: Int { calls.count }
 
     // MARK: Entry points (the engine's loop)
 
@@ -249,7 +245,6 @@ final class ServerAnsweredCalls: @unchecked Sendable {
         case .continue:
             log.info("ivr.continue", ["call": callID])
         case .park(let park):
-            call.parked = true
             log.info("ivr.park", ["call": callID, "maxDuration": park.maxDurationSeconds.map(String.init) ?? "-"])
             if let seconds = park.maxDurationSeconds, seconds > 0 {
                 call.parkTimer = loop.schedule(after: .seconds(seconds)) { [weak self] in
@@ -392,7 +387,6 @@ final class ServerAnsweredCalls: @unchecked Sendable {
         for timer in [call.stepTimer, call.parkTimer].compactMap({ $0 }) { _ = loop.cancel(timer) }
         call.stepTimer = nil
         call.parkTimer = nil
-        call.parked = false
         call.busy = false
         call.steps = []
     }

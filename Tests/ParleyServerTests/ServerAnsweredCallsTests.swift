@@ -93,9 +93,10 @@ import Testing
             }
         }
 
-        /// Waits (real time, at most 5 s) for the prompt library to hand its clips back.
+        /// Gives the prompt library (real time, 1 s) to hand its clips back; one that comes
+        /// later is still taken by `run`, a step at a time.
         func settle() {
-            for _ in 0..<500 {
+            for _ in 0..<100 {
                 Thread.sleep(forTimeInterval: 0.01)
                 scheduler.run()
             }
