@@ -141,10 +141,18 @@ final class PromptLibrary: Sendable {
         }
         guard admitted else { return .failure(Failure(description: "\(Self.maximumConcurrentSyntheses) syntheses are running already")) }
         defer { running.withLock { $0 -= 1 } }
+        let voice = Self.voice(of: locale)
+        let spoken = speak(text, voice: voice)
+        // A locale espeak-ng has no voice for speaks in its default voice (English).
+        if case .failure = spoken, voice != nil { return speak(text, voice: nil) }
+        return spoken
+    }
+
+    private func speak(_ text: String, voice: String?) -> Result<Clip, Failure> {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: espeak)
         var arguments = ["--stdout"]
-        if let voice = Self.voice(of: locale) { arguments += ["-v", voice] }
+        if let voice { arguments += ["-v", voice] }
         // The text goes on stdin, never as an argument an option parser could read.
         process.arguments = arguments
         let input = Pipe(), output = Pipe(), errors = Pipe()

@@ -211,5 +211,10 @@ import Testing
         #expect(clip.sampleRate == 22_050)
         #expect(clip.duration > .milliseconds(500) && clip.duration < .seconds(5), "\(clip.duration)")
         #expect(FrequencyAnalysis.rmsDBFS(samples: clip.samples) > -40)
+        // A locale espeak-ng has no voice for is spoken in its default voice.
+        guard case .success(let fallback) = PromptLibrary(directory: nil).synthesize("Hello", locale: "zz-ZZ") else {
+            Issue.record("no speech for an unknown locale"); return
+        }
+        #expect(fallback.duration > .milliseconds(200))
     }
 }
