@@ -186,6 +186,30 @@ import Testing
         #expect(h.sip.ended, "\(h.sip.all)")
     }
 
+    @Test func aSIPInfoKeyEndsTheMenuAndACallerHangUpEndsQuietly() throws {
+        let menu = try RunMenuAction(menus: [Menu(id: "main", mainPrompt: "menu", maxDigits: 1, timeoutMilliseconds: 60_000)])
+        for hangUp in [false, true] {
+            let h = try Harness()
+            defer { h.anchor.closeEverything() }
+            try h.tone("menu", frequency: 700, milliseconds: 200)
+            try h.call(SVAMLResponse(action: .runMenu(menu)))
+            h.run(milliseconds: 100)
+            h.settle()
+            h.run(milliseconds: 500)
+            #expect(h.calls.handles(h.callID))
+            if hangUp {
+                h.calls.sipReported(.hungUp, callID: h.callID)
+                // The caller ended it: nothing more is told to its dialog.
+                #expect(!h.sip.ended)
+            } else {
+                h.calls.sipReported(.dtmf(digits: "5"), callID: h.callID)
+                // A sequence result; its PIE has no backend: the call ends (BYE).
+                #expect(h.sip.ended)
+            }
+            #expect(!h.calls.handles(h.callID))
+        }
+    }
+
     @Test func promptPartsAndNamesStayInsideTheDirectory() throws {
         #expect(try PromptLibrary.parts(ofPrompt: "#tts[Hello]; welcome ;#TTS[Bye]", locale: "en-US")
                 == [.text("Hello", locale: "en-US"), .file("welcome"), .text("Bye", locale: "en-US")])
