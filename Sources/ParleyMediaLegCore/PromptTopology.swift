@@ -1,5 +1,5 @@
 public import ParleyICECore
-public import ParleyMediaCore
+import ParleyMediaCore
 import ParleyRTP
 
 /// The topology of a call the server answered itself (an IVR: a backend's `say`,
