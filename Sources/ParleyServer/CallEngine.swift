@@ -771,6 +771,8 @@ final class CallEngine: @unchecked Sendable {
         var endReason: DisconnectReason?
         /// The ACE went out.
         var answeredEventSent = false
+        /// The cookies its backend set (`setCookie`), as later callbacks' `custom`.
+        var custom: String?
     }
 
     /// A call in to a number its application's backend routes: the ICE goes out, and the
@@ -810,6 +812,8 @@ final class CallEngine: @unchecked Sendable {
             if ServerAnsweredCalls.answers(svaml), let answeredByServer, let info = backendCalls.removeValue(forKey: call.party.callID) {
                 return answeredByServer.take(call, context: info, svaml: svaml)
             }
+            let cookies = svaml.instructions.compactMap { if case .setCookie(let key, let value) = $0 { (key: key, value: value) } else { nil } }
+            if !cookies.isEmpty { backendCalls[call.party.callID]?.custom = ServerAnsweredCalls.custom(of: cookies) }
             switch svaml.action {
             case .connectMxp(let action):
                 guard let destination = action.destination, destination.kind == .username else {
@@ -983,7 +987,7 @@ final class CallEngine: @unchecked Sendable {
         guard let backend, backend.sends(.dice, applicationKey: info.applicationKey),
               let timestamp = try? SinchTimestamp(unixMilliseconds: now().unixMilliseconds) else { return }
         let event = DisconnectedCallEvent(
-            header: CallbackHeader(callID: callID, timestamp: timestamp, applicationKey: info.applicationKey),
+            header: CallbackHeader(callID: callID, timestamp: timestamp, custom: info.custom, applicationKey: info.applicationKey),
             result: result, reason: reason, durationSeconds: durationSeconds, from: info.from, to: info.to, callHeaders: info.headers)
         log.info("backend.dice", ["call": callID, "result": result.rawValue, "reason": reason.rawValue])
         backend.post(.disconnected(event), applicationKey: info.applicationKey) { _ in }
@@ -998,7 +1002,8 @@ final class CallEngine: @unchecked Sendable {
               backend.sends(.ace, applicationKey: info.applicationKey),
               let timestamp = try? SinchTimestamp(unixMilliseconds: now().unixMilliseconds) else { return }
         backendCalls[callID]?.answeredEventSent = true
-        let event = AnsweredCallEvent(header: CallbackHeader(callID: callID, timestamp: timestamp, applicationKey: info.applicationKey))
+        let event = AnsweredCallEvent(header: CallbackHeader(
+            callID: callID, timestamp: timestamp, custom: info.custom, applicationKey: info.applicationKey))
         log.info("backend.ace", ["call": callID])
         backend.post(.answered(event), applicationKey: info.applicationKey) { [loop, weak self] result in
             guard let engine = self else { return }

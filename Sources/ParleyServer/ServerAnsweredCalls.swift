@@ -273,7 +273,9 @@ final class ServerAnsweredCalls: @unchecked Sendable {
             interrupt(call)
             if let timer = call.lengthTimer { _ = loop.cancel(timer) }
             log.info("ivr.connect", ["call": callID, "action": action.name.rawValue])
-            connect(call.inbound, call.context, action)
+            var context = call.context
+            context.custom = Self.custom(of: call.cookies)
+            connect(call.inbound, context, action)
         case .connectMxp, .connectPstn, .connectSip, .connectConf:
             log.warning("ivr.unsupported", ["call": callID, "action": action.name.rawValue,
                                             "reason": "connecting a call the server answered is not built yet"])
@@ -459,13 +461,16 @@ final class ServerAnsweredCalls: @unchecked Sendable {
     /// The header of a callback about the call: cookies go in `custom`, as a JSON object.
     private func header(_ call: Call, callID: String) -> CallbackHeader? {
         guard let timestamp = try? SinchTimestamp(unixMilliseconds: wallClock()) else { return nil }
-        var custom: String?
-        if !call.cookies.isEmpty {
-            var object = JSONObject()
-            for cookie in call.cookies { object.append(cookie.key, cookie.value) }
-            custom = String(decoding: JSONWriter.serialize(.object(object)), as: UTF8.self)
-        }
-        return CallbackHeader(callID: callID, timestamp: timestamp, custom: custom, applicationKey: call.context.applicationKey)
+        return CallbackHeader(callID: callID, timestamp: timestamp, custom: Self.custom(of: call.cookies),
+                              applicationKey: call.context.applicationKey)
+    }
+
+    /// Cookies as a callback's `custom`: one compact JSON object; nil when none were set.
+    static func custom(of cookies: [(key: String, value: String)]) -> String? {
+        guard !cookies.isEmpty else { return nil }
+        var object = JSONObject()
+        for cookie in cookies { object.append(cookie.key, cookie.value) }
+        return String(decoding: JSONWriter.serialize(.object(object)), as: UTF8.self)
     }
 
     private func postPIE(_ result: MenuResult, call: Call, callID: String) {

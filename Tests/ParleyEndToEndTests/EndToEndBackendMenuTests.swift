@@ -180,7 +180,7 @@ extension EndToEndRealTimeMediaTests.SIPInteropBaresipTests {
         let (server, backend) = try Self.backendGateway(phone: phone, number: "+46700000097") { key, secret in
             try TestBackend(directory: scratch, applicationKey: key, secret: secret, script: [
                 "ice": [
-                    "instructions": [["name": "say", "text": "Connecting you now."]],
+                    "instructions": [["name": "setCookie", "key": "queue", "value": "sales"], ["name": "say", "text": "Connecting you now."]],
                     "action": ["name": "connectMxp", "destination": ["type": "username", "endpoint": "bob"]],
                 ],
                 "ace": ["action": ["name": "continue"]],
@@ -198,9 +198,11 @@ extension EndToEndRealTimeMediaTests.SIPInteropBaresipTests {
         try phone.waitForCallEnd(timeout: 10)
         let phoneHeard = try phone.receivedRecording().path
         phone.stop()
-        _ = try backend.waitFor("ace")
+        let ace = try backend.waitFor("ace")
+        #expect(ace.body["custom"] as? String == #"{"queue":"sales"}"#, "the cookie goes on: \(ace.body)")
         let dice = try backend.waitFor("dice")
         #expect(dice.body["result"] as? String == "ANSWERED" && dice.body["reason"] as? String == "CALLEEHANGUP", "\(dice.body)")
+        #expect(dice.body["custom"] as? String == #"{"queue":"sales"}"#, "\(dice.body)")
         try Self.expectTone(1000, in: recording, minimumRatio: 0.75)
         try Self.expectTone(440, in: phoneHeard, minimumRatio: 0.5)
         #expect(try Self.voicedRatio(of: phoneHeard).seconds >= 4, "the prompt, then bob's tone")
