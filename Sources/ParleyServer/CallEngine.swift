@@ -1034,6 +1034,8 @@ final class CallEngine: @unchecked Sendable {
             reason = failure.reason
         }
         backendCalls[callID]?.endReason = reason
+        // The call's timeline says the backend hung it up, as for the REST API's hang-ups.
+        if let record = registry.record(of: callID) { noteHangUp(record, by: .api) }
         do throws(CallingError) { perform(try registry.hangUp(callID: callID, now: now())) } catch {
             log.info("backend.ace.late", ["call": callID, "reason": error.reason])
         }
