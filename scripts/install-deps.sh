@@ -12,11 +12,12 @@ set -eu
 # client (scripts/pyclient); h2 for the push provider emulator (scripts/push-emulator;
 # `cryptography` comes with aiortc); SIPp (sip-tester), baresip and Kamailio, the real SIP
 # peers of the SIP tests (docs/sip.md); socat, the TLS front that makes SIPp (built without
-# TLS in Debian) a SIP over TLS peer.
-APT_PACKAGES="pkg-config libopus-dev libsrtp2-dev libssl-dev libsqlite3-dev libcurl4-openssl-dev libasound2-dev chromium iproute2 python3 python3-pip sip-tester baresip-core kamailio socat"
+# TLS in Debian) a SIP over TLS peer; espeak-ng, parleyd's text to speech (a backend's `say`
+# and `#tts[...]` prompts, docs/backend.md).
+APT_PACKAGES="pkg-config libopus-dev libsrtp2-dev libssl-dev libsqlite3-dev libcurl4-openssl-dev libasound2-dev chromium iproute2 python3 python3-pip sip-tester baresip-core kamailio socat espeak-ng"
 PIP_PACKAGES="aiortc websockets h2 numpy"
 if [ "${1:-}" = "bench" ]; then
-    APT_PACKAGES="$APT_PACKAGES rtpengine-daemon espeak-ng sox janus"
+    APT_PACKAGES="$APT_PACKAGES rtpengine-daemon sox janus"
     PIP_PACKAGES="$PIP_PACKAGES pesq pystoi"
 fi
 

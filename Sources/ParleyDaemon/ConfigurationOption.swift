@@ -85,6 +85,8 @@ struct ConfigurationOption: Sendable, Hashable {
               help: "the rate conference rooms mix at: 16000 or 48000"),
         .init(name: "conference-opus-complexity", kind: .integer, valueName: "N", defaultText: "9",
               help: "libopus complexity of conference rooms' encoders, 0 (cheapest) to 10"),
+        .init(name: "prompt-directory", kind: .text, valueName: "DIR", defaultText: "none",
+              help: "the directory a backend's playFiles and menu prompts name WAV files in"),
         .init(name: "conference-hold-music", kind: .text, valueName: "FILE.wav", defaultText: "silence",
               help: "what a participant alone in a room, or on hold, hears (looped)"),
         .init(name: "conference-linger", kind: .seconds, valueName: "SECONDS", defaultText: "0",

@@ -23,6 +23,9 @@ final class BackendCallbacks: @unchecked Sendable {
     struct Failure: Error, Sendable {
         var reason: DisconnectReason
         var message: String
+        /// The answer was a JSON object with no `action` (`{}`, an empty answer): an ACE
+        /// answered so goes on.
+        var noAction = false
     }
 
     let settings: CallbackSettingsSource
@@ -114,7 +117,8 @@ final class BackendCallbacks: @unchecked Sendable {
         do {
             return .success(try SVAMLResponse.decode(response.body, answering: context))
         } catch {
-            return .failure(Failure(reason: error.diceReason, message: "\(event.name.rawValue) answer: \(error)"))
+            let noAction = error.kind == .missingAction || response.body.allSatisfy { $0 == 0x20 || $0 == 0x0a || $0 == 0x0d || $0 == 0x09 }
+            return .failure(Failure(reason: error.diceReason, message: "\(event.name.rawValue) answer: \(error)", noAction: noAction))
         }
     }
 

@@ -1,5 +1,6 @@
 public import ParleyCallModel
 public import ParleySignaling
+public import ParleyVoiceAPI
 
 /// What the REST API asks of the live call engine. The REST handlers read call records
 /// from the store; hanging up and conference rooms need the engine, which alone knows
@@ -24,6 +25,10 @@ public protocol CallControl: Sendable {
     /// `conferenceCallout`): their devices ring, or are pushed, and the one that answers
     /// joins the room.
     func conferenceCallout(_ request: ConferenceCalloutRequest, applicationKey: String) async -> CalloutOutcome
+    /// Runs an SVAML call update (`PATCH /calling/v1/calls/id/{callId}`) on a call of
+    /// `applicationKey` the server answered itself (prompts, a menu, park); false when the
+    /// application has no such call.
+    func updateAnsweredCall(callID: String, applicationKey: String, svaml: SVAMLResponse) async -> Bool
 }
 
 extension CallControl {
@@ -37,6 +42,8 @@ extension CallControl {
     public func conferenceCallout(_ request: ConferenceCalloutRequest, applicationKey: String) async -> CalloutOutcome {
         .refused(code: .notImplemented, message: "this server places no callouts")
     }
+    /// Without an engine no call is answered by the server.
+    public func updateAnsweredCall(callID: String, applicationKey: String, svaml: SVAMLResponse) async -> Bool { false }
 }
 
 /// A conference callout: who to call into which room.

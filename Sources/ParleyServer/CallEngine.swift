@@ -80,6 +80,8 @@ final class CallEngine: @unchecked Sendable {
     private var hangUpSides: [String: SinchCallOutcome.HangUpSide] = [:]
     /// The timeline event that names who hung up a call: `{"by": "caller" | "callee" | "api"}`.
     static let hangUpEventKind = "call.hangup"
+    /// Calls in the server answered itself for their backend's prompts, menus and park.
+    private var answeredByServer: ServerAnsweredCalls?
     private let recorder: CallRecorder
     /// Applications' dialling settings in, refusals out; nil: not enforced.
     private var dialling: DiallingPolicyShell?
@@ -161,6 +163,16 @@ final class CallEngine: @unchecked Sendable {
         self.recorder = recorder
         anchor = try mediaAnchor?({ [unowned self] event, callID in self.mediaReported(event, callID: callID) })
         anchor?.talkersChanged = { [unowned self] room, talkers in self.roomTalkersChanged(room, talkers: talkers) }
+        answeredByServer = ServerAnsweredCalls(
+            loop: loop, anchor: anchor, sipCalls: sipCalls, backend: backend,
+            prompts: PromptLibrary(directory: configuration.promptDirectory), log: log,
+            maximumCallLength: configuration.maximumCallLength, wallClock: wallClock)
+        answeredByServer?.connect = { [unowned self] call, info, action in
+            // As the ICE's answer would have placed it; its caller's leg is the one answered.
+            backendCalls[call.party.callID] = info
+            backendAnswered(call, .success(SVAMLResponse(action: action)))
+            if registry.record(of: call.party.callID) == nil { anchor?.closeAll(callID: call.party.callID, now: loop.now) { _ in } }
+        }
         if let diallingSettings {
             let shell = DiallingPolicyShell(
                 source: diallingSettings, loop: loop, store: helloStore, log: log, metrics: metrics,
@@ -658,6 +670,7 @@ final class CallEngine: @unchecked Sendable {
             switch action {
             case .send(let device, let message): deliver(message, to: device)
             case .notify(let party, let notification):
+                if case .answered(let callID, _, _) = notification { sendACE(callID: callID) }
                 tell(party, notification)
                 if case .established(let callID, _) = notification { tellTalkers(joining: callID, party) }
             case .media(let instruction):
@@ -706,6 +719,7 @@ final class CallEngine: @unchecked Sendable {
             case .dtmf: "dtmf"
             }
         log.info("sip.report", ["call": party.callID, "event": described])
+        if let answeredByServer, answeredByServer.handles(party.callID) { return answeredByServer.sipReported(event, callID: party.callID) }
         if case .hungUp = event, let record = registry.record(of: party.callID) {
             noteHangUp(record, by: record.callerDeviceID == nil && record.caller == party.address ? .caller : .callee)
         }
@@ -755,6 +769,13 @@ final class CallEngine: @unchecked Sendable {
         var headers: [CallHeader]
         /// Set when the backend's answer refused the call: its DiCE gives this reason.
         var refusal: DisconnectReason?
+        /// Set when the backend ended the call after its answer (its ACE answered
+        /// `hangup`, or failed): its DiCE gives this reason.
+        var endReason: DisconnectReason?
+        /// The ACE went out.
+        var answeredEventSent = false
+        /// The cookies its backend set (`setCookie`), as later callbacks' `custom`.
+        var custom: String?
     }
 
     /// A call in to a number its application's backend routes: the ICE goes out, and the
@@ -791,6 +812,11 @@ final class CallEngine: @unchecked Sendable {
             refuse(call, code: .destinationUnavailable, message: "the backend's answer: \(failure.message)")
             sendRefusedDiCE(call, reason: failure.reason)
         case .success(let svaml?):
+            if ServerAnsweredCalls.answers(svaml), let answeredByServer, let info = backendCalls.removeValue(forKey: call.party.callID) {
+                return answeredByServer.take(call, context: info, svaml: svaml)
+            }
+            let cookies = svaml.instructions.compactMap { if case .setCookie(let key, let value) = $0 { (key: key, value: value) } else { nil } }
+            if !cookies.isEmpty { backendCalls[call.party.callID]?.custom = ServerAnsweredCalls.custom(of: cookies) }
             switch svaml.action {
             case .connectMxp(let action):
                 guard let destination = action.destination, destination.kind == .username else {
@@ -828,6 +854,26 @@ final class CallEngine: @unchecked Sendable {
             refuse(call, code: .destinationUnavailable, message: "the backend gave no SVAML")
             sendRefusedDiCE(call, reason: .callbackError)
         }
+    }
+
+    /// Runs SVAML on a call of `applicationKey` the server answered (a REST `PATCH` of the
+    /// call); false when the application has no such call here (on the loop).
+    func update(callID: String, applicationKey: String, svaml: SVAMLResponse) -> Bool {
+        guard answeredByServer?.applicationKey(of: callID) == applicationKey else { return false }
+        return update(callID: callID, svaml: svaml)
+    }
+
+    /// Runs SVAML on a call the server answered (a REST `PATCH` of the call: `continue`,
+    /// `park`, `hangup`, instructions); false when no such call is here (on the loop).
+    func update(callID: String, svaml: SVAMLResponse) -> Bool {
+        if case .hangup = svaml.action, svaml.instructions.isEmpty { return hangUp(callID: callID) }
+        return answeredByServer?.update(callID: callID, svaml: svaml) ?? false
+    }
+
+    /// Hangs up a call the server answered (DiCE `MANAGERHANGUP`); false when no such call
+    /// is here (on the loop).
+    func hangUp(callID: String) -> Bool {
+        answeredByServer?.hangUp(callID: callID) ?? false
     }
 
     /// An app call whose backend routes it (`BackendRouter`): the ICE goes out, and the call
@@ -932,8 +978,10 @@ final class CallEngine: @unchecked Sendable {
         let side = hangUpSides.removeValue(forKey: record.callID)
         guard let info = backendCalls.removeValue(forKey: record.callID) else { return }
         let outcome = SinchCallOutcome(ended: record, hungUpBy: side, refusal: info.refusal)
-        sendDiCE(callID: record.callID, info, result: outcome.result, reason: outcome.reason,
-                 durationSeconds: (record.durationMillis ?? 0) / 1000)
+        // The backend ended it after its answer (its ACE's `hangup`, or a failed ACE): that reason.
+        let answered = record.times.answeredTime != nil
+        let (result, reason) = info.endReason.map { (answered ? DisconnectResult.answered : .failed, $0) } ?? (outcome.result, outcome.reason)
+        sendDiCE(callID: record.callID, info, result: result, reason: reason, durationSeconds: (record.durationMillis ?? 0) / 1000)
     }
 
     /// Keeps who hung up a live call (the first hang-up only), and writes it to the call's
@@ -960,10 +1008,58 @@ final class CallEngine: @unchecked Sendable {
         guard let backend, backend.sends(.dice, applicationKey: info.applicationKey),
               let timestamp = try? SinchTimestamp(unixMilliseconds: now().unixMilliseconds) else { return }
         let event = DisconnectedCallEvent(
-            header: CallbackHeader(callID: callID, timestamp: timestamp, applicationKey: info.applicationKey),
+            header: CallbackHeader(callID: callID, timestamp: timestamp, custom: info.custom, applicationKey: info.applicationKey),
             result: result, reason: reason, durationSeconds: durationSeconds, from: info.from, to: info.to, callHeaders: info.headers)
         log.info("backend.dice", ["call": callID, "result": result.rawValue, "reason": reason.rawValue])
         backend.post(.disconnected(event), applicationKey: info.applicationKey) { _ in }
+    }
+
+    /// The ACE of a call its backend routed, once its callee answered (when the application
+    /// takes `ace`): `continue` (or an answer with no action: `{}`, an empty body) lets it
+    /// go on, `hangup` ends it (DiCE `MANAGERHANGUP`), and a failed callback ends it with
+    /// its reason (CALLBACKERROR, INVALIDSVAMLACTION).
+    private func sendACE(callID: String) {
+        guard let info = backendCalls[callID], !info.answeredEventSent, let backend,
+              backend.sends(.ace, applicationKey: info.applicationKey),
+              let timestamp = try? SinchTimestamp(unixMilliseconds: now().unixMilliseconds) else { return }
+        backendCalls[callID]?.answeredEventSent = true
+        let event = AnsweredCallEvent(header: CallbackHeader(
+            callID: callID, timestamp: timestamp, custom: info.custom, applicationKey: info.applicationKey))
+        log.info("backend.ace", ["call": callID])
+        backend.post(.answered(event), applicationKey: info.applicationKey) { [loop, weak self] result in
+            guard let engine = self else { return }
+            loop.execute { engine.aceAnswered(callID: callID, result) }
+        }
+    }
+
+    private func aceAnswered(callID: String, _ result: Result<SVAMLResponse?, BackendCallbacks.Failure>) {
+        guard !stopped, backendCalls[callID] != nil else { return }
+        let reason: DisconnectReason
+        switch result {
+        case .success(let svaml?) where svaml.action == .continue:
+            return log.info("backend.ace.continue", ["call": callID])
+        case .failure(let failure) where failure.noAction:
+            // A backend that has nothing to say about the answer (`{}`, an empty body).
+            return log.info("backend.ace.continue", ["call": callID, "detail": "no action"])
+        case .success(let svaml?) where svaml.action == .hangup:
+            log.info("backend.ace.hangup", ["call": callID])
+            reason = .managerHangup
+        case .success(let svaml?):
+            log.warning("backend.ace.unsupported", ["call": callID, "action": svaml.action.name.rawValue])
+            reason = .invalidSVAMLAction
+        case .success(nil):
+            log.warning("backend.ace.failed", ["call": callID, "reason": DisconnectReason.callbackError.rawValue])
+            reason = .callbackError
+        case .failure(let failure):
+            log.warning("backend.ace.failed", ["call": callID, "reason": failure.reason.rawValue, "detail": failure.message])
+            reason = failure.reason
+        }
+        backendCalls[callID]?.endReason = reason
+        // The call's timeline says the backend hung it up, as for the REST API's hang-ups.
+        if let record = registry.record(of: callID) { noteHangUp(record, by: .api) }
+        do throws(CallingError) { perform(try registry.hangUp(callID: callID, now: now())) } catch {
+            log.info("backend.ace.late", ["call": callID, "reason": error.reason])
+        }
     }
 
     /// Runs held work whose ticket is committed, in order: work waits while earlier held
@@ -1022,6 +1118,7 @@ final class CallEngine: @unchecked Sendable {
     }
 
     private func mediaReported(_ event: MediaEvent, callID: String) {
+        if let answeredByServer, answeredByServer.handles(callID) { return answeredByServer.mediaReported(event, callID: callID) }
         pendingMedia.append((event, callID))
         if !performing { perform([]) }
     }
@@ -1250,6 +1347,7 @@ final class CallEngine: @unchecked Sendable {
         // the calls ended now close synchronously, so every record is written before the
         // flush below.
         stopping = true
+        answeredByServer?.endAll()
         anchor?.finishPendingCloses()
         perform(registry.endAll(.init(code: .internalError, message: "server shutting down"), now: now()))
         // The ended records, then the `call.ended` they hold back (bounded: a store locked

@@ -62,6 +62,11 @@ final class MediaAnchor: @unchecked Sendable {
         var ended = false
         /// The room a conference call sits in (its topology is its `RoomSeat`); nil otherwise.
         let room: RoomMedia?
+        /// The prompts of a call the server answered (`answerPromptCaller`); nil otherwise.
+        private(set) var prompt: PromptTopology<CallLegID>?
+        /// The answer its caller's leg gave (a call the server answered), given again when
+        /// the call goes on to a callee.
+        var promptAnswer: String?
         /// Whether the caller's leg is plain RTP: a call that came in over SIP
         /// (`answerSIPCaller`). Set on the engine's loop before the leg is made.
         var plainRTPCaller = false
@@ -81,6 +86,17 @@ final class MediaAnchor: @unchecked Sendable {
                 topology = gateway
                 self.gateway = gateway
             }
+        }
+
+        /// A call the server answered itself (an IVR): its caller's leg and the prompts.
+        init(callID: String, loop: any MediaLoop, buffers: MediaLoopBuffers, prompt: PromptTopology<CallLegID>) {
+            self.callID = callID
+            self.loop = loop
+            self.buffers = buffers
+            room = nil
+            topology = prompt
+            gateway = prompt.gateway
+            self.prompt = prompt
         }
 
         /// A participant's call in `room`, on the room's loop.
@@ -247,6 +263,7 @@ final class MediaAnchor: @unchecked Sendable {
             call = existing
         case .answerSIPCaller(_, _, nil):
             if let existing = calls[callID] {
+                if existing.prompt != nil { return reanswerPromptCaller(existing) }
                 call = existing
             } else {
                 guard !closed else {
@@ -574,6 +591,7 @@ final class MediaAnchor: @unchecked Sendable {
                     try core.answer(offer: offer)
                 } ?? ""
                 try start(leg, in: call, now: now.instant)
+                if call.prompt != nil { call.promptAnswer = answer }
                 if let room = call.room {
                     // In the mix from now on: its audio counts once its leg connects.
                     do throws(MediaTopologyError) { try call.topology.join(.caller) } catch {
@@ -938,6 +956,7 @@ final class MediaAnchor: @unchecked Sendable {
     /// have moved, and so may the call's clock: its topology's, or its room's (one for
     /// every seat of the room).
     private func rescheduleAll(in call: CallMedia) {
+        if let prompt = call.prompt { reportPromptEvents(prompt, of: call) }
         rescheduleLegs(in: call)
         if let room = call.room { room.rescheduleClock() } else { rescheduleTopology(call) }
     }
@@ -1020,6 +1039,71 @@ final class MediaAnchor: @unchecked Sendable {
                 self.report(.legInactive(leg.leg), leg.callID)
             }
             if !call.legs.isEmpty { self.scheduleInactivityCheck(call) }
+        }
+    }
+
+    // MARK: Calls the server answered (an IVR; docs/backend.md)
+
+    /// Hears the prompt events of calls the server answered, by call id (engine loop).
+    var promptEvents: ((String, PromptTopology<CallLegID>.Event) -> Void)?
+
+    /// Answers a SIP caller's offer with a leg whose other end is the server
+    /// (`PromptTopology`): reported as `answerSIPCaller` reports (`callerLegReady`, then
+    /// `legConnected`), with prompts played through `withPrompts` (engine loop).
+    func answerPromptCaller(callID: String, offer: String, applicationKey: String, now: ClockReading) {
+        guard calls[callID] == nil, !closed else {
+            reportToEngine(.legFailed(.caller, reason: closed ? "state: the media anchor is shut down" : "state: the call has media already"), callID)
+            return
+        }
+        let loop = mediaLoops[nextLoop % mediaLoops.count]
+        nextLoop &+= 1
+        let call = CallMedia(callID: callID, loop: loop, buffers: buffers[ObjectIdentifier(loop)]!, prompt: PromptTopology())
+        call.plainRTPCaller = true
+        calls[callID] = call
+        _ = call.loop.execute { [self] in
+            call.prompt?.playInto(.caller)
+            perform(.answerSIPCaller(callID: callID, offer: offer, room: nil), in: call, applicationKey: applicationKey, now: now)
+        }
+    }
+
+    /// A call the server answered goes on to a callee (the registry starts it as any call
+    /// in, whose first instruction is `answerSIPCaller`): its caller's leg stays as it is, so
+    /// the caller's dialog and media do not change; its answer and its state are reported
+    /// again as a new leg's would be. `bridge` then joins it in the inner gateway.
+    private func reanswerPromptCaller(_ call: CallMedia) {
+        _ = call.loop.execute { [self] in
+            guard !call.ended, let sdp = call.promptAnswer else {
+                report(.legFailed(.caller, reason: "state: the server-answered caller's leg is gone"), call.callID)
+                return
+            }
+            call.prompt?.stopPlaying()
+            report(.callerLegReady(sdp: sdp), call.callID)
+            if call.topology.withLeg(.caller, { (core: inout MediaLegCore) in core.state }) == .connected {
+                report(.legConnected(.caller), call.callID)
+            }
+        }
+    }
+
+    /// Runs `body` on the prompts of a call the server answered, on its media loop; false
+    /// when the call has no prompts (engine loop).
+    @discardableResult
+    func withPrompts(callID: String, _ body: @escaping @Sendable (PromptTopology<CallLegID>) -> Void) -> Bool {
+        guard let call = calls[callID], call.prompt != nil else { return false }
+        _ = call.loop.execute { [self] in
+            guard !call.ended, let prompt = call.prompt else { return }
+            body(prompt)
+            rescheduleAll(in: call)
+        }
+        return true
+    }
+
+    /// Hands a prompt topology's events to the engine (the call's media loop).
+    private func reportPromptEvents(_ prompt: PromptTopology<CallLegID>, of call: CallMedia) {
+        let events = prompt.takeEvents()
+        guard !events.isEmpty else { return }
+        let callID = call.callID
+        _ = engineLoop.execute { [self] in
+            for event in events { promptEvents?(callID, event) }
         }
     }
 }

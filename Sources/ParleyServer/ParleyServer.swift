@@ -12,6 +12,7 @@ import ParleyMediaCore
 import ParleyWebSocket
 import ParleySIPIO
 import Synchronization
+import ParleyVoiceAPI
 
 /// Answers an HTTP request that is not the WebSocket upgrade, from any thread, through the
 /// responder (REST handlers wait on the store and the engine).
@@ -382,6 +383,15 @@ struct EngineCallControl: CallControl {
                 continuation.resume(returning: engine.conferenceCallout(request, applicationKey: applicationKey))
             }
             if !accepted { continuation.resume(returning: .refused(code: .internalError, message: "the server is stopping")) }
+        }
+    }
+
+    func updateAnsweredCall(callID: String, applicationKey: String, svaml: SVAMLResponse) async -> Bool {
+        await withCheckedContinuation { continuation in
+            let accepted = engine.loop.execute { [engine] in
+                continuation.resume(returning: engine.update(callID: callID, applicationKey: applicationKey, svaml: svaml))
+            }
+            if !accepted { continuation.resume(returning: false) }
         }
     }
 

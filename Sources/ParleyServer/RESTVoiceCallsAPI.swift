@@ -14,8 +14,11 @@ import ParleyVoiceAPI
 /// - `PATCH /calling/v1/calls/id/{callId}/leg/{caller|callee|both}`: instructions to one
 ///   leg.
 ///
-/// `park` and the `say`/`playFiles` instructions need the server's prompt player and are
-/// refused 501 50100 here until it exists.
+/// A call the server answered itself (an ICE answered with prompts, a menu or `park`,
+/// docs/backend.md "Prompts, menus and park") takes every update through its prompt
+/// player: `say`/`playFiles`, `park`, `continue` (its prompts stop), `hangup`. On other
+/// calls `park` and the `say`/`playFiles` instructions answer 501 50100: there is no
+/// prompt player in an app's or a bridged call's media yet.
 extension RESTAPI {
     /// The largest SVAML body a PATCH may carry (SVAML's own limit is larger; an update is small).
     static let maximumCallUpdateBytes = 16 * 1024
@@ -84,8 +87,13 @@ extension RESTAPI {
         } catch {
             return Self.sinchError(400, 40000, "the body is not a valid SVAML call update: \(error)")
         }
+        // A call the server answered itself (prompts, a menu, park) takes every update:
+        // its prompts are the only leg there is.
+        if await callControl.updateAnsweredCall(callID: callID, applicationKey: applicationKey, svaml: update) {
+            return (try? HTTPResponse(status: 204)) ?? HTTPResponse.json(status: 204, body: [])
+        }
         if let instruction = update.instructions.first {
-            return Self.sinchError(501, 50100, "the \(instruction.name.rawValue) instruction is not supported in a call update by this server yet")
+            return Self.sinchError(501, 50100, "the \(instruction.name.rawValue) instruction is only carried out on calls the server answered (prompts, menus, park)")
         }
         switch update.action {
         case .hangup:
@@ -97,7 +105,7 @@ extension RESTAPI {
         case .continue:
             return await liveCallCheck(callID, applicationKey: applicationKey)
         default:
-            return Self.sinchError(501, 50100, "the \(update.action.name.rawValue) action is not supported in a call update by this server yet")
+            return Self.sinchError(501, 50100, "the \(update.action.name.rawValue) action is only carried out on calls the server answered (prompts, menus, park)")
         }
     }
 

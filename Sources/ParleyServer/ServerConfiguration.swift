@@ -64,6 +64,9 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// A WAV file a participant alone (or on hold) hears, looped (`--conference-hold-music`);
     /// nil: silence. Read when the server is made: one it cannot read fails the start.
     public var conferenceHoldMusicPath: String?
+    /// The directory a backend's `playFiles` and menu prompts name WAV files in
+    /// (`--prompt-directory`); nil: only spoken prompts (`say`, `#tts[...]`) play.
+    public var promptDirectory: String?
     /// How long an empty room's mixer is kept for a participant who comes back
     /// (`--conference-linger`); zero closes it with its last participant.
     public var conferenceLinger: Duration = .zero

@@ -49,4 +49,45 @@ extension EndToEndRealTimeMediaTests.SIPInteropBaresipTests {
         let again = try server.request("PATCH", path, body: ["action": ["name": "hangup"]])
         #expect(again.status == 409 && again.body?["errorCode"] as? Int == 40900, "\(again)")
     }
+
+    /// The "park then a REST PATCH that hangs up": a phone's call in is parked by
+    /// its backend (no prompt, a minute's `maxDuration`), so the caller hears silence; a
+    /// `PATCH` with `say` is spoken to the caller (the only speech in the recording); a
+    /// `PATCH` with `hangup` ends the call at once (BYE to the phone), the DiCE says
+    /// MANAGERHANGUP, and a second `PATCH` finds no call.
+    @Test func aParkedCallIsSpokenToAndHungUpThroughTheVoiceAPI() throws {
+        let scratch = try Self.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let phone = try BaresipPeer(user: "+4615550101", tone: 1000)
+        let (server, backend) = try Self.backendGateway(phone: phone, number: "+46700000097") { key, secret in
+            try TestBackend(directory: scratch, applicationKey: key, secret: secret, script: [
+                "ice": ["action": ["name": "park", "maxDuration": 60]],
+            ])
+        }
+        let sipPort = try Self.sipPort(of: server)
+        try phone.command("dial", "sip:+46700000097@127.0.0.1:\(sipPort)")
+        let callID = try #require(try backend.waitFor("ice").body["callid"] as? String)
+        try phone.waitForCall(timeout: 10)
+        let path = "/calling/v1/calls/id/\(callID)"
+
+        let said = try server.request("PATCH", path, body: [
+            "instructions": [["name": "say", "text": "Thank you for waiting", "locale": "en-US"]], "action": ["name": "park"],
+        ])
+        #expect(said.status == 204, "\(said)")
+        // The sentence (about a second of speech), then the update's park, which names no
+        // hold prompt: silence.
+        Thread.sleep(forTimeInterval: 2.5)
+        let hungUp = try server.request("PATCH", path, body: ["action": ["name": "hangup"]])
+        #expect(hungUp.status == 204, "\(hungUp)")
+        try phone.process.waitForLine(timeout: 10, "'session closed'") { $0.contains("session closed") || $0.contains("terminated (duration") }
+        let heard = try phone.receivedRecording().path
+        phone.stop()
+        let dice = try backend.waitFor("dice")
+        #expect(dice.body["result"] as? String == "ANSWERED" && dice.body["reason"] as? String == "MANAGERHANGUP", "\(dice.body)")
+        #expect((dice.body["duration"] as? Int ?? 99) < 30, "\(dice.body)")
+        let speech = try Self.voicedRatio(of: heard)
+        #expect(speech.seconds >= 0.8, "speech heard: \(speech)")
+        // Gone: a second hang-up finds no call.
+        #expect(try server.request("PATCH", path, body: ["action": ["name": "hangup"]]).status == 404)
+    }
 }

@@ -7,7 +7,7 @@ callback it receives, logs each one, and answers from a script.
 
 It listens on 127.0.0.1 (a free port), prints "listening PORT", and for each POST writes a
 JSON line to the log: {"event", "verified", "problem", "path", "body"}. The script is a
-JSON object from event name ("ice", "ace", "dice") to the body to answer with: an object
+JSON object from event name ("ice", "ace", "pie", "dice") to the body to answer with: an object
 (sent as JSON) or a string (sent as it is, to test garbage); events not in it get {}.
 """
 import argparse
