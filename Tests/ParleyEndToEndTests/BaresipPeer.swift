@@ -30,9 +30,16 @@ final class BaresipPeer: @unchecked Sendable {
     ///   - codec: the one codec it offers and answers (`PCMU`, `PCMA`).
     init(user: String, tone: Int = 1000, credentials: (user: String, password: String)? = nil, mediaEncryption: String? = nil,
          codec: String = "PCMU") throws {
-        port = try ParleydInstance.freeLoopbackPort()
+        // baresip binds SIP over UDP and TCP at the port and SIP over TLS at the next one
+        // (and fails to start when that one is taken, which the kernel's pick for port 0
+        // does not look at): both must be free.
+        var sipPort = try ParleydInstance.freeLoopbackPort()
+        for _ in 0..<50 where !(ParleydInstance.isFreeLoopbackPort(sipPort) && ParleydInstance.isFreeLoopbackPort(sipPort + 1)) {
+            sipPort = try ParleydInstance.freeLoopbackPort()
+        }
+        port = sipPort
         var control = try ParleydInstance.freeLoopbackPort()
-        while control == port { control = try ParleydInstance.freeLoopbackPort() }
+        while control == port || control == port + 1 { control = try ParleydInstance.freeLoopbackPort() }
         controlPort = control
         var media = try ParleydInstance.freeLoopbackPort()
         while abs(Int(media) - Int(port)) < 12 || abs(Int(media) - Int(control)) < 12 { media = try ParleydInstance.freeLoopbackPort() }

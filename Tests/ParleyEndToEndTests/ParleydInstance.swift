@@ -142,6 +142,24 @@ final class ParleydInstance: @unchecked Sendable {
         }
         throw ManagedProcess.Failure(description: "no free loopback port below 63000 in 50 tries")
     }
+
+    /// Whether TCP and UDP sockets can bind 127.0.0.1:`port` now.
+    static func isFreeLoopbackPort(_ port: UInt16) -> Bool {
+        for type in [SOCK_STREAM, SOCK_DGRAM] {
+            let descriptor = socket(AF_INET, Int32(type.rawValue), 0)
+            guard descriptor >= 0 else { return false }
+            defer { close(descriptor) }
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            address.sin_port = port.bigEndian
+            let bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+            }
+            if !bound { return false }
+        }
+        return true
+    }
 }
 
 /// The answer of one URLSession task, handed from its callback thread to the test.
