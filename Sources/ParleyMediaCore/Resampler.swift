@@ -110,39 +110,70 @@ public struct Resampler: Sendable {
     public mutating func process(_ input: [Int16]) -> [Int16] {
         if up == 1 && down == 1 { return input }
         let keep = tapsPerPhase - 1
-        var window = history
-        window.reserveCapacity(keep + input.count)
-        for sample in input { window.append(Float(sample)) }
-        var output: [Int16] = []
-        output.reserveCapacity(outputCount(forInputCount: input.count))
+        // History then input, as floats, in one buffer made once per call: a room resamples
+        // every participant every tick, so appending sample by sample and copying the
+        // history in and out showed in its profile.
+        let window = [Float](unsafeUninitializedCapacity: keep + input.count) { buffer, count in
+            history.withUnsafeBufferPointer { past in
+                for index in 0..<keep { buffer[index] = past[index] }
+            }
+            input.withUnsafeBufferPointer { samples in
+                for index in 0..<samples.count { buffer[keep &+ index] = Float(samples[index]) }
+            }
+            count = keep + input.count
+        }
         let limit = input.count * up
+        let produced = outputCount(forInputCount: input.count)
         let taps = tapsPerPhase
-        window.withUnsafeBufferPointer { x in
-            coefficients.withUnsafeBufferPointer { h in
-                guard let xBase = x.baseAddress, let hBase = h.baseAddress else { return }
-                let xRaw = UnsafeRawPointer(xBase)
-                let hRaw = UnsafeRawPointer(hBase)
-                let stride = MemoryLayout<Float>.stride
-                while position < limit {
-                    let i = position / up  // newest input sample used, 0-based in this block
-                    let branch = (position - i * up) * taps
-                    // Window x[i - K + 1 ... i] sits at buffer offset i ... i + K - 1.
-                    var sum = SIMD8<Float>()
-                    var k = 0
-                    while k < taps {
-                        let xs = xRaw.loadUnaligned(fromByteOffset: (i + k) * stride, as: SIMD8<Float>.self)
-                        let hs = hRaw.loadUnaligned(fromByteOffset: (branch + k) * stride, as: SIMD8<Float>.self)
-                        sum += xs * hs
-                        k += 8
+        let up = self.up
+        let down = self.down
+        var position = self.position
+        let output = [Int16](unsafeUninitializedCapacity: produced) { out, written in
+            window.withUnsafeBufferPointer { x in
+                coefficients.withUnsafeBufferPointer { h in
+                    guard let xBase = x.baseAddress, let hBase = h.baseAddress else { return }
+                    let xRaw = UnsafeRawPointer(xBase)
+                    let hRaw = UnsafeRawPointer(hBase)
+                    let stride = MemoryLayout<Float>.stride
+                    // Indices stay within the window and the coefficients (checked by the
+                    // design: position < limit, branch < up * taps), so wrapping arithmetic.
+                    while position < limit {
+                        let i = position / up  // newest input sample used, 0-based in this block
+                        let branch = (position &- i &* up) &* taps
+                        // Window x[i - K + 1 ... i] sits at buffer offset i ... i + K - 1.
+                        var sum = SIMD8<Float>()
+                        var k = 0
+                        while k < taps {
+                            let xs = xRaw.loadUnaligned(fromByteOffset: (i &+ k) &* stride, as: SIMD8<Float>.self)
+                            let hs = hRaw.loadUnaligned(fromByteOffset: (branch &+ k) &* stride, as: SIMD8<Float>.self)
+                            sum += xs * hs
+                            k &+= 8
+                        }
+                        out[written] = Self.roundedSample(sum.sum())
+                        written &+= 1
+                        position &+= down
                     }
-                    output.append(Int16(clamping: Int(sum.sum().rounded())))
-                    position += down
                 }
             }
         }
-        position -= limit
-        history = Array(window[(window.count - keep)...])
+        self.position = position - limit
+        history.withUnsafeMutableBufferPointer { past in
+            window.withUnsafeBufferPointer { x in
+                let start = x.count - keep
+                for index in 0..<keep { past[index] = x[start &+ index] }
+            }
+        }
         return output
+    }
+
+    /// `value` rounded half away from zero and clamped to 16 bits, as
+    /// `Int16(clamping: Int(value.rounded()))`, without a call to `roundf`: a float is
+    /// exact in a double, and so is it plus or minus one half, so truncating that rounds
+    /// exactly as `rounded()` does (a NaN or an infinity traps in both).
+    @inline(__always)
+    private static func roundedSample(_ value: Float) -> Int16 {
+        let wide = Double(value)
+        return Int16(clamping: Int(wide < 0 ? wide - 0.5 : wide + 0.5))
     }
 
     /// Clears the history, as for a new stream.

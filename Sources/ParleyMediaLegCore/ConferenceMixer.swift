@@ -273,11 +273,10 @@ public final class ConferenceMixer<LegID: Hashable & Sendable>: MediaTopology {
         guard let slot = slots[leg] else { return [] }
         let media = datagram.count > 1 && (128...191).contains(datagram[0]) && !(192...223).contains(datagram[1])
         let actions = slot.core.receive(datagram, from: source, on: local, now: now)
-        var out: [MediaTopologyAction<LegID>] = []
-        if media, !actions.contains(where: { if case .dropped = $0 { true } else { false } }) {
-            out.append(.receivedMedia(leg: leg))
-        }
-        return out + translate(actions, on: leg)
+        let counted = media && !actions.contains(where: { if case .dropped = $0 { true } else { false } })
+        // One array, in the order `.receivedMedia` then the leg's own: every datagram of
+        // every participant comes here.
+        return translate(actions, on: leg, after: counted ? .receivedMedia(leg: leg) : nil)
     }
 
     public func handleTimeout(of leg: LegID, now: ContinuousClock.Instant) -> [MediaTopologyAction<LegID>] {
@@ -310,6 +309,7 @@ public final class ConferenceMixer<LegID: Hashable & Sendable>: MediaTopology {
         lateness.record(late)
         if late > configuration.lateTickThreshold { counters.lateTicks &+= 1 }
         var out: [MediaTopologyAction<LegID>] = []
+        out.reserveCapacity(joined.count * due)  // a send per leg per tick, in one array
         for _ in 0..<due { tick(now: now, into: &out) }
         return out
     }
@@ -370,7 +370,7 @@ public final class ConferenceMixer<LegID: Hashable & Sendable>: MediaTopology {
                     sent = try slot.core.sendEncodedAudio(payload: payload, now: now)
                     counters.sharedFramesSent &+= 1
                 }
-                out += translate(sent, on: leg)
+                translate(sent, on: leg, into: &out)
             } catch {
                 counters.encodeFailures &+= 1
             }
@@ -444,9 +444,18 @@ public final class ConferenceMixer<LegID: Hashable & Sendable>: MediaTopology {
 
     // MARK: Actions
 
-    private func translate(_ actions: [MediaLegAction], on leg: LegID) -> [MediaTopologyAction<LegID>] {
+    private func translate(_ actions: [MediaLegAction], on leg: LegID,
+                           after first: MediaTopologyAction<LegID>? = nil) -> [MediaTopologyAction<LegID>] {
         var out: [MediaTopologyAction<LegID>] = []
-        out.reserveCapacity(actions.count)
+        if actions.isEmpty && first == nil { return out }
+        out.reserveCapacity(actions.count + (first == nil ? 0 : 1))
+        if let first { out.append(first) }
+        translate(actions, on: leg, into: &out)
+        return out
+    }
+
+    /// The same, appended to `out`: a tick gathers every leg's sends in one array.
+    private func translate(_ actions: [MediaLegAction], on leg: LegID, into out: inout [MediaTopologyAction<LegID>]) {
         for action in actions {
             switch action {
             case .send(let bytes, let from, let to):
@@ -467,6 +476,5 @@ public final class ConferenceMixer<LegID: Hashable & Sendable>: MediaTopology {
                 out.append(.dropped(leg: leg, reason, from: from, detail: detail))
             }
         }
-        return out
     }
 }

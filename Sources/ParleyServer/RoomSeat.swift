@@ -103,6 +103,11 @@ final class RoomMedia: @unchecked Sendable {
     /// call names, the others go to their calls through `deliver`.
     func split(_ actions: [MediaTopologyAction<String>], for callID: String) -> [MediaTopologyAction<CallLegID>] {
         guard !actions.isEmpty else { return [] }
+        // A participant's datagram comes back with actions for its own call only: converted
+        // in one pass, with no regrouping.
+        if calloutLegs.isEmpty, actions.allSatisfy({ Self.legName(of: $0) == callID }) {
+            return actions.map { convert($0).1 }
+        }
         var own: [MediaTopologyAction<CallLegID>] = []
         var others: [String: [MediaTopologyAction<CallLegID>]] = [:]
         for action in actions {
@@ -125,6 +130,17 @@ final class RoomMedia: @unchecked Sendable {
     func mixedLeg(of callID: String) -> String? {
         if mixer.legIDs.contains(callID) { return callID }
         return mixer.legIDs.first { RoomLegName.callID(of: $0) == callID }
+    }
+
+    /// The mixer name of the leg an action is for.
+    private static func legName(of action: MediaTopologyAction<String>) -> String {
+        switch action {
+        case .send(let name, _, _, _), .stateChanged(let name, _), .receivedTelephoneEvent(let name, _, _),
+             .receivedMedia(let name), .dropped(let name, _, _, _):
+            name
+        case .forwarded(let from, _):
+            from
+        }
     }
 
     /// The action with its leg named as its call names it, and the call id it was for.
