@@ -162,6 +162,8 @@ extension SIPDialogLeg {
                                          now: ContinuousClock.Instant, into out: inout [Output]) {
         guard isConfirmed, var current = dialog else {
             if offer { localOffer = nil }
+            // A 2xx that crossed our BYE is still acknowledged, or it is sent again for 64·T1.
+            if (200..<300).contains(code), request.method == .invite, let dialog { acknowledgeReInvite(request, in: dialog, into: &out) }
             return
         }
         if offer { localOffer?.transaction = nil }

@@ -22,12 +22,22 @@ import ParleyTestSupport
         harness.take(try harness.call.offer(sdp: body, now: VirtualTime.at(harness.now)))
     }
 
+    /// Why `offer` threw, or nil when it sent.
+    private func refusal(_ harness: inout CallHarness, _ body: [UInt8]) -> SIPOutboundCallError.Kind? {
+        do {
+            harness.take(try harness.call.offer(sdp: body, now: VirtualTime.at(harness.now)))
+            return nil
+        } catch {
+            return error.kind
+        }
+    }
+
+    /// The outcomes of our offers, in order.
     private func outcomes(_ harness: CallHarness) -> [SIPOutboundCall.Event] {
-        harness.events.map(\.event).filter {
-            switch $0 {
-            case .localOfferAnswered, .localOfferRefused: true
-            default: false
-            }
+        harness.events.compactMap { entry in
+            if case .localOfferAnswered = entry.event { return entry.event }
+            if case .localOfferRefused = entry.event { return entry.event }
+            return nil
         }
     }
 
@@ -35,10 +45,11 @@ import ParleyTestSupport
         var harness = try answeredCall()
         harness.now = 1_000
         try offer(&harness, sdp("sendonly", version: 2))
-        let (_, reInvite, hop) = try #require(harness.requests(.invite).last)
-        #expect(hop == CallHarness.gateway)
-        #expect(reInvite.requestURI == Messages.uri("sip:gw@198.51.100.20:5070"))
+        let sent = try #require(harness.requests(.invite).last)
+        let reInvite = sent.message
         #expect(try reInvite.cseq() == SIPCSeq(sequence: 2, method: .invite))
+        // Toward the far side's Contact, its remote target (no Record-Route here).
+        #expect(sent.hop == CallHarness.gateway && reInvite.requestURI == Messages.uri("sip:gw@198.51.100.20:5070"))
         #expect(reInvite.headers.first("Contact") != nil)
         #expect(try reInvite.contentType() == .sdp)
         #expect(text(reInvite.body) == text(sdp("sendonly", version: 2)))
@@ -103,37 +114,22 @@ import ParleyTestSupport
         #expect(harness.responses(491).count == 1)
         #expect(!harness.events.contains { if case .remoteOffer = $0.event { true } else { false } })
         // A second offer of ours while the first is out is refused, not queued.
-        #expect(throws: SIPOutboundCallError.self) { try harness.call.offer(sdp: sdp("inactive"), now: VirtualTime.at(0)) }
+        #expect(refusal(&harness, sdp("inactive")) == .offerPending)
     }
 
     @Test func offerWhileTheFarSidesOfferIsOpenThrows() throws {
         var harness = try answeredCall()
         harness.receive(harness.farRequest(.invite, body: sdp("sendonly", version: 2)), from: CallHarness.gateway)
-        do {
-            _ = try harness.call.offer(sdp: sdp("sendonly"), now: VirtualTime.at(0))
-            Issue.record("an offer went while the far side's was open")
-        } catch {
-            #expect(error.kind == .offerPending)
-        }
+        #expect(refusal(&harness, sdp("sendonly")) == .offerPending)
         #expect(harness.requests(.invite).count == 1)
     }
 
     @Test func offerBeforeTheAnswerOrWithoutSDPThrows() throws {
         var harness = try CallHarness()
         harness.start()
-        do {
-            _ = try harness.call.offer(sdp: sdp("sendonly"), now: VirtualTime.at(0))
-            Issue.record("an offer went before the answer")
-        } catch {
-            #expect(error.kind == .invalidState)
-        }
+        #expect(refusal(&harness, sdp("sendonly")) == .invalidState)
         var answered = try answeredCall()
-        do {
-            _ = try answered.call.offer(sdp: [], now: VirtualTime.at(0))
-            Issue.record("an offer went without SDP")
-        } catch {
-            #expect(error.kind == .invalidSDP)
-        }
+        #expect(refusal(&answered, []) == .invalidSDP)
         #expect(answered.requests(.invite).count == 1)
     }
 
@@ -153,6 +149,17 @@ import ParleyTestSupport
         harness.receive(harness.response(481, to: reInvite), from: CallHarness.gateway)
         #expect(harness.requests(.bye).isEmpty)
         #expect(harness.ends == [.dialogFailed(statusCode: 481)])
+    }
+
+    @Test func rfc3261_13_2_2_4_answerCrossingOurByeIsStillAcknowledged() throws {
+        var harness = try answeredCall()
+        try offer(&harness, sdp("sendonly", version: 2))
+        let reInvite = try #require(harness.requests(.invite).last?.message)
+        harness.hangUp()
+        #expect(harness.call.phase == .ending)
+        harness.receive(harness.response(200, to: reInvite, body: sdp("recvonly")), from: CallHarness.gateway)
+        #expect(try harness.requests(.ack).last?.message.cseq() == SIPCSeq(sequence: 2, method: .ack))
+        #expect(outcomes(harness).isEmpty)
     }
 
     @Test func rfc3261_17_1_1_2_offerRetransmittedOverUDPAndEndedWithByeAtTimerB() throws {
