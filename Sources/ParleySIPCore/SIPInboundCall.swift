@@ -54,6 +54,8 @@ public struct SIPInboundCall: Sendable {
     enum Purpose: Sendable, Hashable {
         case bye
         case refresh
+        /// Our re-INVITE with an offer (`offer(sdp:now:)`).
+        case offer
     }
 
     /// The far side's re-INVITE or UPDATE waiting for the owner's answer.
@@ -111,6 +113,8 @@ public struct SIPInboundCall: Sendable {
     /// The ACK of the 2xx to our latest re-INVITE, by that INVITE's CSeq.
     var reInviteAck: (sequence: UInt32, message: SIPMessage, hop: SIPHop)?
     var pendingOffer: PendingOffer?
+    /// Our re-INVITE with an offer, in flight or waiting to go.
+    var localOffer: SIPLocalOffer?
     /// Our 2xx to the far side's re-INVITE, waiting for its ACK; `offerless` when the
     /// re-INVITE had no SDP (the ACK carries the answer).
     var awaitingAck: (transaction: SIPTransactionID, offerless: Bool)?
@@ -174,6 +178,7 @@ public struct SIPInboundCall: Sendable {
         var deadlines: [ContinuousClock.Instant] = []
         if let deadline = layer.nextDeadline { deadlines.append(deadline) }
         if let sessionTimer, phase == .answered || phase == .confirmed { deadlines.append(sessionTimer.nextDeadline) }
+        if let localOfferDeadline { deadlines.append(localOfferDeadline) }
         return deadlines.min()
     }
 
@@ -348,6 +353,7 @@ public struct SIPInboundCall: Sendable {
     public mutating func receive(_ message: SIPMessage, from hop: SIPHop, now: ContinuousClock.Instant) -> [Output] {
         var out: [Output] = []
         process(layer.receive(message, from: hop, now: now), now: now, into: &out)
+        sendDueLocalOffer(now: now, into: &out)
         prune()
         return out
     }
@@ -364,6 +370,7 @@ public struct SIPInboundCall: Sendable {
                 sendRefresh(now: now, into: &out)
             }
         }
+        sendDueLocalOffer(now: now, into: &out)
         prune()
         return out
     }
@@ -460,12 +467,8 @@ public struct SIPInboundCall: Sendable {
         switch sent.purpose {
         case .bye:
             finish(endingReason, into: &out)
-        case .refresh:
-            if timedOut {
-                endWithBye(.dialogFailed(statusCode: 408), now: now, into: &out)
-            } else {
-                finish(.transportError, into: &out)
-            }
+        case .refresh, .offer:
+            sessionRequestFailed(offer: sent.purpose == .offer, timedOut: timedOut, now: now, into: &out)
         }
     }
 

@@ -18,6 +18,8 @@ public struct SIPInboundCallError: Error, Sendable, Hashable, CustomStringConver
         case invalidStatus
         /// `answerRemoteOffer` or `rejectRemoteOffer` without a re-INVITE or UPDATE waiting.
         case noPendingOffer
+        /// `offer` while an offer (ours or the far side's) is not answered yet.
+        case offerPending
         /// A header value or reason phrase that cannot be written (a line break in it).
         case invalidArgument
     }

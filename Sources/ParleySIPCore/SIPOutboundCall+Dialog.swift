@@ -134,8 +134,8 @@ extension SIPOutboundCall {
             if let session { sessionRefreshedByPeer(session, now: now, into: &out) }
             return
         }
-        if refreshTransaction != nil {
-            // §14.2: our own offer is in flight.
+        if refreshTransaction != nil || localOffer?.transaction != nil {
+            // §14.2: our own re-INVITE (a refresh or an offer) is in flight.
             respond(to: request, on: id, 491, now: now, into: &out)
             return
         }
@@ -188,35 +188,6 @@ extension SIPOutboundCall {
         try headers.add(name: "Supported", value: "timer")
     }
 
-    func addSession(_ session: SIPSessionExpires, to headers: inout SIPHeaders) throws(SIPError) {
-        try headers.add(name: "Session-Expires", value: session.description)
-        if session.refresher == .uac { try headers.add(name: "Require", value: "timer") }
-    }
-
-    /// The Session-Expires of our 2xx to the far side's refresh (RFC 4028 §9): its
-    /// interval, its refresher or, when it named none, the far side if it supports timers
-    /// and else us. Without Session-Expires, a running timer is kept with us refreshing.
-    func negotiateSession(for request: SIPMessage) -> SIPSessionExpires? {
-        if let asked = try? request.sessionExpires() {
-            let supportsTimer = (try? request.supported())?.contains { SIPText.equalsIgnoringCase($0, "timer") } ?? false
-            return SIPSessionExpires(interval: asked.interval, refresher: asked.refresher ?? (supportsTimer ? .uac : .uas))
-        }
-        return sessionTimer.map { SIPSessionExpires(interval: $0.interval, refresher: .uas) }
-    }
-
-    /// The far side refreshed: in its request the UAC is the far side, so `uac` means it
-    /// refreshes next.
-    mutating func sessionRefreshedByPeer(_ session: SIPSessionExpires, now: ContinuousClock.Instant, into out: inout [Output]) {
-        let refresher: SIPSessionTimer.Refresher = session.refresher == .uac ? .them : .us
-        if var timer = sessionTimer {
-            timer.refreshed(interval: session.interval, refresher: refresher, now: now)
-            sessionTimer = timer
-        } else {
-            sessionTimer = SIPSessionTimer(interval: session.interval, refresher: refresher, now: now)
-        }
-        out.append(.event(.sessionRefreshed(interval: session.interval)))
-    }
-
     // MARK: Our requests in the dialog
 
     /// Sends BYE and ends the call: for our own hang-up once the BYE is answered, for any
@@ -236,26 +207,6 @@ extension SIPOutboundCall {
         let sent = sendInDialog(.bye, purpose: .bye, headers: SIPHeaders(), contentType: nil, body: [],
                                 credentials: [], challenges: 0, now: now, into: &out)
         if sent == nil || reason != .localHangUp { finish(reason, into: &out) }
-    }
-
-    /// Sends a session refresh: UPDATE without a body when the far side allows it (or the
-    /// configuration says so), else a re-INVITE with our last SDP unchanged.
-    mutating func sendRefresh(now: ContinuousClock.Instant, into out: inout [Output]) {
-        guard var timer = sessionTimer, refreshTransaction == nil else { return }
-        timer.refreshSent()
-        sessionTimer = timer
-        let useUpdate = switch configuration.refreshMethod {
-        case .update: true
-        case .reInvite: false
-        case .automatic: peerAllowsUpdate
-        }
-        var headers = SIPHeaders()
-        try? headers.add(name: "Session-Expires", value: timer.requestValue.description)
-        try? headers.add(name: "Min-SE", value: String(configuration.minimumSessionInterval))
-        try? headers.add(name: "Supported", value: "timer")
-        refreshTransaction = sendInDialog(
-            useUpdate ? .update : .invite, purpose: .refresh, headers: headers, contentType: useUpdate ? nil : .sdp,
-            body: useUpdate ? [] : localSDP, credentials: [], challenges: 0, now: now, into: &out)
     }
 
     /// Sends a request in the dialog toward its next hop; the transaction's id, or nil
@@ -296,6 +247,7 @@ extension SIPOutboundCall {
             let retried = sendInDialog(method, purpose: sent.purpose, headers: sent.headers, contentType: sent.contentType,
                                        body: sent.request.body, credentials: fields, challenges: sent.challenges + 1, now: now, into: &out)
             if sent.purpose == .refresh { refreshTransaction = retried }
+            if sent.purpose == .offer { localOffer?.transaction = retried }
             if retried != nil { return }
         }
         switch sent.purpose {
@@ -303,58 +255,8 @@ extension SIPOutboundCall {
             finish(endingReason, into: &out)
         case .forkBye:
             break
-        case .refresh:
-            refreshAnswered(response, code: code, request: sent.request, now: now, into: &out)
-        }
-    }
-
-    mutating func refreshAnswered(_ response: SIPMessage, code: Int, request: SIPMessage, now: ContinuousClock.Instant,
-                                  into out: inout [Output]) {
-        guard phase == .answered, var current = dialog else { return }
-        switch code {
-        case 200..<300:
-            current.update(withResponse: response, to: request)
-            dialog = current
-            if request.method == .invite, let sequence = (try? request.cseq())?.sequence,
-               let hop = resolver.hop(for: current.nextHop), let via = makeVia(for: hop) {
-                var extra = SIPHeaders()
-                for field in request.headers.fields where Self.isCredentials(field) { try? extra.add(name: field.name, value: field.value) }
-                if let ackMessage = try? current.makeAck(inviteSequence: sequence, via: via, headers: extra) {
-                    out.append(.send(ackMessage, to: hop))
-                    reInviteAck = (sequence, ackMessage, hop)
-                }
-            }
-            if let value = try? response.sessionExpires() {
-                let refresher: SIPSessionTimer.Refresher = value.refresher == .uas ? .them : .us
-                if var timer = sessionTimer {
-                    timer.refreshed(interval: value.interval, refresher: refresher, now: now)
-                    sessionTimer = timer
-                } else {
-                    sessionTimer = SIPSessionTimer(interval: value.interval, refresher: refresher, now: now)
-                }
-                out.append(.event(.sessionRefreshed(interval: value.interval)))
-            } else {
-                // RFC 4028 §7.4: a 2xx without Session-Expires turns the timer off.
-                sessionTimer = nil
-            }
-        case 481:
-            finish(.dialogFailed(statusCode: 481), into: &out)
-        case 408:
-            endWithBye(.dialogFailed(statusCode: 408), now: now, into: &out)
-        case 491:
-            // §14.1: we own the Call-ID, so wait 2.1 to 4 s before trying again.
-            let wait = Duration.milliseconds(Int64.random(in: 2100...4000, using: &random))
-            sessionTimer?.retryRefresh(at: now + wait)
-        case 422:
-            // RFC 4028 §7.3: too short for the far side; ask again with its Min-SE.
-            if let minimum = try? response.minSE(), var timer = sessionTimer, minimum > timer.interval {
-                timer.refreshed(interval: minimum, refresher: .us, now: now)
-                timer.retryRefresh(at: now)
-                sessionTimer = timer
-            }
-        default:
-            // The session stays; if no refresh gets through it expires and we send BYE.
-            break
+        case .refresh, .offer:
+            sessionRequestAnswered(response, code: code, request: sent.request, offer: sent.purpose == .offer, now: now, into: &out)
         }
     }
 }

@@ -32,6 +32,13 @@ extension SIPOutboundCall {
         case remoteOfferCompleted(sdp: [UInt8]?)
         /// The far side cancelled its re-INVITE before it was answered: forget the offer.
         case remoteOfferCancelled
+        /// The far side answered our offer (`offer(sdp:now:)`) with a 2xx, which we
+        /// acknowledged: `sdp` is its answer, now the session's (nil when the 2xx carried
+        /// none, which breaks RFC 3264 §5: the owner may hang up).
+        case localOfferAnswered(sdp: [UInt8]?)
+        /// The far side refused our offer with this final status (488, 500, 603...; or 500
+        /// when it could not be sent): the session goes on as before it (RFC 3261 §14.1).
+        case localOfferRefused(statusCode: Int)
         /// An INFO from the far side (answered 200), such as `application/dtmf-relay`.
         case info(contentType: SIPContentType?, body: [UInt8])
         /// The session was refreshed (RFC 4028), by us or by the far side; `interval` is

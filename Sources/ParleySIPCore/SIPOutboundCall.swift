@@ -49,6 +49,8 @@ public struct SIPOutboundCall: Sendable {
     enum Purpose: Sendable, Hashable {
         case bye
         case refresh
+        /// Our re-INVITE with an offer (`offer(sdp:now:)`).
+        case offer
         /// The BYE ending another fork's dialog (§13.2.2.4): its outcome does not matter.
         case forkBye
     }
@@ -118,6 +120,8 @@ public struct SIPOutboundCall: Sendable {
     var refreshTransaction: SIPTransactionID?
     var outgoing: [SIPTransactionID: Outgoing] = [:]
     var pendingOffer: PendingOffer?
+    /// Our re-INVITE with an offer, in flight or waiting to go.
+    var localOffer: SIPLocalOffer?
     /// Our 2xx to the far side's re-INVITE, waiting for its ACK; `offerless` when the
     /// re-INVITE had no SDP (the ACK carries the answer).
     var awaitingAck: (transaction: SIPTransactionID, offerless: Bool)?
@@ -177,6 +181,7 @@ public struct SIPOutboundCall: Sendable {
         if let deadline = layer.nextDeadline { deadlines.append(deadline) }
         if case .sent(let giveUp) = cancelState, phase == .calling || phase == .early { deadlines.append(giveUp) }
         if let sessionTimer, phase == .answered { deadlines.append(sessionTimer.nextDeadline) }
+        if let localOfferDeadline { deadlines.append(localOfferDeadline) }
         return deadlines.min()
     }
 
@@ -246,6 +251,7 @@ public struct SIPOutboundCall: Sendable {
     public mutating func receive(_ message: SIPMessage, from hop: SIPHop, now: ContinuousClock.Instant) -> [Output] {
         var out: [Output] = []
         process(layer.receive(message, from: hop, now: now), now: now, into: &out)
+        sendDueLocalOffer(now: now, into: &out)
         prune()
         return out
     }
@@ -266,6 +272,7 @@ public struct SIPOutboundCall: Sendable {
                 sendRefresh(now: now, into: &out)
             }
         }
+        sendDueLocalOffer(now: now, into: &out)
         prune()
         return out
     }
@@ -539,10 +546,6 @@ public struct SIPOutboundCall: Sendable {
         return fields.fields
     }
 
-    static func isCredentials(_ field: SIPHeaders.Field) -> Bool {
-        field.canonicalName == "authorization" || field.canonicalName == "proxy-authorization"
-    }
-
     mutating func sendCancel(now: ContinuousClock.Instant, into out: inout [Output]) {
         cancelState = .sent(giveUp: now + configuration.timers.transactionTimeout)
         // §9.1: the INVITE's Request-URI, Call-ID, From, To (no tag), CSeq number and top
@@ -574,12 +577,8 @@ public struct SIPOutboundCall: Sendable {
         switch request.purpose {
         case .bye:
             finish(endingReason, into: &out)
-        case .refresh:
-            if timedOut {
-                endWithBye(.dialogFailed(statusCode: 408), now: now, into: &out)
-            } else {
-                finish(.transportError, into: &out)
-            }
+        case .refresh, .offer:
+            sessionRequestFailed(offer: request.purpose == .offer, timedOut: timedOut, now: now, into: &out)
         case .forkBye:
             break
         }

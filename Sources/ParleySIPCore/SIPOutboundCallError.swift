@@ -9,6 +9,12 @@ public struct SIPOutboundCallError: Error, Sendable, Hashable, CustomStringConve
         case noPendingOffer
         /// A status that cannot answer an offer (only 300-699 rejects one).
         case invalidStatus
+        /// `offer` before the answer or after the call ended.
+        case invalidState
+        /// `offer` without SDP.
+        case invalidSDP
+        /// `offer` while an offer (ours or the far side's) is not answered yet.
+        case offerPending
     }
 
     /// What went wrong.

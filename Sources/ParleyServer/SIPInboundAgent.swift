@@ -310,7 +310,7 @@ final class SIPInboundAgent: @unchecked Sendable {
         case .dtmf(let digits):
             log.info("sip.info.dtmf", ["call": party.callID, "digits": String(digits.count)])
             sink.report(.dtmf(digits: digits), party)
-        case .confirmed, .remoteOfferCompleted, .remoteOfferCancelled, .info, .sessionRefreshed:
+        case .confirmed, .remoteOfferCompleted, .remoteOfferCancelled, .info, .sessionRefreshed, .localOfferAnswered, .localOfferRefused:
             break
         case .ended(let end):
             log.info("sip.inbound.ended", ["call": party.callID, "sipCallId": entry.call.callID, "end": "\(end)"])

@@ -291,7 +291,7 @@ public final class SIPUserAgent: SIPCallPort, SIPTransportDelegate, @unchecked S
             }
             log.warning("sip.reoffer.refused", ["call": party.callID, "method": method.token, "status": "488"])
             return (try? entry.call.rejectRemoteOffer(statusCode: 488, now: now)) ?? []
-        case .remoteOfferCompleted, .remoteOfferCancelled, .sessionRefreshed:
+        case .remoteOfferCompleted, .remoteOfferCancelled, .sessionRefreshed, .localOfferAnswered, .localOfferRefused:
             break
         case .info(let contentType, let body):
             if let digits = SIPDTMFInfo.key(contentType: contentType, body: body) {
