@@ -46,17 +46,8 @@ extension EndToEndRealTimeMediaTests.SIPInteropBaresipTests {
         try caller.waitForCall(timeout: 20)
         // The call out presents the caller's number (no cli in the SVAML).
         #expect(callee.process.lines.contains { $0.contains("+4615550101") }, "\(callee.report)")
-        Thread.sleep(forTimeInterval: 5)
-        try caller.hangUp()
-        try caller.waitForCallEnd(timeout: 10)
-        try callee.waitForCallEnd(timeout: 10)
-        let callerHeard = try caller.receivedRecording().path
-        let calleeHeard = try callee.receivedRecording().path
-        caller.stop()
-        callee.stop()
+        try Self.talkAndHangUp(caller: caller, callee: callee, hangingUp: caller)
 
-        try Self.expectTone(1000, in: calleeHeard, minimumRatio: 0.75)
-        try Self.expectTone(440, in: callerHeard, minimumRatio: 0.75)
         // Both phones speak PCMU only: the call out was offered it first and the gateway relays.
         let bridged = (server.process?.errorText ?? "").split(separator: "\n").filter { $0.contains("media.bridge") }
         #expect(bridged.count == 1 && bridged.allSatisfy { $0.contains("relay") }, "\(bridged)")
@@ -82,16 +73,7 @@ extension EndToEndRealTimeMediaTests.SIPInteropBaresipTests {
         try caller.command("dial", "sip:+46700000095@127.0.0.1:\(sipPort)")
         try callee.waitForCall(timeout: 20)
         try caller.waitForCall(timeout: 20)
-        Thread.sleep(forTimeInterval: 5)
-        try callee.hangUp()
-        try callee.waitForCallEnd(timeout: 10)
-        try caller.waitForCallEnd(timeout: 10)
-        let callerHeard = try caller.receivedRecording().path
-        let calleeHeard = try callee.receivedRecording().path
-        caller.stop()
-        callee.stop()
-        try Self.expectTone(1000, in: calleeHeard, minimumRatio: 0.75)
-        try Self.expectTone(440, in: callerHeard, minimumRatio: 0.75)
+        try Self.talkAndHangUp(caller: caller, callee: callee, hangingUp: callee)
     }
 
     /// A bridged call out that is busy (SIPp answers 486): the caller gets 486 Busy Here,
@@ -153,16 +135,7 @@ extension EndToEndRealTimeMediaTests.SIPInteropBaresipTests {
         let callID = try #require(try backend.waitFor("ice").body["callid"] as? String)
         try callee.waitForCall(timeout: 20)
         try caller.waitForCall(timeout: 20)
-        Thread.sleep(forTimeInterval: 5)
-        try callee.hangUp()
-        try callee.waitForCallEnd(timeout: 10)
-        try caller.waitForCallEnd(timeout: 10)
-        let callerHeard = try caller.receivedRecording().path
-        let calleeHeard = try callee.receivedRecording().path
-        caller.stop()
-        callee.stop()
-        try Self.expectTone(1000, in: calleeHeard, minimumRatio: 0.75)
-        try Self.expectTone(440, in: callerHeard, minimumRatio: 0.75)
+        try Self.talkAndHangUp(caller: caller, callee: callee, hangingUp: callee)
         let record = try server.get("/v1/calls/\(callID)")
         #expect(record.body?["direction"] as? String == "phoneToSip", "\(record)")
         #expect(record.body?["callee"] as? String == "bob@pbx.test", "\(record)")
@@ -183,17 +156,25 @@ extension EndToEndRealTimeMediaTests.SIPInteropBaresipTests {
         try caller.command("dial", "sip:+46700000091@127.0.0.1:\(sipPort)")
         try callee.waitForCall(timeout: 20)
         try caller.waitForCall(timeout: 20)
+        try Self.talkAndHangUp(caller: caller, callee: callee, hangingUp: caller)
+        let bridged = (server.process?.errorText ?? "").split(separator: "\n").filter { $0.contains("media.bridge") }
+        #expect(bridged.count == 1 && bridged.allSatisfy { $0.contains("transcode") }, "\(bridged)")
+    }
+
+    /// Lets the bridged call run 5 s, hangs it up from `hangingUp`'s side, waits for both
+    /// phones' ends, and checks each heard the other's tone (caller 1000 Hz, callee 440 Hz)
+    /// in most of its recording.
+    static func talkAndHangUp(caller: BaresipPeer, callee: BaresipPeer, hangingUp: BaresipPeer,
+                              sourceLocation: SourceLocation = #_sourceLocation) throws {
         Thread.sleep(forTimeInterval: 5)
-        try caller.hangUp()
-        try caller.waitForCallEnd(timeout: 10)
-        try callee.waitForCallEnd(timeout: 10)
+        try hangingUp.hangUp()
+        try hangingUp.waitForCallEnd(timeout: 10)
+        try (hangingUp === caller ? callee : caller).waitForCallEnd(timeout: 10)
         let callerHeard = try caller.receivedRecording().path
         let calleeHeard = try callee.receivedRecording().path
         caller.stop()
         callee.stop()
-        let bridged = (server.process?.errorText ?? "").split(separator: "\n").filter { $0.contains("media.bridge") }
-        #expect(bridged.count == 1 && bridged.allSatisfy { $0.contains("transcode") }, "\(bridged)")
-        try Self.expectTone(1000, in: calleeHeard, minimumRatio: 0.75)
-        try Self.expectTone(440, in: callerHeard, minimumRatio: 0.75)
+        try expectTone(1000, in: calleeHeard, minimumRatio: 0.75, sourceLocation: sourceLocation)
+        try expectTone(440, in: callerHeard, minimumRatio: 0.75, sourceLocation: sourceLocation)
     }
 }
