@@ -172,7 +172,7 @@ public struct CallRegistry: Sendable {
             callID: start.callID, caller: device, destination: start.to, headers: start.headers, video: start.video, cli: start.cli)
         let decision = router.route(request, presence: presence)
         if let kind = decision?.refusedKind(sipDialling: configuration.sipDialling) {
-            throw CallingError(.notImplemented, callID: start.callID, field: "to.kind", "calls to \(kind.rawValue) addresses are not implemented yet")
+            throw CallingError(.notImplemented, callID: start.callID, field: "to.kind", RoutingDecision.unplacedMessage(kind))
         }
         let (admitted, maximumLength) = try admitDialling(decision, callID: start.callID, caller: device, now: now)
         if case .dialNumber(let route)? = admitted, route.callerID == nil {

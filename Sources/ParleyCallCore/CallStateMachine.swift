@@ -406,7 +406,7 @@ public struct CallStateMachine: Sendable {
     private mutating func routed(_ decision: RoutingDecision, now: ClockReading) {
         guard case .routing(let routing) = phase else { return }
         if let kind = decision.refusedKind(sipDialling: configuration.sipDialling) {
-            end(.error, error: .init(code: .notImplemented, message: "calls to \(kind.rawValue) addresses are not implemented yet"), now: now)
+            end(.error, error: .init(code: .notImplemented, message: RoutingDecision.unplacedMessage(kind)), now: now)
             return
         }
         switch (origin, decision) {

@@ -44,6 +44,12 @@ public enum RoutingDecision: Sendable, Hashable {
         default: unbuiltKind
         }
     }
+
+    /// The text of the `not_implemented` refusal of a call to `kind`: such calls go out
+    /// through a SIP gateway, which the operator did not configure on this server.
+    public static func unplacedMessage(_ kind: SignalingMessage.Address.Kind) -> String {
+        "this server places no calls to \(kind.rawValue) addresses: it has no SIP gateway configured (parleyd --sip-listen)"
+    }
 }
 
 /// A phone number to dial, the trunk to dial it through, and the number to present.

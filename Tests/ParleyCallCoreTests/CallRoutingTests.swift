@@ -109,7 +109,7 @@ struct CallRoutingTests {
         #expect(world.log(alice) == ["result", "call.ended:error"])
         let ended = try #require(world.ended(alice))
         #expect(ended.error?.code == .notImplemented)
-        #expect(ended.error?.message == "calls to \(kind) addresses are not implemented yet")
+        #expect(ended.error?.message == "this server places no calls to \(kind) addresses: it has no SIP gateway configured (parleyd --sip-listen)")
         #expect(world.mediaLog.isEmpty)
         #expect(world.records.last?.error?.code == "not_implemented")
     }
@@ -128,7 +128,7 @@ struct CallRoutingTests {
         }
         #expect(error.code == .notImplemented)
         #expect(error.field == "to.kind")
-        #expect(error.message == "call \(id): calls to \(decision.unbuiltKind?.rawValue ?? "?") addresses are not implemented yet")
+        #expect(error.message == "call \(id): this server places no calls to \(decision.unbuiltKind?.rawValue ?? "?") addresses: it has no SIP gateway configured (parleyd --sip-listen)")
         #expect(world.records.isEmpty)
         #expect(world.registry.activeCalls.isEmpty)
     }

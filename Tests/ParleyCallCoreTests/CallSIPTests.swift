@@ -608,7 +608,7 @@ struct CallSIPTests {
         guard case .error(let error) = try #require(world.inbox[alice]?.last) else { Issue.record("no error"); return }
         #expect(error.code == .notImplemented)
         #expect(error.field == "to.kind")
-        #expect(error.message == "call \(id): calls to \(to.kind.rawValue) addresses are not implemented yet")
+        #expect(error.message == "call \(id): this server places no calls to \(to.kind.rawValue) addresses: it has no SIP gateway configured (parleyd --sip-listen)")
         #expect(world.records.isEmpty && world.mediaLog.isEmpty && world.sipLog.isEmpty)
         #expect(world.registry.activeCalls.isEmpty)
         // Rooms are reached with dialling off too.

@@ -121,7 +121,7 @@ import Testing
         }
         #expect(error.code == .notImplemented)
         #expect(error.field == "to.kind")
-        #expect(error.message == "call \(Self.callID): calls to phone addresses are not implemented yet")
+        #expect(error.message == "call \(Self.callID): this server places no calls to phone addresses: it has no SIP gateway configured (parleyd --sip-listen)")
     }
 
     @Test func withASIPPortAPhoneCallIsPlacedAndItsSIPLegOffered() throws {
