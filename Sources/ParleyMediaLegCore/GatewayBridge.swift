@@ -97,12 +97,7 @@ public final class GatewayBridge<LegID: Hashable & Sendable>: MediaTopology {
 
     /// A class, because a `MediaLegCore` cannot be copied into a collection.
     private final class Slot {
-        /// Nil only once `detach` took the core out; the slot is gone from `slots` then.
-        private var held: MediaLegCore?
-        var core: MediaLegCore {
-            _read { yield held! }
-            _modify { yield &held! }
-        }
+        var core: MediaLegCore
         /// Events to send on this leg; made once its telephone-event clock is known.
         var events: TelephoneEventGenerator?
         var counters = LegCounters()
@@ -110,9 +105,7 @@ public final class GatewayBridge<LegID: Hashable & Sendable>: MediaTopology {
         var relayedSinceTick = false
         /// The last event received on this leg (its RTP timestamp), to count each once.
         var lastEventKey: UInt32?
-        init(core: consuming MediaLegCore) { held = consume core }
-        /// The core, moved out.
-        func take() -> MediaLegCore? { held.take() }
+        init(core: consuming MediaLegCore) { self.core = core }
     }
 
     public let configuration: Configuration
@@ -150,20 +143,6 @@ public final class GatewayBridge<LegID: Hashable & Sendable>: MediaTopology {
         if joined.isEmpty { stopClock() }
         let actions = translate(slot.core.close(now: now), on: leg, now: now)
         return (actions, slot.core.statistics)
-    }
-
-    /// Takes a leg out without closing it: its core as it is (negotiated, started,
-    /// connected), for another topology to carry on (a call the server answered moving
-    /// into a conference room). Nil when there is no such leg.
-    public func detach(_ leg: LegID) -> MediaLegCore? {
-        guard let slot = slots.removeValue(forKey: leg) else { return nil }
-        if joined.contains(leg) {
-            joined.removeAll { $0 == leg }
-            for other in joined { slots[other]?.events?.closeOpenEvents() }
-            undecide()
-        }
-        if joined.isEmpty { stopClock() }
-        return slot.take()
     }
 
     public func join(_ leg: LegID) throws(MediaTopologyError) {

@@ -207,17 +207,6 @@ public final class PromptTopology<LegID: Hashable & Sendable>: MediaTopology {
         try gateway.join(leg)
     }
 
-    /// Takes a leg out without closing it (`GatewayBridge.detach`); the prompts it was
-    /// playing stop. Nil when there is no such leg.
-    public func detach(_ leg: LegID) -> MediaLegCore? {
-        if leg == promptLeg {
-            stopPlaying()
-            pacer = nil
-            digits = nil
-        }
-        return gateway.detach(leg)
-    }
-
     public var legIDs: [LegID] { gateway.legIDs }
 
     public func withLeg<Result, Failure: Error>(_ leg: LegID, _ body: (inout MediaLegCore) throws(Failure) -> Result) throws(Failure) -> Result? {

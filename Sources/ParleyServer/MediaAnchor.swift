@@ -278,10 +278,6 @@ final class MediaAnchor: @unchecked Sendable {
             }
         case .joinRoom(_, _, let room), .seatCallout(_, let room), .answerSIPCaller(_, _, let room?):
             if let existing = calls[callID] {
-                if existing.prompt != nil, case .answerSIPCaller = instruction {
-                    // A call the server answered goes on into the room.
-                    return movePromptCaller(existing, into: RoomKey(applicationKey: applicationKey, room: room))
-                }
                 call = existing
             } else {
                 guard !closed, let seated = seat(callID, in: RoomKey(applicationKey: applicationKey, room: room)) else {
@@ -1088,75 +1084,6 @@ final class MediaAnchor: @unchecked Sendable {
         }
     }
 
-    /// A call the server answered goes into a conference room (`connectConf` after its
-    /// prompts: the registry starts it as a call in to the room, whose first instruction is
-    /// `answerSIPCaller` naming the room). Its caller's leg moves as it is, socket and core,
-    /// from the prompt topology to a seat of the room, on the room's loop, so the caller's
-    /// dialog and media do not change; its answer and its state are reported again as a new
-    /// leg's would be (engine loop).
-    private func movePromptCaller(_ prompt: CallMedia, into key: RoomKey) {
-        let callID = prompt.callID
-        guard !closed, let seated = seat(callID, in: key) else {
-            let reason = closed ? "state: the media anchor is shut down" : "codec: the room's mixer cannot start"
-            reportToEngine(.legFailed(.caller, reason: reason), callID)
-            return
-        }
-        seated.plainRTPCaller = true
-        // From now on the call's media is the seat: a close closes it (and the moved leg,
-        // or, when the close comes first, the leg on its arrival below).
-        calls[callID] = seated
-        _ = prompt.loop.execute { [self] in
-            guard !prompt.ended, let answer = prompt.promptAnswer, let core = prompt.prompt?.detach(.caller),
-                  let leg = prompt.legs.removeValue(forKey: .caller) else {
-                report(.legFailed(.caller, reason: "state: the server-answered caller's leg is gone"), callID)
-                return
-            }
-            // Nothing of the prompt call runs on this loop any more.
-            prompt.ended = true
-            if let timer = prompt.inactivityTimer { prompt.loop.cancel(timer) }
-            prompt.inactivityTimer = nil
-            if let timer = prompt.topologyTimer { prompt.loop.cancel(timer.id) }
-            prompt.topologyTimer = nil
-            if let timer = leg.timer { prompt.loop.cancel(timer.id) }
-            leg.timer = nil
-            if leg.registered { prompt.loop.unwatch(leg.socket); leg.registered = false }
-            let moving = MovingLegCore(core)
-            _ = seated.loop.execute { [self] in
-                guard !seated.ended, let core = moving.take() else {
-                    // The call ended while its leg moved: the leg ends here.
-                    if let application = leg.countedApplication {
-                        leg.countedApplication = nil
-                        release(application)
-                    }
-                    leg.socket.close()
-                    return
-                }
-                seated.topology.add(.caller, core: core)
-                seated.legs[.caller] = leg
-                do {
-                    try seated.loop.watch(leg.socket, onReadable: { [weak self, weak leg, weak seated] in
-                        guard let self, let leg, let seated else { return }
-                        self.readable(leg, in: seated)
-                    })
-                    leg.registered = true
-                    try seated.topology.join(.caller)
-                } catch {
-                    // The leg is the seat's: the call's close shuts it.
-                    log.warning("media.leg.failed", ["call": callID, "leg": "caller", "reason": "cannot move into the room: \(error)"])
-                    report(.legFailed(.caller, reason: "socket: cannot move the caller's leg into the room: \(error)"), callID)
-                    return
-                }
-                log.info("media.room.joined", ["call": callID, "room": key.description, "from": "prompts"])
-                report(.callerLegReady(sdp: answer), callID)
-                if seated.topology.withLeg(.caller, { (core: inout MediaLegCore) in core.state }) == .connected {
-                    report(.legConnected(.caller), callID)
-                }
-                scheduleInactivityCheck(seated)
-                rescheduleAll(in: seated)
-            }
-        }
-    }
-
     /// Runs `body` on the prompts of a call the server answered, on its media loop; false
     /// when the call has no prompts (engine loop).
     @discardableResult
@@ -1219,16 +1146,4 @@ extension Party {
         case .room(let party): party.description
         }
     }
-}
-
-/// A leg's core on its way from one media loop to another (a closure cannot capture a
-/// value that cannot be copied): put in on the loop it leaves, taken out on the one it
-/// joins, after the loop hop that orders the two.
-private final class MovingLegCore: @unchecked Sendable {
-    // @unchecked: written before the hop, read after it; never at once.
-    private var core: MediaLegCore?
-
-    init(_ core: consuming MediaLegCore) { self.core = consume core }
-
-    func take() -> MediaLegCore? { core.take() }
 }

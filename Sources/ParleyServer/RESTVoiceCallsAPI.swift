@@ -17,8 +17,7 @@ import ParleyVoiceAPI
 /// A call the server answered itself (an ICE answered with prompts, a menu or `park`,
 /// docs/backend.md "Prompts, menus and park") takes every update through its prompt
 /// player: `say`/`playFiles`, `park`, `continue` (its prompts stop), `hangup`, and
-/// `connectPstn`/`connectSip`/`connectConf` (a Parley extension: the call goes on to a
-/// call out or a room). On
+/// `connectPstn`/`connectSip` (a Parley extension: the call goes on to a call out). On
 /// other calls `park`, the `connect...` actions and the `say`/`playFiles` instructions
 /// answer 501 50100: there is no prompt player in an app's or a bridged call's media yet.
 extension RESTAPI {

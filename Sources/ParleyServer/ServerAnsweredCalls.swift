@@ -19,10 +19,10 @@ import ParleyWireCore
 /// `update(callID:svaml:)` and `hangUp(callID:)` are what a REST `PATCH` of the call
 /// calls (`continue`, `hangup`, `park`, `connectPstn`, `connectSip`, instructions).
 ///
-/// `connectMxp`, `connectPstn`, `connectSip` and `connectConf` after the answer hand the
-/// call to the engine (`connect`), which starts it as a call in whose caller's leg is the
-/// one answered here: it rings the user, bridges the caller to a call out, or moves the
-/// leg into the conference room.
+/// `connectMxp`, `connectPstn` and `connectSip` after the answer hand the call to the
+/// engine (`connect`), which starts it as a call in whose caller's leg is the one
+/// answered here: it rings the user, or bridges the caller to a call out. `connectConf`
+/// after the answer is not built (the caller's leg would have to move into the room).
 ///
 /// Each call has a record from the answer on, written through the `CallRecorder` as any
 /// call's (who called, the number dialled, the answer, the end, the INVITE's Call-ID): a
@@ -96,22 +96,23 @@ final class ServerAnsweredCalls: @unchecked Sendable {
         anchor?.promptEvents = { [weak self] callID, event in self?.promptEvent(event, callID: callID) }
     }
 
-    /// Where a call goes on to a user, a call out or a room (`connectMxp`, `connectPstn`,
-    /// `connectSip`, `connectConf` after the server answered): the engine starts it as a
-    /// call in, its caller's leg kept (`MediaAnchor.reanswerPromptCaller`, or moved into
-    /// the room), and its record goes on. The engine answers nil when it took the call,
+    /// Where a call goes on to a user or a call out (`connectMxp`, `connectPstn`,
+    /// `connectSip` after the server answered): the engine starts it as a call in, its
+    /// caller's leg kept (`MediaAnchor.reanswerPromptCaller`), and its record goes on. The engine answers nil when it took the call,
     /// else why it refused it: it has told the caller (BYE) and sent the DiCE, and the
     /// record ends here with that error. Set by the engine; nil: such actions end the call
     /// with INVALIDSVAMLACTION.
     var connect: ((InboundSIPCall, CallEngine.BackendCall, SVAMLAction) -> CallError?)?
 
     /// Whether an ICE answer needs the server to answer the call: `runMenu` or `park`, or
-    /// `hangup`/`continue`/`connect...` after something the caller hears (`say`,
-    /// `playFiles`, `answer`, `sendDtmf`).
+    /// `hangup`/`continue`/`connectMxp`/`connectPstn`/`connectSip` after something the
+    /// caller hears (`say`, `playFiles`, `answer`, `sendDtmf`). Instructions before
+    /// `connectConf` are not carried out.
     static func answers(_ svaml: SVAMLResponse) -> Bool {
         switch svaml.action {
         case .runMenu, .park: return true
-        case .hangup, .continue, .connectMxp, .connectPstn, .connectSip, .connectConf:
+        case .connectConf: return false
+        case .hangup, .continue, .connectMxp, .connectPstn, .connectSip:
             return svaml.instructions.contains {
                 switch $0 {
                 case .say, .playFiles, .answer, .sendDtmf: true
@@ -306,7 +307,11 @@ final class ServerAnsweredCalls: @unchecked Sendable {
             call.menu = session
             log.info("ivr.menu", ["call": callID, "menu": session.menu.id])
             handle(outputs, on: call, callID: callID)
-        case .connectMxp, .connectPstn, .connectSip, .connectConf:
+        case .connectConf:
+            log.warning("ivr.unsupported", ["call": callID, "action": action.name.rawValue,
+                                            "reason": "connectConf after the server answered is not built yet"])
+            end(callID, result: .failed, reason: .invalidSVAMLAction, why: "\(action.name.rawValue) after the server answered")
+        case .connectMxp, .connectPstn, .connectSip:
             guard let connect else {
                 return end(callID, result: .failed, reason: .invalidSVAMLAction, why: "\(action.name.rawValue): no engine to connect to")
             }

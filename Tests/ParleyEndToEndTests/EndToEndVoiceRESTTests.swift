@@ -88,10 +88,10 @@ extension EndToEndRealTimeMediaTests.SIPInteropBaresipTests {
         #expect((dice.body["duration"] as? Int ?? 99) < 30, "\(dice.body)")
         let speech = try Self.voicedRatio(of: heard)
         #expect(speech.seconds >= 0.8, "speech heard: \(speech)")
-        // Ended: a second hang-up finds the call's record.
-        #expect(try server.request("PATCH", path, body: ["action": ["name": "hangup"]]).status == 409)
-        let final = try server.get(path)
+        let final = try Self.finalInformation(server, path)
         #expect(final.body?["status"] as? String == "FINAL", "\(final)")
         #expect(final.body?["result"] as? String == "ANSWERED" && final.body?["reason"] as? String == "MANAGERHANGUP", "\(final)")
+        // Ended: a second hang-up finds the call's record.
+        #expect(try server.request("PATCH", path, body: ["action": ["name": "hangup"]]).status == 409)
     }
 }

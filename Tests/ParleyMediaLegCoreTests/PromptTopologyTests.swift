@@ -176,28 +176,4 @@ import Testing
         try h.run(milliseconds: 200)
         #expect(h.topology.counters.clipFrames == frames)
     }
-
-    /// A leg taken out (`detach`, for a room) leaves as it is: connected, with what it
-    /// received and sent so far, still able to send in its codec; the topology has no leg
-    /// and no clock left, and its prompts are dropped.
-    @Test func aDetachedLegLeavesAsItIsAndTheClockStops() throws {
-        let h = try Harness()
-        _ = try h.topology.enqueue(Self.tone(440, milliseconds: 1000, rate: 8000))
-        try h.run(milliseconds: 300)
-        guard var core = h.topology.detach("caller") else {
-            Issue.record("no leg to detach")
-            return
-        }
-        let state = core.state
-        let rtp = core.statistics.rtp
-        #expect(state == .connected)
-        #expect(rtp.packetsReceived > 5 && rtp.packetsSent > 5, "\(rtp)")
-        #expect(h.topology.legIDs.isEmpty && h.topology.nextTopologyDeadline == nil && !h.topology.isPlaying)
-        switch h.topology.detach("caller") {
-        case .some: Issue.record("a second detach found a leg")
-        case .none: break
-        }
-        let sent = try core.sendAudio(AudioFrame(samples: [Int16](repeating: 0, count: 960), sampleRate: 48_000), now: h.now)
-        #expect(sent.contains { if case .send = $0 { true } else { false } })
-    }
 }
