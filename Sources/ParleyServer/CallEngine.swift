@@ -82,6 +82,9 @@ final class CallEngine: @unchecked Sendable {
     static let hangUpEventKind = "call.hangup"
     /// Calls in the server answered itself for their backend's prompts, menus and park.
     private var answeredByServer: ServerAnsweredCalls?
+    /// The refusal `refuse` told a caller last (read back when a call the server answered
+    /// could not go on).
+    private var refusedNow: CallError?
     private let recorder: CallRecorder
     /// Applications' dialling settings in, refusals out; nil: not enforced.
     private var dialling: DiallingPolicyShell?
@@ -166,12 +169,14 @@ final class CallEngine: @unchecked Sendable {
         answeredByServer = ServerAnsweredCalls(
             loop: loop, anchor: anchor, sipCalls: sipCalls, backend: backend,
             prompts: PromptLibrary(directory: configuration.promptDirectory), log: log,
-            maximumCallLength: configuration.maximumCallLength, wallClock: wallClock)
+            maximumCallLength: configuration.maximumCallLength, recorder: recorder, wallClock: wallClock)
         answeredByServer?.connect = { [unowned self] call, info, action in
             // As the ICE's answer would have placed it; its caller's leg is the one answered.
             backendCalls[call.party.callID] = info
+            refusedNow = nil
             backendAnswered(call, .success(SVAMLResponse(action: action)))
-            if registry.record(of: call.party.callID) == nil { anchor?.closeAll(callID: call.party.callID, now: loop.now) { _ in } }
+            guard registry.record(of: call.party.callID) == nil else { return nil }
+            return refusedNow ?? CallError(code: SignalingErrorCode.internalError.rawValue, message: "the call could not go on")
         }
         if let diallingSettings {
             let shell = DiallingPolicyShell(
@@ -753,6 +758,7 @@ final class CallEngine: @unchecked Sendable {
 
     private func refuse(_ call: InboundSIPCall, code: SignalingErrorCode, message: String) {
         log.info("sip.inbound.refused", ["call": call.party.callID, "code": code.rawValue, "reason": message])
+        refusedNow = CallError(code: code.rawValue, message: String(message.prefix(512)))
         let time = now().unixMilliseconds
         sipCalls?.tell(call.party, .ended(
             callID: call.party.callID, cause: .error, error: .init(code: code, message: message),
@@ -776,6 +782,14 @@ final class CallEngine: @unchecked Sendable {
         var answeredEventSent = false
         /// The cookies its backend set (`setCookie`), as later callbacks' `custom`.
         var custom: String?
+        /// When its ICE went out (Unix milliseconds): a record made later starts then.
+        var startedTime: Int64?
+        /// When the server answered it itself (prompts, a menu, park) before it went on to a
+        /// callee: its DiCE's `duration` counts from then, as its record's does.
+        var serverAnsweredTime: Int64?
+        /// It has a record already (the server answered it): a refusal of what it goes on
+        /// to is kept on that record's timeline as any DiCE's outcome.
+        var recorded = false
     }
 
     /// A call in to a number its application's backend routes: the ICE goes out, and the
@@ -793,7 +807,8 @@ final class CallEngine: @unchecked Sendable {
         let event = IncomingCallEvent(
             header: CallbackHeader(callID: callID, timestamp: timestamp, applicationKey: call.applicationKey),
             cli: from, to: to, domain: .mxp, originationType: origination, callHeaders: headers)
-        backendCalls[callID] = BackendCall(applicationKey: call.applicationKey, from: from, to: to, headers: headers)
+        backendCalls[callID] = BackendCall(applicationKey: call.applicationKey, from: from, to: to, headers: headers,
+                                           startedTime: now().unixMilliseconds)
         log.info("backend.ice", ["call": callID, "app": call.applicationKey, "to": call.dialled])
         backend.post(.incoming(event), applicationKey: call.applicationKey) { [loop, weak self] result in
             guard let engine = self else { return }
@@ -967,10 +982,18 @@ final class CallEngine: @unchecked Sendable {
         }
     }
 
-    /// The DiCE of a call in refused before it started.
+    /// The DiCE of a call in refused before it started (or before it went on from the
+    /// server's answer: then its duration counts from that answer, and its record keeps
+    /// the outcome).
     private func sendRefusedDiCE(_ call: InboundSIPCall, reason: DisconnectReason) {
         guard let info = backendCalls.removeValue(forKey: call.party.callID) else { return }
-        sendDiCE(callID: call.party.callID, info, result: .failed, reason: reason, durationSeconds: 0)
+        let time = now().unixMilliseconds
+        let duration = info.serverAnsweredTime.map { max(0, time - $0) / 1000 } ?? 0
+        if info.recorded {
+            recorder.recordOutcome(callID: call.party.callID, applicationKey: info.applicationKey,
+                                   SinchCallOutcome(result: .failed, reason: reason), at: time)
+        }
+        sendDiCE(callID: call.party.callID, info, result: .failed, reason: reason, durationSeconds: duration)
     }
 
     /// The DiCE of a call in its backend routed, once its record ended.
@@ -981,7 +1004,13 @@ final class CallEngine: @unchecked Sendable {
         // The backend ended it after its answer (its ACE's `hangup`, or a failed ACE): that reason.
         let answered = record.times.answeredTime != nil
         let (result, reason) = info.endReason.map { (answered ? DisconnectResult.answered : .failed, $0) } ?? (outcome.result, outcome.reason)
-        sendDiCE(callID: record.callID, info, result: result, reason: reason, durationSeconds: (record.durationMillis ?? 0) / 1000)
+        // A call the server answered first: its caller has talked since that answer.
+        let ended = record.times.endedTime ?? now().unixMilliseconds
+        let durationMillis = info.serverAnsweredTime.map { max(0, ended - $0) } ?? record.durationMillis ?? 0
+        // Its record keeps the outcome (GET /calling/v1/calls/id/{callId} says what the DiCE says).
+        recorder.recordOutcome(callID: record.callID, applicationKey: record.applicationKey,
+                               SinchCallOutcome(result: result, reason: reason), at: ended)
+        sendDiCE(callID: record.callID, info, result: result, reason: reason, durationSeconds: durationMillis / 1000)
     }
 
     /// Keeps who hung up a live call (the first hang-up only), and writes it to the call's

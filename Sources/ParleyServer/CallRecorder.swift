@@ -3,6 +3,7 @@ import ParleyWireCore
 import ParleyCallCore
 import ParleySignaling
 import ParleyStore
+import ParleyVoiceAPI
 import Synchronization
 
 /// Persists the call engine's `CallRecord` versions: `createCall` for a new call,
@@ -101,7 +102,11 @@ final class CallRecorder: @unchecked Sendable {
             (.progressing, record.times.progressedTime), (.ringing, record.times.rungTime),
             (.answered, record.times.answeredTime), (.established, record.times.establishedTime),
         ]
-        for (state, time) in reached {
+        // A state before one written already is not written: a call the server answered
+        // itself (established) that goes on to a callee rings again, and its record stays
+        // established while it does (`ServerAnsweredCalls`).
+        let latest = reached.lastIndex { written?.contains($0.0) == true } ?? -1
+        for (index, (state, time)) in reached.enumerated() where index > latest {
             guard let time, written?.contains(state) == false else { continue }
             written?.insert(state)
             if state == .established { metrics.update { $0.callsEstablished += 1 } }
@@ -135,6 +140,22 @@ final class CallRecorder: @unchecked Sendable {
             try store.finishCall(id: id, cause: cause, error: error, at: endedTime, legs: legs)
         })
         return (ticket, true)
+    }
+
+    /// The timeline event that keeps the `result` and `reason` of a call's DiCE:
+    /// `{"result": "BUSY", "reason": "CALLEEHANGUP"}`, read back by
+    /// `GET /calling/v1/calls/id/{callId}` so that it says what the DiCE said.
+    static let outcomeEventKind = "call.outcome"
+
+    /// Stores the `result` and `reason` of a call's DiCE on its timeline, in order with the
+    /// call's other writes (so before its `finishCall` when that comes later). The call's
+    /// record must have been created (`persist`) first.
+    func recordOutcome(callID: String, applicationKey: String, _ outcome: SinchCallOutcome, at time: Int64) {
+        let event = CallEvent(time: time, kind: Self.outcomeEventKind,
+                              detail: ["result": outcome.result.rawValue, "reason": outcome.reason.rawValue])
+        enqueue(.init(name: "recordOutcome", subject: callID, durable: false) { (store) throws(StoreError) in
+            _ = try store.recordCallEvent(callId: callID, applicationKey: applicationKey, event)
+        })
     }
 
     /// Stores a leg's figures of a call in progress, so the record keeps them even if the

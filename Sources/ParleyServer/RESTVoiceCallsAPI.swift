@@ -16,9 +16,10 @@ import ParleyVoiceAPI
 ///
 /// A call the server answered itself (an ICE answered with prompts, a menu or `park`,
 /// docs/backend.md "Prompts, menus and park") takes every update through its prompt
-/// player: `say`/`playFiles`, `park`, `continue` (its prompts stop), `hangup`. On other
-/// calls `park` and the `say`/`playFiles` instructions answer 501 50100: there is no
-/// prompt player in an app's or a bridged call's media yet.
+/// player: `say`/`playFiles`, `park`, `continue` (its prompts stop), `hangup`, and
+/// `connectPstn`/`connectSip` (a Parley extension: the call goes on to a call out). On
+/// other calls `park`, the `connect...` actions and the `say`/`playFiles` instructions
+/// answer 501 50100: there is no prompt player in an app's or a bridged call's media yet.
 extension RESTAPI {
     /// The largest SVAML body a PATCH may carry (SVAML's own limit is larger; an update is small).
     static let maximumCallUpdateBytes = 16 * 1024
@@ -53,22 +54,26 @@ extension RESTAPI {
         do {
             found = try await store.perform { store throws(StoreError) -> CallRecordWithSide? in
                 guard let call = try store.call(id: callID, applicationKey: applicationKey) else { return nil }
-                let side = try store.callEvents(callId: callID, applicationKey: applicationKey)
+                let events = try store.callEvents(callId: callID, applicationKey: applicationKey)
+                let side = events
                     .last { $0.kind == CallEngine.hangUpEventKind }
                     .flatMap { $0.detail["by"] }
                     .flatMap(SinchCallOutcome.HangUpSide.init(rawValue:))
-                return CallRecordWithSide(record: call, side: side)
+                let outcome = events.last { $0.kind == CallRecorder.outcomeEventKind }.flatMap { SinchCallOutcome(recorded: $0.detail) }
+                return CallRecordWithSide(record: call, side: side, outcome: outcome)
             }
         } catch {
             return Self.sinchShaped(storeFailure(error))
         }
         guard let found else { return Self.sinchError(404, 40400, "call \(Self.printable(callID)) not found") }
-        return Self.json(200, SinchCallInformation(record: found.record, hungUpBy: found.side, nowMilliseconds: clock()))
+        return Self.json(200, SinchCallInformation(record: found.record, hungUpBy: found.side, recorded: found.outcome, nowMilliseconds: clock()))
     }
 
     private struct CallRecordWithSide: Sendable {
         var record: StoredCall
         var side: SinchCallOutcome.HangUpSide?
+        /// The outcome the call's DiCE gave, when it had one.
+        var outcome: SinchCallOutcome?
     }
 
     /// A PATCH: the SVAML update of a live call (to one leg when `leg` is given).

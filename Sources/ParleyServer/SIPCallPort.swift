@@ -34,7 +34,7 @@ extension SIPCallPort {
 /// far side, named by the number or SIP address it calls from), the number it dialled,
 /// the application and the user or room the number's rule names (nil: the application's
 /// backend says, answering an ICE), the INVITE's SDP offer and its `x-` headers (as the
-/// app may receive them).
+/// app may receive them), and the INVITE's Call-ID.
 public struct InboundSIPCall: Sendable, Hashable {
     public var party: SIPParty
     /// The number dialled, E.164.
@@ -43,13 +43,18 @@ public struct InboundSIPCall: Sendable, Hashable {
     public var target: PartyAddress?
     public var offer: String
     public var headers: [String: String]
+    /// The Call-ID of the caller's INVITE (kept in the record of a call the server
+    /// answers itself); nil when the adapter does not say.
+    public var sipCallID: String?
 
-    public init(party: SIPParty, dialled: String, applicationKey: String, target: PartyAddress?, offer: String, headers: [String: String]) {
+    public init(party: SIPParty, dialled: String, applicationKey: String, target: PartyAddress?, offer: String, headers: [String: String],
+                sipCallID: String? = nil) {
         self.party = party
         self.dialled = dialled
         self.applicationKey = applicationKey
         self.target = target
         self.offer = offer
         self.headers = headers
+        self.sipCallID = sipCallID
     }
 }

@@ -155,7 +155,7 @@ final class SIPInboundAgent: @unchecked Sendable {
         }
         sink.offered(InboundSIPCall(
             party: party, dialled: number, applicationKey: route.applicationKey, target: target, offer: String(decoding: offer, as: UTF8.self),
-            headers: SIPUserAgent.appHeaders(call.callHeaders)))
+            headers: SIPUserAgent.appHeaders(call.callHeaders), sipCallID: callID))
         return .taken
     }
 

@@ -17,7 +17,16 @@ import ParleyWireCore
 /// INVALIDSVAMLACTION, logged, and the DiCE says so.
 ///
 /// `update(callID:svaml:)` and `hangUp(callID:)` are what a REST `PATCH` of the call
-/// calls (`continue`, `hangup`, `park`, instructions).
+/// calls (`continue`, `hangup`, `park`, `connectPstn`, `connectSip`, instructions).
+///
+/// `connectMxp`, `connectPstn` and `connectSip` after the answer hand the call to the
+/// engine (`connect`), which starts it as a call in whose caller's leg is the one
+/// answered here: it rings the user, or bridges the caller to a call out. `connectConf`
+/// after the answer is not built (the caller's leg would have to move into the room).
+///
+/// Each call has a record from the answer on, written through the `CallRecorder` as any
+/// call's (who called, the number dialled, the answer, the end, the INVITE's Call-ID): a
+/// call handed on keeps it, the engine's later versions updating the same record.
 ///
 /// Threads: the engine's loop only, as the engine; prompt audio is made off it
 /// (`PromptLibrary`) and played on the call's media loop.
@@ -51,10 +60,13 @@ final class ServerAnsweredCalls: @unchecked Sendable {
         var stepTimer: TimerID?
         var parkTimer: TimerID?
         var lengthTimer: TimerID?
+        /// Its record, as last handed to the recorder.
+        var record: CallRecord
 
-        init(inbound: InboundSIPCall, context: CallEngine.BackendCall) {
+        init(inbound: InboundSIPCall, context: CallEngine.BackendCall, startedTime: Int64) {
             self.inbound = inbound
             self.context = context
+            record = ServerAnsweredCalls.record(of: inbound, startedTime: context.startedTime ?? startedTime)
         }
     }
 
@@ -66,11 +78,14 @@ final class ServerAnsweredCalls: @unchecked Sendable {
     private let log: ServerLog
     private let wallClock: @Sendable () -> Int64
     private let maximumCallLength: Duration
+    /// Where the calls' records go; nil: none are kept (tests of the prompts alone).
+    private let recorder: CallRecorder?
     private var calls: [String: Call] = [:]
 
     init(loop: any Scheduler, anchor: MediaAnchor?, sipCalls: (any SIPCallPort)?, backend: BackendCallbacks?, prompts: PromptLibrary,
-         log: ServerLog, maximumCallLength: Duration, wallClock: @escaping @Sendable () -> Int64) {
+         log: ServerLog, maximumCallLength: Duration, recorder: CallRecorder? = nil, wallClock: @escaping @Sendable () -> Int64) {
         self.loop = loop
+        self.recorder = recorder
         self.anchor = anchor
         self.sipCalls = sipCalls
         self.backend = backend
@@ -81,26 +96,29 @@ final class ServerAnsweredCalls: @unchecked Sendable {
         anchor?.promptEvents = { [weak self] callID, event in self?.promptEvent(event, callID: callID) }
     }
 
-    /// Where a call goes on to a user (`connectMxp` after the server answered): the engine
-    /// starts it as a call in, its caller's leg kept (`MediaAnchor.reanswerPromptCaller`).
-    /// Set by the engine; nil: such a `connectMxp` fails as the other `connect...` actions.
-    var connect: ((InboundSIPCall, CallEngine.BackendCall, SVAMLAction) -> Void)?
+    /// Where a call goes on to a user or a call out (`connectMxp`, `connectPstn`,
+    /// `connectSip` after the server answered): the engine starts it as a call in, its
+    /// caller's leg kept (`MediaAnchor.reanswerPromptCaller`), and its record goes on. The engine answers nil when it took the call,
+    /// else why it refused it: it has told the caller (BYE) and sent the DiCE, and the
+    /// record ends here with that error. Set by the engine; nil: such actions end the call
+    /// with INVALIDSVAMLACTION.
+    var connect: ((InboundSIPCall, CallEngine.BackendCall, SVAMLAction) -> CallError?)?
 
     /// Whether an ICE answer needs the server to answer the call: `runMenu` or `park`, or
-    /// `hangup`/`continue`/`connectMxp` after something the caller hears (`say`,
-    /// `playFiles`, `answer`, `sendDtmf`). Instructions before the other `connect...`
-    /// actions are not carried out.
+    /// `hangup`/`continue`/`connectMxp`/`connectPstn`/`connectSip` after something the
+    /// caller hears (`say`, `playFiles`, `answer`, `sendDtmf`). Instructions before
+    /// `connectConf` are not carried out.
     static func answers(_ svaml: SVAMLResponse) -> Bool {
         switch svaml.action {
         case .runMenu, .park: return true
-        case .hangup, .continue, .connectMxp:
+        case .connectConf: return false
+        case .hangup, .continue, .connectMxp, .connectPstn, .connectSip:
             return svaml.instructions.contains {
                 switch $0 {
                 case .say, .playFiles, .answer, .sendDtmf: true
                 default: false
                 }
             }
-        default: return false
         }
     }
 
@@ -120,9 +138,10 @@ final class ServerAnsweredCalls: @unchecked Sendable {
             reject(inbound, context: context)
             return
         }
-        let call = Call(inbound: inbound, context: context)
+        let call = Call(inbound: inbound, context: context, startedTime: wallClock())
         call.steps = Self.steps(of: svaml)
         calls[callID] = call
+        recorder?.persist(call.record, legs: [])
         log.info("ivr.answer", ["call": callID, "action": svaml.action.name.rawValue, "instructions": String(svaml.instructions.count)])
         anchor.answerPromptCaller(callID: callID, offer: inbound.offer, applicationKey: inbound.applicationKey,
                                   now: ClockReading(instant: loop.now, unixMilliseconds: wallClock()))
@@ -159,6 +178,11 @@ final class ServerAnsweredCalls: @unchecked Sendable {
         case .callerLegReady(let sdp):
             let time = wallClock()
             call.answeredTime = time
+            call.record.state = .answered
+            call.record.times.answeredTime = time
+            call.record.sipStatus = 200
+            recordEstablishment(of: call)
+            recorder?.persist(call.record, legs: [])
             sipCalls?.tell(call.inbound.party, .mediaReady(callID: callID, sdp: sdp))
             sipCalls?.tell(call.inbound.party, .answered(callID: callID, time: time))
             log.info("ivr.answered", ["call": callID])
@@ -166,6 +190,7 @@ final class ServerAnsweredCalls: @unchecked Sendable {
         case .legConnected:
             guard !call.connected else { return }
             call.connected = true
+            if recordEstablishment(of: call) { recorder?.persist(call.record, legs: []) }
             advance(callID)
         case .legFailed(_, let reason):
             end(callID, result: call.answeredTime == nil ? .failed : .answered, reason: .generalError, why: "media: \(reason)")
@@ -191,6 +216,17 @@ final class ServerAnsweredCalls: @unchecked Sendable {
         case .placed, .trying, .ringing, .answered:
             break
         }
+    }
+
+    /// The record is `established` once the caller has our answer and its leg is
+    /// connected, in either order (a plain RTP leg may connect as it starts); true when
+    /// it just became so.
+    @discardableResult
+    private func recordEstablishment(of call: Call) -> Bool {
+        guard call.connected, call.answeredTime != nil, call.record.times.establishedTime == nil else { return false }
+        call.record.state = .established
+        call.record.times.establishedTime = wallClock()
+        return true
     }
 
     /// Ends every call (shutdown).
@@ -271,18 +307,27 @@ final class ServerAnsweredCalls: @unchecked Sendable {
             call.menu = session
             log.info("ivr.menu", ["call": callID, "menu": session.menu.id])
             handle(outputs, on: call, callID: callID)
-        case .connectMxp where connect != nil:
-            guard let connect, let call = calls.removeValue(forKey: callID) else { return }
+        case .connectConf:
+            log.warning("ivr.unsupported", ["call": callID, "action": action.name.rawValue,
+                                            "reason": "connectConf after the server answered is not built yet"])
+            end(callID, result: .failed, reason: .invalidSVAMLAction, why: "\(action.name.rawValue) after the server answered")
+        case .connectMxp, .connectPstn, .connectSip:
+            guard let connect else {
+                return end(callID, result: .failed, reason: .invalidSVAMLAction, why: "\(action.name.rawValue): no engine to connect to")
+            }
+            guard let call = calls.removeValue(forKey: callID) else { return }
             interrupt(call)
             if let timer = call.lengthTimer { _ = loop.cancel(timer) }
             log.info("ivr.connect", ["call": callID, "action": action.name.rawValue])
             var context = call.context
             context.custom = Self.custom(of: call.cookies)
-            connect(call.inbound, context, action)
-        case .connectMxp, .connectPstn, .connectSip, .connectConf:
-            log.warning("ivr.unsupported", ["call": callID, "action": action.name.rawValue,
-                                            "reason": "connecting a call the server answered is not built yet"])
-            end(callID, result: .failed, reason: .invalidSVAMLAction, why: "\(action.name.rawValue) after the server answered")
+            context.serverAnsweredTime = call.answeredTime
+            context.recorded = recorder != nil
+            // The engine's record of the call goes on from this one (same id): its
+            // states before `established` are not written again (`CallRecorder`).
+            if let refusal = connect(call.inbound, context, action) {
+                finishRecord(call, cause: .error, error: refusal, at: wallClock())
+            }
         }
     }
 
@@ -530,9 +575,52 @@ final class ServerAnsweredCalls: @unchecked Sendable {
                 error: answered ? nil : .init(code: .destinationUnavailable, message: why),
                 details: CallTimes(startedTime: call.answeredTime ?? time, answeredTime: call.answeredTime, endedTime: time)))
         }
-        anchor?.closeAll(callID: callID, now: loop.now) { _ in }
         let duration = call.answeredTime.map { max(0, (time - $0) / 1000) } ?? 0
-        sendDiCE(call, callID: callID, result: call.answeredTime == nil ? .failed : result, reason: reason, durationSeconds: duration)
+        let outcome = SinchCallOutcome(result: call.answeredTime == nil ? .failed : result, reason: reason)
+        // What GET /calling/v1/calls/id/{callId} says is what the DiCE says.
+        recorder?.recordOutcome(callID: callID, applicationKey: call.context.applicationKey, outcome, at: time)
+        let (cause, error) = Self.endCause(answered: call.answeredTime != nil, reason: reason, why: why)
+        finishRecord(call, cause: cause, error: error, at: time)
+        sendDiCE(call, callID: callID, result: outcome.result, reason: outcome.reason, durationSeconds: duration)
+    }
+
+    /// Closes the call's media and writes its record's last version with the legs' final
+    /// figures (when they come back from the media loop).
+    private func finishRecord(_ call: Call, cause: CallEndCause, error: CallError?, at time: Int64) {
+        var record = call.record
+        record.state = .ended
+        record.endCause = cause
+        record.error = error
+        record.times.endedTime = time
+        call.record = record
+        guard let anchor else {
+            recorder?.persist(record, legs: [])
+            return
+        }
+        anchor.closeAll(callID: record.callID, now: loop.now) { [recorder, wallClock, record] statistics in
+            recorder?.persist(record, legs: CallEngine.storedLegs(statistics, of: record, at: wallClock()))
+        }
+    }
+
+    /// A call's record as the server answers it: from the caller to the number dialled
+    /// (`phoneToPhone` or `sipToPhone`, as a bridge's, whose callee is a number too).
+    static func record(of inbound: InboundSIPCall, startedTime: Int64) -> CallRecord {
+        let caller = inbound.party.address
+        var record = CallRecord(
+            callID: inbound.party.callID, applicationKey: inbound.applicationKey,
+            direction: CallDirection(bridgedFrom: caller.kind, to: .phone) ?? .sipToPhone, caller: caller, callerDeviceID: nil,
+            callee: .phone(inbound.dialled), headers: inbound.headers, video: false, startedTime: startedTime)
+        record.sipCallID = inbound.sipCallID.map { String($0.prefix(256)) }
+        return record
+    }
+
+    /// The record's end of a call that ended here for `reason`: `hungUp` (whoever hung
+    /// up), `timeout`, or an `error` saying why (`media_failed` before the answer).
+    static func endCause(answered: Bool, reason: DisconnectReason, why: String) -> (CallEndCause, CallError?) {
+        if answered, reason == .timeout { return (.timeout, nil) }
+        if answered, [.callerHangup, .calleeHangup, .managerHangup].contains(reason) { return (.hungUp, nil) }
+        let code: SignalingErrorCode = answered ? .internalError : .mediaFailed
+        return (.error, CallError(code: code.rawValue, message: String(why.prefix(512))))
     }
 
     private func reject(_ inbound: InboundSIPCall, context: CallEngine.BackendCall) {
@@ -540,7 +628,7 @@ final class ServerAnsweredCalls: @unchecked Sendable {
         sipCalls?.tell(inbound.party, .ended(
             callID: inbound.party.callID, cause: .error, error: .init(code: .destinationUnavailable, message: "no media anchor"),
             details: CallTimes(startedTime: time, endedTime: time)))
-        let call = Call(inbound: inbound, context: context)
+        let call = Call(inbound: inbound, context: context, startedTime: time)
         sendDiCE(call, callID: inbound.party.callID, result: .failed, reason: .generalError, durationSeconds: 0)
     }
 

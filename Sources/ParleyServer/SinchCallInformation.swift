@@ -27,8 +27,11 @@ struct SinchCallInformation: Encodable, Sendable, Hashable {
     var custom: String
 
     /// The information of the stored `record` at `nowMilliseconds` (Unix), the end's side
-    /// from the call's timeline (`call.hangup` events).
-    init(record: StoredCall, hungUpBy: SinchCallOutcome.HangUpSide?, nowMilliseconds: Int64) {
+    /// from the call's timeline (`call.hangup` events). `recorded` is the outcome its DiCE
+    /// gave (the timeline's `call.outcome`), which wins once the call ended, so both say the
+    /// same (a call the server answered and then connected ends `BUSY` though it was
+    /// answered).
+    init(record: StoredCall, hungUpBy: SinchCallOutcome.HangUpSide?, recorded: SinchCallOutcome? = nil, nowMilliseconds: Int64) {
         let fromDestination = CallEngine.destination(of: record.caller)
         let toDestination = CallEngine.destination(of: record.callee)
         from = Endpoint(type: fromDestination.kind.rawValue, endpoint: fromDestination.endpoint)
@@ -37,7 +40,10 @@ struct SinchCallInformation: Encodable, Sendable, Hashable {
         callId = record.callId
         let ended = record.state == .ended
         status = ended ? "FINAL" : "ONGOING"
-        if ended {
+        if ended, let recorded {
+            result = recorded.result.rawValue
+            reason = recorded.reason.rawValue
+        } else if ended {
             let outcome = SinchCallOutcome(endCause: record.endCause, answered: record.details.answeredTime != nil,
                                            errorCode: record.error?.code, hungUpBy: hungUpBy)
             result = outcome.result.rawValue

@@ -21,6 +21,19 @@ struct SinchCallOutcome: Sendable, Hashable {
         case api
     }
 
+    init(result: DisconnectResult, reason: DisconnectReason) {
+        self.result = result
+        self.reason = reason
+    }
+
+    /// The outcome a call's DiCE gave, as its timeline keeps it (`CallRecorder.recordOutcome`);
+    /// nil when `detail` is not one.
+    init?(recorded detail: [String: String]) {
+        guard let result = detail["result"].flatMap(DisconnectResult.init(rawValue:)),
+              let reason = detail["reason"].flatMap(DisconnectReason.init(rawValue:)) else { return nil }
+        self.init(result: result, reason: reason)
+    }
+
     /// The outcome of the ended `record` (the engine's DiCE).
     init(ended record: CallRecord, hungUpBy: HangUpSide?, refusal: DisconnectReason? = nil) {
         self.init(endCause: record.endCause, answered: record.times.answeredTime != nil, errorCode: record.error?.code,

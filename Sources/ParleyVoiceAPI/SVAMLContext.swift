@@ -7,7 +7,9 @@ public enum SVAMLContext: String, Sendable, Hashable, CaseIterable {
     case ace
     /// The answer to a Prompt Input Event.
     case pie
-    /// A REST `PATCH` of a live call (`/calling/v1/calls/id/{callId}`).
+    /// A REST `PATCH` of a live call (`/calling/v1/calls/id/{callId}`). Beside Sinch's
+    /// `hangup`, `continue` and `park`, Parley takes `connectPstn` and `connectSip` here,
+    /// which move a call the server answered (a parked call) on to a call out.
     case callUpdate
 
     /// The actions allowed.
@@ -16,7 +18,7 @@ public enum SVAMLContext: String, Sendable, Hashable, CaseIterable {
         case .ice: [.connectMxp, .connectPstn, .connectSip, .connectConf, .hangup, .park, .runMenu]
         case .ace: [.connectConf, .continue, .hangup, .runMenu]
         case .pie: [.connectPstn, .connectSip, .connectConf, .continue, .hangup, .runMenu]
-        case .callUpdate: [.hangup, .continue, .park]
+        case .callUpdate: [.hangup, .continue, .park, .connectPstn, .connectSip]
         }
     }
 

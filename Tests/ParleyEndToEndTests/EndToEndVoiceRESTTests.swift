@@ -54,7 +54,8 @@ extension EndToEndRealTimeMediaTests.SIPInteropBaresipTests {
     /// its backend (no prompt, a minute's `maxDuration`), so the caller hears silence; a
     /// `PATCH` with `say` is spoken to the caller (the only speech in the recording); a
     /// `PATCH` with `hangup` ends the call at once (BYE to the phone), the DiCE says
-    /// MANAGERHANGUP, and a second `PATCH` finds no call.
+    /// MANAGERHANGUP, and a second `PATCH` finds the call ended (its record); the GET says
+    /// FINAL with the DiCE's result and reason.
     @Test func aParkedCallIsSpokenToAndHungUpThroughTheVoiceAPI() throws {
         let scratch = try Self.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: scratch) }
@@ -87,7 +88,10 @@ extension EndToEndRealTimeMediaTests.SIPInteropBaresipTests {
         #expect((dice.body["duration"] as? Int ?? 99) < 30, "\(dice.body)")
         let speech = try Self.voicedRatio(of: heard)
         #expect(speech.seconds >= 0.8, "speech heard: \(speech)")
-        // Gone: a second hang-up finds no call.
-        #expect(try server.request("PATCH", path, body: ["action": ["name": "hangup"]]).status == 404)
+        let final = try Self.finalInformation(server, path)
+        #expect(final.body?["status"] as? String == "FINAL", "\(final)")
+        #expect(final.body?["result"] as? String == "ANSWERED" && final.body?["reason"] as? String == "MANAGERHANGUP", "\(final)")
+        // Ended: a second hang-up finds the call's record.
+        #expect(try server.request("PATCH", path, body: ["action": ["name": "hangup"]]).status == 409)
     }
 }

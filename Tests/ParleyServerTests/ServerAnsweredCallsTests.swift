@@ -1,10 +1,12 @@
 import Foundation
+import ParleyAuth
 import ParleyCallCore
 import ParleyCallModel
 import ParleyCrypto
 import ParleyMediaCore
 import ParleyNetCore
 @testable import ParleyServer
+import ParleyStore
 import ParleyTestSupport
 import ParleyVoiceAPI
 import ParleyWireCore
@@ -14,7 +16,8 @@ import Testing
 /// Calls the server answers itself (`ServerAnsweredCalls`) through a real media anchor on a
 /// `ManualScheduler` with sockets in memory, toward a SIP caller built as
 /// `MediaAnchorGatewayTests.SIPPeer`; the SIP user agent is a fake that records what the
-/// engine tells the caller. Prompts are WAV files of a scratch prompt directory.
+/// engine tells the caller. Prompts are WAV files of a scratch prompt directory; records go
+/// to a SQLite store in the same directory.
 @Suite struct ServerAnsweredCallsTests {
     typealias SIPPeer = MediaAnchorGatewayTests.SIPPeer
 
@@ -38,10 +41,21 @@ import Testing
         let callID = "ivr-call-1"
         let party: SIPParty
         let directory: URL
+        let store: StoreQueue
+        let recorder: CallRecorder
+        let applicationKey: String
 
         init() throws {
             directory = URL(fileURLWithPath: ServerHarness.temporaryDirectory())
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let stores = try CallStoreFactory.sqlite(dataDirectory: directory.path)
+            store = try StoreQueue(opening: stores)
+            let credentials = try ApplicationCredentials.generate()
+            applicationKey = credentials.key
+            _ = try store.performAndWait { (store) throws(StoreError) in
+                try store.createApplication(key: credentials.key, name: "ivr", secret: credentials.secret.base64, at: 1_800_000_000_000)
+            }
+            recorder = try CallRecorder(stores: stores, log: ServerLog(level: .error) { _ in }, metrics: ServerMetrics())
             let configuration = ServerHarness.configuration(directory: directory.path) { $0.mediaInactivityTimeout = .seconds(30) }
             let box = Mutex<ServerAnsweredCalls?>(nil)
             anchor = MediaAnchor(
@@ -51,7 +65,8 @@ import Testing
                 report: { event, callID in box.withLock { $0 }?.mediaReported(event, callID: callID) })
             let created = ServerAnsweredCalls(
                 loop: scheduler, anchor: anchor, sipCalls: sip, backend: nil, prompts: PromptLibrary(directory: directory.path),
-                log: ServerLog(level: .error) { _ in }, maximumCallLength: .seconds(3600), wallClock: { 1_800_000_000_000 })
+                log: ServerLog(level: .error) { _ in }, maximumCallLength: .seconds(3600), recorder: recorder,
+                wallClock: { 1_800_000_000_000 })
             calls = created
             box.withLock { $0 = created }
             peer = SIPPeer(port: 7_000, frequency: 1_000, network: network, now: scheduler.now, seed: 2)
@@ -69,9 +84,9 @@ import Testing
 
         /// The caller's INVITE offer, answered by the server with `svaml`.
         func call(_ svaml: SVAMLResponse) throws {
-            let inbound = InboundSIPCall(party: party, dialled: "+46700000097", applicationKey: "app", target: nil,
-                                         offer: try peer.core.makeOffer(), headers: [:])
-            let context = CallEngine.BackendCall(applicationKey: "app", from: "+4615550101",
+            let inbound = InboundSIPCall(party: party, dialled: "+46700000097", applicationKey: applicationKey, target: nil,
+                                         offer: try peer.core.makeOffer(), headers: [:], sipCallID: "invite-1@trunk.test")
+            let context = CallEngine.BackendCall(applicationKey: applicationKey, from: "+4615550101",
                                                  to: Destination(kind: .did, endpoint: "+46700000097"), headers: [])
             calls.take(inbound, context: context, svaml: svaml)
             scheduler.run()
@@ -99,6 +114,14 @@ import Testing
             for _ in 0..<100 {
                 Thread.sleep(forTimeInterval: 0.01)
                 scheduler.run()
+            }
+        }
+
+        /// The call's record and timeline once every write handed to the recorder is done.
+        func stored() throws -> (call: StoredCall?, events: [CallEvent]) {
+            #expect(recorder.flush())
+            return try store.performAndWait { [callID] (store) throws(StoreError) in
+                (try store.call(id: callID, applicationKey: nil), try store.callEvents(callId: callID, applicationKey: nil))
             }
         }
 
@@ -208,6 +231,101 @@ import Testing
             }
             #expect(!h.calls.handles(h.callID))
         }
+    }
+
+    /// The record of a call answered here: created at the answer, answered and
+    /// established, ended with the cause of the DiCE's reason; its timeline keeps the
+    /// DiCE's outcome, which `GET /calling/v1/calls/id/{callId}` reads.
+    @Test func aCallAnsweredHereIsRecordedFromItsAnswerToItsEnd() throws {
+        let h = try Harness()
+        defer { h.anchor.closeEverything() }
+        try h.call(SVAMLResponse(action: .park(ParkAction())))
+        h.run(milliseconds: 200)
+        let live = try h.stored()
+        let call = try #require(live.call)
+        #expect(call.caller == .phone("+4615550101") && call.callee == .phone("+46700000097") && call.direction == .phoneToPhone)
+        #expect(call.state == .established && call.details.answeredTime == 1_800_000_000_000, "\(call)")
+        #expect(call.sipCallId == "invite-1@trunk.test" && call.sipStatus == 200, "\(call)")
+        let information = SinchCallInformation(record: call, hungUpBy: nil, nowMilliseconds: 1_800_000_005_000)
+        #expect(information.status == "ONGOING" && information.duration == 5 && information.result == "N/A")
+
+        #expect(h.calls.hangUp(callID: h.callID))
+        h.scheduler.run()
+        let ended = try h.stored()
+        let final = try #require(ended.call)
+        #expect(final.state == .ended && final.endCause == .hungUp && final.details.endedTime == 1_800_000_000_000, "\(final)")
+        #expect(final.legs.map(\.role) == [.caller], "the caller's leg and its figures: \(final.legs)")
+        let outcome = try #require(ended.events.last { $0.kind == CallRecorder.outcomeEventKind })
+        #expect(outcome.detail == ["result": "ANSWERED", "reason": "MANAGERHANGUP"])
+        let recorded = SinchCallOutcome(recorded: outcome.detail)
+        #expect(SinchCallInformation(record: final, hungUpBy: nil, recorded: recorded, nowMilliseconds: 0).reason == "MANAGERHANGUP")
+    }
+
+    /// `connectPstn` after a prompt hands the call to the engine with its context (the
+    /// answer's time, its record), and nothing of it stays here; a refusal the engine
+    /// answers ends the record with that error.
+    @Test func connectPstnAfterAPromptHandsTheCallOnAndARefusalEndsItsRecord() throws {
+        for refused in [false, true] {
+            let h = try Harness()
+            defer { h.anchor.closeEverything() }
+            let handed = Mutex<[(String, CallEngine.BackendCall, SVAMLAction)]>([])
+            h.calls.connect = { inbound, context, action in
+                handed.withLock { $0.append((inbound.party.callID, context, action)) }
+                return refused ? CallError(code: "destination_not_allowed", message: "not an allowed prefix") : nil
+            }
+            try h.tone("beep", frequency: 600, milliseconds: 300)
+            let connect = SVAMLAction.connectPstn(ConnectPstnAction(number: try PhoneNumber(normalizing: "+4631555010")))
+            let svaml = SVAMLResponse(instructions: [.playFiles(ids: ["beep"], locale: nil)], action: connect)
+            #expect(ServerAnsweredCalls.answers(svaml), "a prompt before connectPstn is answered here")
+            try h.call(svaml)
+            h.run(milliseconds: 200)
+            h.settle()
+            #expect(handed.withLock { $0.isEmpty }, "connected before the prompt played")
+            h.run(milliseconds: 1000) { handed.withLock { !$0.isEmpty } }
+            let (callID, context, action) = try #require(handed.withLock { $0.first })
+            #expect(callID == h.callID && action == connect)
+            #expect(context.serverAnsweredTime == 1_800_000_000_000 && context.recorded)
+            #expect(!h.calls.handles(h.callID))
+            #expect(!h.sip.ended, "the caller's dialog is the engine's now")
+            h.scheduler.run()
+            let call = try #require(try h.stored().call)
+            if refused {
+                #expect(call.state == .ended && call.endCause == .error && call.error?.code == "destination_not_allowed", "\(call)")
+            } else {
+                #expect(call.state == .established, "the engine's versions go on from here: \(call)")
+            }
+        }
+    }
+
+    /// The engine's versions of a call handed on from here ring and answer again: the
+    /// recorder writes no state before one it wrote, so the record stays established and
+    /// keeps the server's answer; the end is written as any call's.
+    @Test func theRecorderWritesNoStateBeforeOneItWrote() throws {
+        let h = try Harness()
+        defer { h.anchor.closeEverything() }
+        var record = ServerAnsweredCalls.record(of: InboundSIPCall(
+            party: h.party, dialled: "+46700000097", applicationKey: h.applicationKey, target: nil, offer: "", headers: [:]),
+            startedTime: 1_000)
+        record.state = .established
+        record.times.answeredTime = 2_000
+        record.times.establishedTime = 2_100
+        h.recorder.persist(record, legs: [])
+        var engines = record
+        engines.state = .ringing
+        engines.times = CallTimes(startedTime: 5_000, progressedTime: 5_010, rungTime: 5_020)
+        h.recorder.persist(engines, legs: [])
+        #expect(try h.stored().call?.state == .established)
+        engines.state = .established
+        engines.times.answeredTime = 9_000
+        engines.times.establishedTime = 9_100
+        h.recorder.persist(engines, legs: [])
+        engines.state = .ended
+        engines.endCause = .denied
+        engines.times.endedTime = 12_000
+        h.recorder.persist(engines, legs: [])
+        let call = try #require(try h.stored().call)
+        #expect(call.state == .ended && call.endCause == .denied && call.details.startedTime == 1_000)
+        #expect(call.details.answeredTime == 2_000 && call.details.rungTime == nil && call.durationMs == 10_000, "\(call)")
     }
 
     @Test func promptPartsAndNamesStayInsideTheDirectory() throws {
