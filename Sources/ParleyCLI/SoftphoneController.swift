@@ -21,6 +21,10 @@ struct SoftphoneController {
         case dtmfReceived(callID: String, digits: String)
         /// In a conference room, the users talking now changed (`call(_:didChangeTalkers:)`).
         case talkersChanged(callID: String, userIDs: [String])
+        /// The call's hold changed: this side's (`held`) or the other party's (`remoteHeld`).
+        case holdChanged(callID: String, held: Bool, remoteHeld: Bool)
+        /// The server refused this side's hold or resume; the call goes on.
+        case holdRefused(callID: String, held: Bool, message: String)
         case ended(callID: String, cause: ParleyCallEndCause, errorCode: String?, errorMessage: String?, statistics: SoftphoneStatistics)
         /// A line typed on standard input (without its newline).
         case inputLine(String)
@@ -54,6 +58,8 @@ struct SoftphoneController {
         case hangUp(callID: String)
         /// Send DTMF tones in the call (`--dtmf`, once it is established).
         case sendDTMF(callID: String, tones: String)
+        /// Hold (`held` true) or resume the call, as the user tapping Hold on the system's screen.
+        case setHeld(callID: String, held: Bool)
         /// Sign out (hang up what is left, close the WebSocket).
         case terminateClient
         case exit(SoftphoneExitCode)
@@ -73,6 +79,9 @@ struct SoftphoneController {
         var statistics = SoftphoneStatistics()
         /// The far side's response headers already printed.
         var responseHeaders: [String: String] = [:]
+        /// This side's and the other party's hold, as last reported.
+        var held = false
+        var remoteHeld = false
     }
 
     private enum Phase: Equatable { case idle, connecting, ready, finished }
@@ -174,6 +183,17 @@ struct SoftphoneController {
             return callEvent(callID, .answered, nowMs) + responseHeaders(callID, headers, nowMs)
         case .dtmfReceived(let callID, let digits): return callEvent(callID, .dtmfReceived(digits: digits), nowMs)
         case .talkersChanged(let callID, let users): return callEvent(callID, .talking(userIDs: users), nowMs)
+        case .holdChanged(let callID, let held, let remoteHeld):
+            guard let call = active, call.id == callID else { return [] }
+            var actions: [Action] = []
+            if held != call.held { actions.append(emit(held ? .held : .resumed, nowMs, callID: callID)) }
+            if remoteHeld != call.remoteHeld { actions.append(emit(remoteHeld ? .remoteHeld : .remoteResumed, nowMs, callID: callID)) }
+            active?.held = held
+            active?.remoteHeld = remoteHeld
+            return actions
+        case .holdRefused(let callID, let held, let message):
+            guard active?.id == callID else { return [] }
+            return [.error("call \(callID): the server refused to \(held ? "hold" : "resume") it: \(message)")]
         case .established(let callID):
             guard active?.id == callID, active?.establishedAtMs == nil else { return [] }
             active?.establishedAtMs = nowMs
@@ -212,8 +232,13 @@ struct SoftphoneController {
             return actions
 
         case .inputLine(let line):
-            guard options.mode == .listen, let call = active, !call.outgoing else { return [] }
+            guard let call = active else { return [] }
             let command = line.trimmingSpaces().lowercased()
+            // `hold` and `resume` during an established call, in `call` and `listen` alike.
+            if call.establishedAtMs != nil, call.hangUpSentAtMs == nil, command == "hold" || command == "resume" {
+                return [.setHeld(callID: call.id, held: command == "hold")]
+            }
+            guard options.mode == .listen, !call.outgoing else { return [] }
             if call.establishedAtMs == nil && !call.answerSent && call.hangUpSentAtMs == nil {
                 if command.isEmpty || command == "a" { return answer(nowMs: nowMs) }
                 if command == "d" {

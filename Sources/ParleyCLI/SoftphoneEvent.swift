@@ -55,6 +55,12 @@ enum SoftphoneEvent: Equatable {
     case dtmfReceived(digits: String)
     /// In a conference room: the users talking now, loudest first (empty: nobody).
     case talking(userIDs: [String])
+    /// This side put the call on hold, or resumed it (the server accepted).
+    case held
+    case resumed
+    /// The other party put the call on hold, or resumed it.
+    case remoteHeld
+    case remoteResumed
     /// This side acts: answering, declining or hanging up, and why.
     case answering
     case declining

@@ -95,6 +95,10 @@ struct SoftphoneFormatter {
         case .established: return "established"
         case .responseHeaders(let headers): return "response" + headerText(headers)
         case .dtmfReceived(let digits): return "dtmf received \(digits)"
+        case .held: return "on hold"
+        case .resumed: return "resumed"
+        case .remoteHeld: return "on hold by the other party"
+        case .remoteResumed: return "resumed by the other party"
         // "(nobody)" cannot be a user id, so it never reads as one.
         case .talking(let users): return "talking: " + (users.isEmpty ? "(nobody)" : users.joined(separator: ", "))
         case .answering: return "answering"
@@ -140,7 +144,7 @@ struct SoftphoneFormatter {
             fields += statisticsFields(statistics)
         case .pushRegistered(let type, let already): fields += [("pushType", .string(type)), ("already", .bool(already))]
         case .pushRelayed(let caller), .pushExpired(let caller): fields.append(("from", .string(caller)))
-        case .progressing, .ringing, .answered, .established, .answering, .declining: break
+        case .progressing, .ringing, .answered, .established, .answering, .declining, .held, .resumed, .remoteHeld, .remoteResumed: break
         }
         return JSONLineValue.object(fields)
     }
@@ -182,6 +186,10 @@ struct SoftphoneFormatter {
         case .established: "established"
         case .responseHeaders: "responseHeaders"
         case .dtmfReceived: "dtmfReceived"
+        case .held: "held"
+        case .resumed: "resumed"
+        case .remoteHeld: "remoteHeld"
+        case .remoteResumed: "remoteResumed"
         case .talking: "talking"
         case .answering: "answering"
         case .declining: "declining"

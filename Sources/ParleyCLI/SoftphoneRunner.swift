@@ -172,7 +172,8 @@ final class SoftphoneShell: ParleyClientDelegate, ParleyPushDelegate, ParleyCall
         timer.resume()
         self.timer = timer
 
-        if options.mode == .listen { startReadingInput() }
+        // Lines typed during a call: answer, decline and hang up (`listen`), hold and resume (both).
+        startReadingInput()
     }
 
     private func feed(_ input: SoftphoneController.Input) {
@@ -213,6 +214,12 @@ final class SoftphoneShell: ParleyClientDelegate, ParleyPushDelegate, ParleyCall
             case .sendDTMF(let callID, let tones):
                 if calls[callID]?.sendDTMF(tones) != true {
                     output.error("call \(callID): could not send DTMF \(tones)")
+                }
+            case .setHeld(let callID, let held):
+                // Straight through the call: its completion says whether the server took it.
+                calls[callID]?.setHeld(held) { [weak self] error in
+                    guard let error else { return }
+                    DispatchQueue.main.async { self?.feed(.holdRefused(callID: callID, held: held, message: "\(error)")) }
                 }
             case .hangUp(let callID):
                 if let uuid = callService?.systemCallUUID(forCallId: callID) {
@@ -362,6 +369,9 @@ final class SoftphoneShell: ParleyClientDelegate, ParleyPushDelegate, ParleyCall
         feed(.talkersChanged(callID: call.callId, userIDs: talkers.map(\.userId)))
     }
     func callDidEstablish(_ call: ParleyCall) { feed(.established(callID: call.callId)) }
+    func callDidChangeHold(_ call: ParleyCall) {
+        feed(.holdChanged(callID: call.callId, held: call.isHeld, remoteHeld: call.isRemoteHeld))
+    }
 
     func callDidEnd(_ call: ParleyCall) {
         let details = call.details

@@ -18,6 +18,9 @@ public enum CallInput: Sendable, Hashable {
     case serverHangup
     /// `call.dtmf` from a party's device on an established call.
     case dtmf(Device, digits: String)
+    /// `call.hold` from a party's device on an established call: hold (`held` true) or
+    /// resume it.
+    case hold(Device, held: Bool)
     /// A report of the media layer about one of the call's legs.
     case media(MediaEvent)
     /// A device woken by this call's push relayed its (verified) payload: it joins the

@@ -40,13 +40,17 @@ public enum CallNotification: Sendable, Hashable {
     /// Who talks in the conference room the call sits in, loudest first (empty: nobody),
     /// for the participant's caller device (the server-to-device `call.talking`).
     case talking(callID: String, talkers: [SignalingMessage.CallTalking.Talker])
+    /// The other party of an established call held it (`held` true) or resumed it; `by`
+    /// names that party's role. A device hears `call.held`; a SIP party's user agent sends
+    /// a re-INVITE offering `a=sendonly` to hold, `a=sendrecv` to resume (RFC 3264 §8.4).
+    case held(callID: String, held: Bool, by: SignalingMessage.CallHeld.Holder, time: Int64)
 
     /// The call the notification is about.
     public var callID: String {
         switch self {
         case .mediaReady(let callID, _), .progress(let callID, _), .ringing(let callID, _, _), .answered(let callID, _, _),
              .established(let callID, _), .ended(let callID, _, _, _), .dtmf(let callID, _, _), .talking(let callID, _),
-             .earlyMedia(let callID, _):
+             .earlyMedia(let callID, _), .held(let callID, _, _, _):
             callID
         case .offered(let offer): offer.callID
         }

@@ -81,7 +81,7 @@ public struct CallRegistry: Sendable {
     // MARK: Requests
 
     /// Handles a call request from an authenticated device: `call.start`, `call.ack`,
-    /// `call.answer`, `call.decline`, `call.hangup`, `call.dtmf`, `ice.candidate`. Returns
+    /// `call.answer`, `call.decline`, `call.hangup`, `call.dtmf`, `call.hold`, `ice.candidate`. Returns
     /// the reply first (`result`, or `error` with the code docs/protocol.md gives), then
     /// the call's actions. Other messages get `error` `not_implemented` (parleyd handles
     /// `hello`, `ping` and push itself).
@@ -96,6 +96,7 @@ public struct CallRegistry: Sendable {
             case .callDecline(let request): actions = try apply(.declined(device), to: request.callID, now: now)
             case .callHangup(let request): actions = try apply(.hungUp(device), to: request.callID, now: now)
             case .callDTMF(let dtmf): actions = try apply(.dtmf(device, digits: dtmf.digits), to: dtmf.callID, now: now)
+            case .callHold(let hold): actions = try apply(.hold(device, held: hold.held), to: hold.callID, now: now)
             case .callStats(let stats): actions = try recordPlayout(stats, from: device, now: now)
             case .iceCandidate(let candidate):
                 // The anchor is ICE-lite: it learns addresses from checks, so a trickled

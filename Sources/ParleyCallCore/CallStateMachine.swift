@@ -139,6 +139,9 @@ public struct CallStateMachine: Sendable {
     private var formerCallees: Set<Party> = []
     /// The SDP answer the answering device gave in `call.ack`, if it answered media early.
     private var answererEarlyAnswer: String?
+    /// The parties that hold the established call now (`call.hold`, a SIP far side's
+    /// re-INVITE), by role: docs/calls.md, "Hold".
+    public private(set) var holders: Set<SignalingMessage.CallHeld.Holder> = []
 
     private var output: [CallAction] = []
 
@@ -354,6 +357,7 @@ public struct CallStateMachine: Sendable {
             try requireNotEnded("hang up")
             end(isAnswered ? .hungUp : .canceled, now: now)
         case .dtmf(let device, let digits): try sendDTMF(from: device, digits: digits)
+        case .hold(let device, let held): try hold(from: device, held: held, now: now)
         case .pushRelayed(let device): try pushRelayed(device, now: now)
         case .media(let event): handleMedia(event, now: now)
         case .deviceDisconnected(let device): disconnected(device, now: now)
@@ -718,6 +722,53 @@ public struct CallStateMachine: Sendable {
         output.append(.media(.sendDTMF(callID: callID, leg: leg, digits: digits)))
     }
 
+    // MARK: Hold
+
+    /// `call.hold` from the caller's device or the answering device of an established
+    /// call. Holding twice (or resuming a call this party does not hold) changes nothing
+    /// and is accepted. A room call (to a room, or a room's callout) cannot be held
+    /// (`not_implemented`): the room's mixer has its own hold (REST), and nobody is there
+    /// to be told.
+    private mutating func hold(from device: Device, held: Bool, now: ClockReading) throws(CallingError) {
+        let verb = held ? "hold" : "resume"
+        try requireNotEnded(verb)
+        guard isCaller(device) || .device(device) == answerer else {
+            _ = try calleeStatus(of: device, to: verb)
+            throw CallingError(.invalidState, callID: callID, "cannot \(verb): the call is not established")
+        }
+        guard case .established(let talking) = phase else {
+            throw CallingError(.invalidState, callID: callID, "cannot \(verb): the call is not established")
+        }
+        if talking.answerer.room != nil || origin.party.room != nil {
+            throw CallingError(.notImplemented, callID: callID, "a conference room call cannot be held (the REST API holds participants)")
+        }
+        setHold(held, by: isCaller(device) ? .caller : .callee, now: now)
+    }
+
+    /// Records that the party of role `holder` holds (or resumed) the call and tells the
+    /// other party; the media layer hears the call's new hold when it changed.
+    private mutating func setHold(_ held: Bool, by holder: SignalingMessage.CallHeld.Holder, now: ClockReading) {
+        guard case .established(let talking) = phase, holders.contains(holder) != held else { return }
+        let silencedBefore = isSilenced(talking)
+        let heldBefore = !holders.isEmpty
+        if held { holders.insert(holder) } else { holders.remove(holder) }
+        let other = holder == .caller ? talking.answerer : callerParty
+        notify(other, .held(callID: callID, held: held, by: holder, time: now.unixMilliseconds))
+        if heldBefore != !holders.isEmpty || silencedBefore != isSilenced(talking) {
+            output.append(.media(.setHold(callID: callID, held: !holders.isEmpty, silenced: isSilenced(talking))))
+        }
+    }
+
+    /// Whether a device party holds the call: then a gateway sends silence both ways.
+    private func isSilenced(_ talking: Talking) -> Bool {
+        holders.contains { holder in
+            switch holder {
+            case .caller: caller != nil
+            case .callee: talking.answerer.device != nil
+            }
+        }
+    }
+
     // MARK: The SIP side
 
     /// What the SIP side reports about the call's SIP party. Before the answer: provisional
@@ -760,8 +811,8 @@ public struct CallStateMachine: Sendable {
                 end(ending.cause, error: ending.error, now: now)
             case .hungUp:
                 end(.denied, now: now)
-            case .dtmf:
-                break  // digits before the answer go nowhere: the caller's call is not established
+            case .dtmf, .held:
+                break  // digits (or a hold) before the answer go nowhere: the caller's call is not established
             }
         case .answered, .established:
             guard party == answerer else { return }
@@ -772,6 +823,9 @@ public struct CallStateMachine: Sendable {
                 end(.error, error: SIPCallEvent.sipError(status: status, reason: reason), now: now)
             case .hungUp:
                 end(.hungUp, now: now)
+            case .held(let held):
+                // Told to a device caller only: a bridge does not pass one leg's hold to the other.
+                if state == .established, caller != nil { setHold(held, by: .callee, now: now) }
             case .dtmf(let digits):
                 if case .sip = origin {
                     // A bridge: INFO digits go on as RFC 4733 events (the gateway carries those itself).
@@ -803,6 +857,9 @@ public struct CallStateMachine: Sendable {
             } else {
                 dtmfReceived(digits, from: .caller, now: now)
             }
+        case .held(let held):
+            // Told to an answering device only: a bridge does not pass one leg's hold to the other.
+            if state == .established, answerer?.device != nil { setHold(held, by: .caller, now: now) }
         case .placed, .trying, .ringing, .answered:
             break
         }

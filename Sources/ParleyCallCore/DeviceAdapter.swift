@@ -27,6 +27,8 @@ public enum DeviceAdapter {
             .callDTMFReceived(.init(callID: callID, digits: digits, time: time))
         case .talking(let callID, let talkers):
             .callTalking(.init(callID: callID, talking: talkers))
+        case .held(let callID, let held, let by, let time):
+            .callHeld(.init(callID: callID, held: held, by: by, time: time))
         case .earlyMedia:
             nil
         }

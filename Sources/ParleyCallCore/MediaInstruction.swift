@@ -37,6 +37,12 @@ public enum MediaInstruction: Sendable, Hashable {
     /// Send DTMF digits (RFC 4733) on `leg`, toward its party (a gateway call's; a relay
     /// call sends none).
     case sendDTMF(callID: String, leg: CallLegID, digits: String)
+    /// The call's hold changed (docs/calls.md, "Hold"): `held` while either party holds,
+    /// so that a leg whose far side stopped sending is not taken for dead; `silenced`
+    /// while a device party holds, so that a gateway forwards silence between the legs in
+    /// both directions instead of their audio (a relay between devices is left alone:
+    /// the holding device's SDK stops its own audio).
+    case setHold(callID: String, held: Bool, silenced: Bool)
     /// Close one leg (a callee party that will not take part any more).
     case closeLeg(callID: String, leg: CallLegID)
     /// The call ended: close every leg it still has and report their statistics to the record.

@@ -33,6 +33,11 @@ public enum SIPCallEvent: Sendable, Hashable {
     /// DTMF the far side sent in a SIP INFO (`application/dtmf-relay`), not as RFC 4733
     /// events in the media (those come from the media layer); for the caller to hear.
     case dtmf(digits: String)
+    /// The far side of an established call put it on hold (`held` true: its re-INVITE or
+    /// UPDATE offered `sendonly` or `inactive`) or took it off hold (`sendrecv` or
+    /// `recvonly` again), RFC 3264 §8.4. Reported on a change only; for the device party
+    /// of the call to hear (`call.held`).
+    case held(Bool)
 
     /// How a final failure status ends a call that was not answered: 486 Busy Here, 600
     /// Busy Everywhere and 603 Decline are `denied`; 408 Request Timeout and 480

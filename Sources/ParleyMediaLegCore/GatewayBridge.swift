@@ -84,6 +84,10 @@ public final class GatewayBridge<LegID: Hashable & Sendable>: MediaTopology {
         /// Events received on the other leg that this leg could not carry: it negotiated no
         /// telephone-event, the code is not a DTMF key (0-15), or its queue was full.
         public var eventsNotForwarded: UInt64 = 0
+        /// The other leg's audio not sent on this one because the call was on hold
+        /// (`isSilenced`): frames replaced by silence when transcoding, packets dropped when
+        /// relaying.
+        public var audioLeftOutForHold: UInt64 = 0
         /// Datagrams received on this leg and dropped by its core.
         public var datagramsDropped: UInt64 = 0
         /// Frames the codec or SRTP could not encode or protect (not sent).
@@ -113,6 +117,13 @@ public final class GatewayBridge<LegID: Hashable & Sendable>: MediaTopology {
     /// The joined legs, in the order they joined; two at most.
     public private(set) var joined: [LegID] = []
     public private(set) var path: Path = .undecided
+    /// Whether the call is on hold by an app party (docs/calls.md, "Hold"): while set,
+    /// neither leg's audio reaches the other. Transcoding, each leg is sent 20 ms of
+    /// silence a tick in place of the other's audio (the other's jitter buffer is still
+    /// played out, so it keeps its pace), so a far side keeps a steady stream and no RTP
+    /// timeout of its own fires; relaying, nothing is relayed (each leg's clock goes on
+    /// through the gap). Telephone events still go both ways.
+    public var isSilenced = false
     /// Ticks run so far.
     public private(set) var ticks: UInt64 = 0
     /// Ticks given up after stalls (the caller late by more than the catch-up allows).
@@ -193,6 +204,10 @@ public final class GatewayBridge<LegID: Hashable & Sendable>: MediaTopology {
         case .media(let plain):
             var actions: [MediaTopologyAction<LegID>] = [.receivedMedia(leg: leg)]
             guard path == .relay, let peer = peer(of: leg) else { return MediaTopologyReceipt(actions: actions) }
+            if isSilenced {
+                peer.slot.counters.audioLeftOutForHold &+= 1
+                return MediaTopologyReceipt(actions: actions)
+            }
             if peer.slot.events?.isSending == true {
                 peer.slot.counters.audioLeftOutForEvents &+= 1
                 return MediaTopologyReceipt(actions: actions)
@@ -288,8 +303,10 @@ public final class GatewayBridge<LegID: Hashable & Sendable>: MediaTopology {
                     slot.counters.audioLeftOutForEvents &+= 1
                     continue
                 }
+                if isSilenced { slot.counters.audioLeftOutForHold &+= 1 }
                 do {
-                    let sent = try slot.core.sendAudio(AudioFrame(samples: samples, sampleRate: AudioPayloadCodec.interfaceRate), now: now)
+                    let frame = isSilenced ? [Int16](repeating: 0, count: samples.count) : samples
+                    let sent = try slot.core.sendAudio(AudioFrame(samples: frame, sampleRate: AudioPayloadCodec.interfaceRate), now: now)
                     if !sent.isEmpty {
                         slot.counters.framesTranscoded &+= 1
                         out.append(.forwarded(from: source.id, to: leg))
@@ -344,6 +361,10 @@ public final class GatewayBridge<LegID: Hashable & Sendable>: MediaTopology {
 
     private func relay(_ packet: RTPPacket, from leg: LegID, now: ContinuousClock.Instant, into out: inout [MediaTopologyAction<LegID>]) {
         guard path == .relay, let peer = peer(of: leg) else { return }
+        if isSilenced {
+            peer.slot.counters.audioLeftOutForHold &+= 1
+            return
+        }
         if peer.slot.events?.isSending == true {
             peer.slot.counters.audioLeftOutForEvents &+= 1
             return

@@ -81,6 +81,8 @@ public final class CallKitSystemCallProvider: NSObject, SystemCallProvider, CXPr
             action = start
         case .answer: action = CXAnswerCallAction(call: callUUID)
         case .end: action = CXEndCallAction(call: callUUID)
+        case .setHeld(let held): action = CXSetHeldCallAction(call: callUUID, onHold: held)
+        case .setMuted(let muted): action = CXSetMutedCallAction(call: callUUID, muted: muted)
         }
         controller.request(CXTransaction(action: action)) { error in completion(error.map(Self.systemError)) }
     }
@@ -109,11 +111,11 @@ public final class CallKitSystemCallProvider: NSObject, SystemCallProvider, CXPr
     }
     public func provider(_ provider: CXProvider, perform action: CXEndCallAction) { hand(action, .end) }
 
-    // Mute and hold: the integration has no such actions yet (docs/push-and-callkit.md). Said
-    // here rather than left to CallKit, whose handling of an unimplemented optional `perform`
-    // is not documented.
-    public func provider(_ provider: CXProvider, perform action: CXSetMutedCallAction) { action.fail() }
-    public func provider(_ provider: CXProvider, perform action: CXSetHeldCallAction) { action.fail() }
+    /// Mute: the client's audio controller mutes or unmutes the microphone; fulfilled at once.
+    public func provider(_ provider: CXProvider, perform action: CXSetMutedCallAction) { hand(action, .setMuted(action.isMuted)) }
+    /// Hold: `ParleyCall.setHeld(_:completion:)`; fulfilled once the server accepted it,
+    /// failed when it refused (the call not established, ...). The call goes on either way.
+    public func provider(_ provider: CXProvider, perform action: CXSetHeldCallAction) { hand(action, .setHeld(action.isOnHold)) }
 
     public func provider(_ provider: CXProvider, didActivate audioSession: AVAudioSession) { delegate?.didActivateAudioSession() }
     public func provider(_ provider: CXProvider, didDeactivate audioSession: AVAudioSession) { delegate?.didDeactivateAudioSession() }
@@ -136,7 +138,7 @@ public final class CallKitSystemCallProvider: NSObject, SystemCallProvider, CXPr
         callUpdate.localizedCallerName = update.localizedCallerName
         callUpdate.hasVideo = update.hasVideo
         callUpdate.supportsDTMF = false
-        callUpdate.supportsHolding = false
+        callUpdate.supportsHolding = true
         callUpdate.supportsGrouping = false
         callUpdate.supportsUngrouping = false
         return callUpdate

@@ -132,11 +132,16 @@ public final class LiveCommunicationKitSystemCallProvider: SystemCallProvider, C
     }
 
     public func request(_ kind: SystemCallAction.Kind, callUUID: UUID, completion: @escaping @Sendable ((any Error)?) -> Void) {
-        let action: ConversationAction = switch kind {
+        let action: ConversationAction
+        switch kind {
         case .start(let handle, let video):
-            StartConversationAction(conversationUUID: callUUID, handles: [Handle(type: .generic, value: handle)], isVideo: video)
-        case .answer: JoinConversationAction(conversationUUID: callUUID)
-        case .end: EndConversationAction(conversationUUID: callUUID)
+            action = StartConversationAction(conversationUUID: callUUID, handles: [Handle(type: .generic, value: handle)], isVideo: video)
+        case .answer: action = JoinConversationAction(conversationUUID: callUUID)
+        case .end: action = EndConversationAction(conversationUUID: callUUID)
+        case .setHeld, .setMuted:
+            // Mute and pause are not translated for LiveCommunicationKit yet (docs/push-and-callkit.md).
+            completion(SystemCallError(.unknown, "hold and mute are not translated for LiveCommunicationKit"))
+            return
         }
         nonisolated(unsafe) let unsafeAction = action
         Task {

@@ -34,6 +34,10 @@ struct ClientCallRecord: Sendable, Hashable {
     /// Incoming: the user answered (the leg is answering or has answered the offer).
     var answerRequested = false
     var hangupRequested = false
+    /// This device holds the call: the server accepted its last `call.hold` with `held` true.
+    var isHeld = false
+    /// The other party holds the call, as its last `call.held` said.
+    var isRemoteHeld = false
     /// It ended by this device's doing: its hangup (cancel, decline, hang up) or
     /// `terminate`, not the other party, another device or the server.
     var endedByThisDevice = false

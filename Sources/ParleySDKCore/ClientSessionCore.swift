@@ -70,10 +70,13 @@ struct ClientSessionCore {
         /// Reports the playout counters of a call whose leg closed (best effort: an
         /// error or no reply changes nothing, the call has ended).
         case stats(callID: String, playout: SignalingMessage.CallStats.Playout)
+        /// Holds (`held` true) or resumes an established call; a refusal leaves the call as it was.
+        case hold(callID: String, held: Bool)
 
         var callID: String {
             switch self {
-            case .start(let id, _, _, _, _, _), .ack(let id, _), .answer(let id, _), .hangup(let id), .decline(let id), .stats(let id, _): id
+            case .start(let id, _, _, _, _, _), .ack(let id, _), .answer(let id, _), .hangup(let id), .decline(let id), .stats(let id, _),
+                 .hold(let id, _): id
             }
         }
 
@@ -85,6 +88,7 @@ struct ClientSessionCore {
             case .hangup: "call.hangup"
             case .decline: "call.decline"
             case .stats: "call.stats"
+            case .hold: "call.hold"
             }
         }
 
@@ -97,6 +101,7 @@ struct ClientSessionCore {
             case .hangup(let callID): .callHangup(.init(requestID: id, callID: callID))
             case .decline(let callID): .callDecline(.init(requestID: id, callID: callID))
             case .stats(let callID, let playout): .callStats(.init(requestID: id, callID: callID, playout: playout))
+            case .hold(let callID, let held): .callHold(.init(requestID: id, callID: callID, held: held))
             }
         }
     }
@@ -200,6 +205,10 @@ struct ClientSessionCore {
                     connectionLost(reason: "no pong within \(configuration.requestTimeout)", pause: nil, now: now, into: &out)
                     return out
                 }
+            case .call(.hold(let callID, let held), _):
+                // A hold that got no answer leaves the call as it was.
+                out.append(.holdCompleted(callID: callID, held: held, error: ParleyClientError(
+                    code: "request_timeout", message: "no reply to call.hold within \(configuration.requestTimeout)")))
             case .call(let call, _):
                 endCall(call.callID, cause: .error,
                         error: ParleyCallError(code: "request_timeout", message: "no reply to \(call.typeName) within \(configuration.requestTimeout)"),
@@ -520,6 +529,29 @@ struct ClientSessionCore {
         return out
     }
 
+    /// `setHeld(_:)`: asks the server to hold or resume the call. Refused at once (a
+    /// `holdCompleted` with an error, nothing sent) for a call this device does not have
+    /// or that is not established; otherwise sent (or queued until the session is open).
+    mutating func hold(_ callID: String, held: Bool, now: Time) -> [ClientSessionOutput] {
+        guard let call = calls[callID], call.state == .established, !call.hangupRequested else {
+            let state = calls[callID].map { "the call is \($0.state.rawValue)" } ?? "no such call"
+            return [.holdCompleted(callID: callID, held: held, error: ParleyClientError(
+                code: "invalid_state", message: "cannot \(held ? "hold" : "resume"): \(state)"))]
+        }
+        var out: [ClientSessionOutput] = []
+        sendOrQueue(.hold(callID: callID, held: held), resent: false, now: now, into: &out)
+        return out
+    }
+
+    /// The server accepted a hold or resume of this device's.
+    private mutating func holdAccepted(_ callID: String, held: Bool, into out: inout [ClientSessionOutput]) {
+        out.append(.holdCompleted(callID: callID, held: held, error: nil))
+        guard var call = calls[callID], call.isHeld != held else { return }
+        call.isHeld = held
+        calls[callID] = call
+        out.append(.call(.holdChanged, call))
+    }
+
     // MARK: Session
 
     private var currentConnection: Int? {
@@ -680,6 +712,8 @@ struct ClientSessionCore {
             case .push(.unregister):
                 out.append(.pushUnregisterSucceeded)
                 unregisterFinished(into: &out)
+            case .call(.hold(let callID, let held), _):
+                holdAccepted(callID, held: held, into: &out)
             case .ping, .call, .push(.relay):
                 break
             }
@@ -690,6 +724,11 @@ struct ClientSessionCore {
                 return
             }
             guard case .call(let call, let resent) = request.request else { return }
+            if case .hold(let callID, let held) = call {
+                // A refused hold (not established yet, ...) leaves the call as it was.
+                out.append(.holdCompleted(callID: callID, held: held, error: ParleyClientError(code: error.code.rawValue, message: error.message)))
+                return
+            }
             if resent && Self.isStart(call) && error.code == .callExists { return }
             endCall(call.callID, cause: .error, error: ParleyCallError(code: error.code.rawValue, message: error.message), now: now, into: &out)
         case .callIncoming(let incoming):
@@ -735,6 +774,12 @@ struct ClientSessionCore {
             // another device's), there is nobody to tell.
             guard calls[event.callID] != nil else { return }
             out.append(.dtmfReceived(callID: event.callID, digits: event.digits))
+        case .callHeld(let event):
+            // The other party held or resumed; an ended or unknown call has nobody to tell.
+            guard var call = calls[event.callID], call.isRemoteHeld != event.held else { return }
+            call.isRemoteHeld = event.held
+            calls[event.callID] = call
+            out.append(.call(.holdChanged, call))
         case .callTalking(let event):
             // Only a room call has talkers; an ended or unknown call has nobody to tell.
             guard var call = calls[event.callID], call.remoteKind == .conference else { return }
@@ -795,7 +840,7 @@ struct ClientSessionCore {
             guard call.direction == .outgoing || call.answerRequested else { return }
             call.details.establishedTime = time
             call.state = .established
-        case .incoming, .ended:
+        case .incoming, .ended, .holdChanged:
             return
         }
         calls[event.callID] = call
@@ -810,6 +855,15 @@ struct ClientSessionCore {
         call.details.endCause = cause
         call.details.error = error
         call.details.endedTime = Self.date(endedAt ?? now.unixMilliseconds)
+        // Holds still waiting for an answer will get none: their completions hear why.
+        let waitingHolds = pending.sorted { $0.key < $1.key }.compactMap { entry -> (String, Bool)? in
+            if case .call(.hold(let id, let held), _) = entry.value.request, id == callID { (id, held) } else { nil }
+        } + queued.compactMap { item -> (String, Bool)? in
+            if case .hold(let id, let held) = item.request, id == callID { (id, held) } else { nil }
+        }
+        for (id, held) in waitingHolds {
+            out.append(.holdCompleted(callID: id, held: held, error: ParleyClientError(code: "call_ended", message: "the call ended before the server answered")))
+        }
         pending = pending.filter { if case .call(let request, _) = $0.value.request { request.callID != callID } else { true } }
         queued.removeAll { $0.request.callID == callID }
         endedCallIDs.append(callID)

@@ -22,6 +22,8 @@ enum ClientMediaInstruction: Sendable, Hashable {
 /// What a call's delegate hears.
 enum ClientCallEventKind: String, Sendable, Hashable {
     case incoming, progressed, rang, answered, established, ended
+    /// The call's hold changed: this device's (`call.hold` accepted) or the other party's (`call.held`).
+    case holdChanged
 }
 
 /// One thing `ClientSessionCore` asks its I/O shell to do, in order.
@@ -44,6 +46,10 @@ enum ClientSessionOutput: Sendable, Hashable, CustomStringConvertible {
     case media(ClientMediaInstruction)
     /// The far side of call `callID` sent DTMF `digits` (`call.dtmf` event): for its delegates.
     case dtmfReceived(callID: String, digits: String)
+    /// The server answered this device's `call.hold` for `callID` asking for `held`:
+    /// accepted (`error` nil) or refused, timed out or never sent; for the oldest waiting
+    /// `setHeld` completion of that call. The call goes on either way.
+    case holdCompleted(callID: String, held: Bool, error: ParleyClientError?)
     /// The talkers of the room call `callID` is in changed (`call.talking`): for its delegates.
     case talkersChanged(callID: String, talkers: [ParleyConferenceTalker])
     /// The server holds `device` and signs its pushes with `pushKey`: store both.
@@ -74,6 +80,7 @@ enum ClientSessionOutput: Sendable, Hashable, CustomStringConvertible {
                 "\(kind.rawValue) \(call.callID) \(call.state.rawValue)"
             }
         case .dtmfReceived(let id, let digits): "dtmf \(id) \(digits)"
+        case .holdCompleted(let id, let held, let error): "hold \(id) \(held) " + (error.map(\.code) ?? "ok")
         case .talkersChanged(let id, let talkers): "talking \(id) \(talkers.map(\.userId).joined(separator: ","))"
         case .media(.createOffer(let id)): "media offer \(id)"
         case .media(.acceptAnswer(let id, _)): "media accept \(id)"

@@ -119,6 +119,38 @@ public final class ParleyCall: @unchecked Sendable {
         return client.sendDTMF(callId, tones: tones)
     }
 
+    /// Whether this device holds the call: its last `setHeld(_:completion:)` that the
+    /// server accepted asked for hold. Changes just before `callDidChangeHold`.
+    public var isHeld: Bool { record.current.isHeld }
+
+    /// Whether the other party holds the call (an app user's `setHeld(true)`, or a SIP far
+    /// side's re-INVITE offering `sendonly` or `inactive`). Changes just before
+    /// `callDidChangeHold`.
+    public var isRemoteHeld: Bool { record.current.isRemoteHeld }
+
+    /// Puts an established call on hold (`held` true) or takes it off hold. The server
+    /// tells the other party: an app user's delegate hears `callDidChangeHold`, a SIP far
+    /// side gets a re-INVITE offering `a=sendonly` (hold) or `a=sendrecv` (resume), RFC
+    /// 3264 §8.4. While a device holds a call to a phone number or SIP endpoint, the
+    /// server's gateway sends silence both ways; on an app-to-app call the audio keeps
+    /// flowing and the app decides what its user hears and says (mute with
+    /// `ParleyAudioController`; CallKit does this for a call it holds).
+    ///
+    /// `completion` runs on the client's `callbackQueue` with nil once the server accepted
+    /// the change (`isHeld` is then `held`, and `callDidChangeHold` follows if it changed),
+    /// or with a `ParleyClientError` when it did not: `invalid_state` when the call is not
+    /// established (answered and media connected) or is over, `not_implemented` on a
+    /// conference call, `request_timeout` without an answer. A refusal never ends the call.
+    /// Holding a held call, or resuming one this device does not hold, succeeds and
+    /// changes nothing.
+    public func setHeld(_ held: Bool, completion: (@Sendable ((any Error)?) -> Void)? = nil) {
+        guard let client else {
+            completion?(ParleyClientError(code: "not_started", message: "the client is gone"))
+            return
+        }
+        client.setHeld(callId, held: held, completion: completion)
+    }
+
     /// 1-64 of the sixteen DTMF tones (RFC 4733 events 0-15), upper-case letters.
     static func isValidDTMF(_ tones: String) -> Bool {
         let allowed = Set("0123456789*#ABCD")

@@ -23,6 +23,10 @@ public protocol ParleyCallDelegate: AnyObject {
     /// talks). The server sends a change at most ten times a second; `call.talkers` holds
     /// the same list. Between `callDidEstablish` and `callDidEnd`, in order with them.
     func call(_ call: ParleyCall, didChangeTalkers talkers: [ParleyConferenceTalker])
+    /// The call's hold changed: this device's own (`setHeld(_:completion:)` accepted,
+    /// `call.isHeld`) or the other party's (`call.isRemoteHeld`). Between
+    /// `callDidEstablish` and `callDidEnd`, in order with them.
+    func callDidChangeHold(_ call: ParleyCall)
 }
 
 extension ParleyCallDelegate {
@@ -40,6 +44,8 @@ extension ParleyCallDelegate {
     public func call(_ call: ParleyCall, didReceiveDTMF digits: String) {}
     /// Does nothing.
     public func call(_ call: ParleyCall, didChangeTalkers talkers: [ParleyConferenceTalker]) {}
+    /// Does nothing.
+    public func callDidChangeHold(_ call: ParleyCall) {}
 }
 
 /// Hears of incoming calls, on the client's `callbackQueue`.

@@ -66,6 +66,8 @@ public final class ParleyClient: @unchecked Sendable {
     private var core: ClientSessionCore
     private var transport: (connection: Int, transport: any ParleySignalingTransport, localHost: String?)?
     private var calls: [String: ParleyCall] = [:]
+    /// `setHeld` completions waiting for the server's answer, oldest first, by call id (workQueue).
+    private var holdCompletions: [String: [(@Sendable ((any Error)?) -> Void)?]] = [:]
     private var media: [String: CallMediaSession] = [:]
     private let timer: any DispatchSourceTimer
     /// Every delegate call passes through here, in order: an item waits for the items
@@ -255,6 +257,15 @@ public final class ParleyClient: @unchecked Sendable {
         }
     }
 
+    /// Asks the server to hold or resume call `callID`; `completion` (on `callbackQueue`)
+    /// hears the outcome.
+    func setHeld(_ callID: String, held: Bool, completion: (@Sendable ((any Error)?) -> Void)?) {
+        workQueue.async { [self] in
+            holdCompletions[callID, default: []].append(completion)
+            perform(core.hold(callID, held: held, now: Self.now()))
+        }
+    }
+
     // MARK: Driving the core
 
     func input(_ step: @escaping @Sendable (inout ClientSessionCore, ClientSessionCore.Time) -> [ClientSessionOutput]) {
@@ -308,6 +319,12 @@ public final class ParleyClient: @unchecked Sendable {
                 deliver(kind, record)
             case .media(let instruction):
                 performMedia(instruction)
+            case .holdCompleted(let callID, _, let error):
+                // Answers come in the order the requests went: the oldest completion is this one's.
+                guard var waiting = holdCompletions[callID], !waiting.isEmpty else { break }
+                let completion = waiting.removeFirst()
+                holdCompletions[callID] = waiting.isEmpty ? nil : waiting
+                if let completion { deliver { completion(error) } }
             case .dtmfReceived(let callID, let digits):
                 guard let call = calls[callID] else { break }
                 deliver { for delegate in call.allDelegates { delegate.call(call, didReceiveDTMF: digits) } }
@@ -407,6 +424,7 @@ public final class ParleyClient: @unchecked Sendable {
             case .answered: for delegate in call.allDelegates { delegate.callDidAnswer(call) }
             case .established: for delegate in call.allDelegates { delegate.callDidEstablish(call) }
             case .ended: for delegate in call.allDelegates { delegate.callDidEnd(call) }
+            case .holdChanged: for delegate in call.allDelegates { delegate.callDidChangeHold(call) }
             }
         }
     }

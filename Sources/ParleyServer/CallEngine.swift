@@ -722,6 +722,7 @@ final class CallEngine: @unchecked Sendable {
             case .failed(let status, _): "failed \(status)"
             case .hungUp: "hungUp"
             case .dtmf: "dtmf"
+            case .held(let held): held ? "held" : "resumed"
             }
         log.info("sip.report", ["call": party.callID, "event": described])
         if let answeredByServer, answeredByServer.handles(party.callID) { return answeredByServer.sipReported(event, callID: party.callID) }
@@ -1444,7 +1445,7 @@ extension MediaInstruction {
         case .answerCaller(let callID, _, _), .joinRoom(let callID, _, _), .seatCallout(let callID, _), .answerSIPCaller(let callID, _, _),
              .offerCallee(let callID, _),
              .acceptAnswer(let callID, _, _), .bridge(let callID, _),
-             .sendDTMF(let callID, _, _), .closeLeg(let callID, _), .closeAll(let callID):
+             .sendDTMF(let callID, _, _), .setHold(let callID, _, _), .closeLeg(let callID, _), .closeAll(let callID):
             callID
         }
     }

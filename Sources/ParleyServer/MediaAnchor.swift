@@ -67,6 +67,9 @@ final class MediaAnchor: @unchecked Sendable {
         /// The answer its caller's leg gave (a call the server answered), given again when
         /// the call goes on to a callee.
         var promptAnswer: String?
+        /// Whether a party holds the call (`setHold`): its legs are not checked for
+        /// inactivity meanwhile, since a far side told `sendonly` stops sending (RFC 3264 §8.4).
+        var held = false
         /// Whether the caller's leg is plain RTP: a call that came in over SIP
         /// (`answerSIPCaller`). Set on the engine's loop before the leg is made.
         var plainRTPCaller = false
@@ -317,7 +320,7 @@ final class MediaAnchor: @unchecked Sendable {
                 return
             }
             call = existing
-        case .bridge, .closeLeg:
+        case .bridge, .closeLeg, .setHold:
             guard let existing = calls[callID] else { return }
             call = existing
         }
@@ -653,6 +656,16 @@ final class MediaAnchor: @unchecked Sendable {
             // A leg connected before the bridge existed was reported then; nothing to redo.
         case .closeLeg(_, let leg):
             closeLeg(leg, in: call, now: now.instant)
+        case .setHold(_, let held, let silenced):
+            guard !call.ended else { return }
+            if call.held && !held {
+                // Resumed: the legs' silence while held is not inactivity.
+                let now = call.loop.now
+                for leg in call.legs.values { leg.lastReceived = now }
+            }
+            call.held = held
+            call.gateway?.isSilenced = silenced
+            log.info("media.hold", ["call": callID, "held": String(held), "silenced": String(silenced && call.gateway != nil)])
         case .sendDTMF(_, let leg, let digits):
             guard let gateway = call.gateway, !call.ended else { return }
             if !gateway.sendDTMF(digits, on: leg) {
@@ -1031,7 +1044,7 @@ final class MediaAnchor: @unchecked Sendable {
             guard let self, let call else { return }
             call.inactivityTimer = nil
             let now = call.loop.now
-            for leg in call.legs.values where leg.started && !leg.reportedEnd
+            for leg in call.legs.values where !call.held && leg.started && !leg.reportedEnd
                 && call.topology.withLeg(leg.leg, { (core: inout MediaLegCore) in core.state }) == .connected
                 && now - leg.lastReceived >= self.inactivityTimeout {
                 leg.reportedEnd = true

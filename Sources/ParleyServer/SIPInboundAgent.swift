@@ -39,6 +39,8 @@ final class SIPInboundAgent: @unchecked Sendable {
         var sentEarlyMedia = false
         /// Answers re-INVITEs and UPDATEs with offers, once we answered.
         var offerAnswer: SIPRemoteOfferAnswer?
+        /// Holds and resumes of the app party, for our re-INVITEs.
+        var hold = SIPHoldRequests()
         var timer: (id: TimerID, at: ContinuousClock.Instant)?
         /// Counted in `callCount` until its call ended.
         var counted = true
@@ -230,11 +232,34 @@ final class SIPInboundAgent: @unchecked Sendable {
                 } else {
                     run(entry.call.hangUp(now: now), for: entry, transport: transport, sink: sink)
                 }
+            case .held(_, let held, _, _):
+                entry.hold.want(held)
+                run(offerHold(entry, now: now), for: entry, transport: transport, sink: sink)
             case .offered, .progress, .established, .dtmf, .talking:
                 break
             }
         } catch {
             log.warning("sip.inbound.refused", ["call": party.callID, "reason": error.description])
+        }
+    }
+
+    /// Sends the re-INVITE the wanted hold needs (RFC 3264 §8.4), unless an offer is open
+    /// (or our 200 is not acknowledged yet): it then goes once that is done.
+    private func offerHold(_ entry: Entry, now: ContinuousClock.Instant) -> [SIPInboundCall.Output] {
+        guard let current = entry.offerAnswer?.localHold, let held = entry.hold.next(current: current),
+              let sdp = entry.offerAnswer?.holdOffer(held) else { return [] }
+        do {
+            let out = try entry.call.offer(sdp: sdp, now: now)
+            entry.hold.sent(held)
+            log.info("sip.reinvite", ["call": entry.party.callID, "hold": String(held)])
+            return out
+        } catch {
+            entry.offerAnswer?.offerRefused()
+            if error.kind != .offerPending && error.kind != .invalidState {
+                entry.hold.abandon()
+                log.warning("sip.reinvite.failed", ["call": entry.party.callID, "hold": String(held), "reason": error.description])
+            }
+            return []
         }
     }
 
@@ -301,8 +326,10 @@ final class SIPInboundAgent: @unchecked Sendable {
                 let ours = entry.offerAnswer.map { $0.localSDP.serializedBytes() } ?? Array((entry.answerSDP ?? "").utf8)
                 return (try? entry.call.answerRemoteOffer(sdp: ours, now: now)) ?? []
             }
+            let heldBefore = entry.offerAnswer?.remoteHolds ?? false
             if let answer = entry.offerAnswer?.answer(to: sdp) {
                 log.info("sip.reoffer.answered", ["call": party.callID, "method": method.token])
+                if let held = entry.offerAnswer?.remoteHolds, held != heldBefore { sink.report(.held(held), party) }
                 return (try? entry.call.answerRemoteOffer(sdp: answer, now: now)) ?? []
             }
             log.warning("sip.reoffer.refused", ["call": party.callID, "method": method.token, "status": "488"])
@@ -310,7 +337,21 @@ final class SIPInboundAgent: @unchecked Sendable {
         case .dtmf(let digits):
             log.info("sip.info.dtmf", ["call": party.callID, "digits": String(digits.count)])
             sink.report(.dtmf(digits: digits), party)
-        case .confirmed, .remoteOfferCompleted, .remoteOfferCancelled, .info, .sessionRefreshed, .localOfferAnswered, .localOfferRefused:
+        case .localOfferAnswered:
+            entry.hold.answered()
+            entry.offerAnswer?.offerAnswered()
+            log.info("sip.reinvite.answered", ["call": party.callID])
+            return offerHold(entry, now: now)
+        case .localOfferRefused(let status):
+            entry.hold.refused()
+            entry.offerAnswer?.offerRefused()
+            // The old session goes on (RFC 3261 §14.1); the server's media still holds the call.
+            log.warning("sip.reinvite.refused", ["call": party.callID, "status": String(status)])
+            return offerHold(entry, now: now)
+        case .remoteOfferCompleted, .remoteOfferCancelled, .confirmed:
+            // Our 200 was acknowledged, or the far side's offer is done: a hold asked for meanwhile goes now.
+            return offerHold(entry, now: now)
+        case .info, .sessionRefreshed:
             break
         case .ended(let end):
             log.info("sip.inbound.ended", ["call": party.callID, "sipCallId": entry.call.callID, "end": "\(end)"])

@@ -26,6 +26,14 @@ struct SIPRemoteOfferAnswer {
     let multiplexesRTCP: Bool
     /// The audio of our INVITE's offer: every format an answer may name.
     private let offeredAudio: MediaDescription?
+    /// Whether we hold the call (our last offer of `holdOffer(_:)` was `sendonly` or
+    /// `inactive`): the far side's offers are then answered with at most `sendonly`.
+    private(set) var localHold = false
+    /// Whether the far side's last offer held us (`sendonly` or `inactive`).
+    private(set) var remoteHolds = false
+    /// Our SDP and hold before our offer in flight, for a refusal to put back (the old
+    /// session goes on, RFC 3261 §14.1).
+    private var beforeOffer: (sdp: SessionDescription, hold: Bool)?
 
     /// - Parameters:
     ///   - localSDP: the SDP of our INVITE.
@@ -57,7 +65,9 @@ struct SIPRemoteOfferAnswer {
             let offered = remoteAudio.formats.compactMap { Self.codec(of: $0, in: remoteAudio) }
             guard offered.contains(negotiatedCodec) else { return nil }
         }
-        let direction = remoteAudio.direction(in: remote).answer(wanting: .sendrecv)
+        let offered = remoteAudio.direction(in: remote)
+        remoteHolds = !offered.receives
+        let direction = offered.answer(wanting: localHold ? .sendonly : .sendrecv)
         var audio = localSDP.media[localIndex]
         let before = audio
         audio.attributes.removeAll { MediaDirection(rawValue: $0.name) != nil }
@@ -70,6 +80,36 @@ struct SIPRemoteOfferAnswer {
             localSDP.origin.sessionVersion = String(version &+ 1)
         }
         return localSDP.serializedBytes()
+    }
+
+    /// Our offer for a re-INVITE that holds (`held`) or resumes the call, RFC 3264 §8.4:
+    /// our last SDP listing only the running codec and its telephone events (so the far
+    /// side cannot answer with another codec the leg does not run), `a=sendonly` (or
+    /// `a=inactive` while the far side holds us) or `a=sendrecv`, the origin version one
+    /// higher. Nil when our SDP's version cannot grow. Taken as our SDP at once; a refusal
+    /// (`offerRefused()`) puts the old one back.
+    mutating func holdOffer(_ held: Bool) -> [UInt8]? {
+        var next = localSDP
+        if let index = next.media.firstIndex(where: { $0.media == "audio" }), let offered = offeredAudio {
+            restrictFormats(of: &next.media[index], answering: offered)
+            if !multiplexesRTCP { next.media[index].attributes.removeAll { $0.name == "rtcp-mux" } }
+        }
+        guard let offer = try? (held ? next.holding(remoteHolds: remoteHolds) : next.resuming()) else { return nil }
+        beforeOffer = (localSDP, localHold)
+        localSDP = offer
+        localHold = held
+        return offer.serializedBytes()
+    }
+
+    /// The far side answered our offer: it stands.
+    mutating func offerAnswered() { beforeOffer = nil }
+
+    /// The far side refused our offer: our SDP and hold are what they were before it.
+    mutating func offerRefused() {
+        guard let before = beforeOffer else { return }
+        localSDP = before.sdp
+        localHold = before.hold
+        beforeOffer = nil
     }
 
     /// Makes `audio` (ours) list only the negotiated codec and, when `offer` has telephone

@@ -55,6 +55,8 @@ public final class SIPUserAgent: SIPCallPort, SIPTransportDelegate, @unchecked S
         var timer: (id: TimerID, at: ContinuousClock.Instant)?
         /// Answers re-INVITEs and UPDATEs with offers, once the far side answered.
         var offerAnswer: SIPRemoteOfferAnswer?
+        /// Holds and resumes of the app party, for our re-INVITEs.
+        var hold = SIPHoldRequests()
         let localSDP: String
         /// Counted in `callCount` until its call ended.
         var counted = true
@@ -154,6 +156,7 @@ public final class SIPUserAgent: SIPCallPort, SIPTransportDelegate, @unchecked S
             switch notification {
             case .offered(let offer): place(party, offer: offer, plan: plan, transport: transport)
             case .ended: end(party, transport: transport)
+            case .held(_, let held, _, _): hold(party, held: held, transport: transport)
             case .mediaReady, .progress, .ringing, .earlyMedia, .answered, .established, .dtmf, .talking: break
             }
         }
@@ -234,6 +237,33 @@ public final class SIPUserAgent: SIPCallPort, SIPTransportDelegate, @unchecked S
         run(output, for: entry, transport: transport)
     }
 
+    /// The app party held or resumed the call: our re-INVITE tells the far side.
+    private func hold(_ party: SIPParty, held: Bool, transport: SIPTransportServer) {
+        guard let callID = byParty[party], let entry = calls[callID] else { return }
+        entry.hold.want(held)
+        run(offerHold(entry, now: transport.loop.now), for: entry, transport: transport)
+    }
+
+    /// Sends the re-INVITE the wanted hold needs (RFC 3264 §8.4), unless an offer is open:
+    /// it then goes once that one is answered.
+    private func offerHold(_ entry: Entry, now: ContinuousClock.Instant) -> [SIPOutboundCall.Output] {
+        guard let current = entry.offerAnswer?.localHold, let held = entry.hold.next(current: current),
+              let sdp = entry.offerAnswer?.holdOffer(held) else { return [] }
+        do {
+            let out = try entry.call.offer(sdp: sdp, now: now)
+            entry.hold.sent(held)
+            log.info("sip.reinvite", ["call": entry.party.callID, "hold": String(held)])
+            return out
+        } catch {
+            entry.offerAnswer?.offerRefused()
+            if error.kind != .offerPending {
+                entry.hold.abandon()
+                log.warning("sip.reinvite.failed", ["call": entry.party.callID, "hold": String(held), "reason": error.description])
+            }
+            return []
+        }
+    }
+
     private func refuse(_ party: SIPParty, status: Int, reason: String) {
         log.warning("sip.refused", ["call": party.callID, "to": party.description, "status": String(status), "reason": reason])
         report(.failed(status: status, reason: reason), party)
@@ -285,13 +315,28 @@ public final class SIPUserAgent: SIPCallPort, SIPTransportDelegate, @unchecked S
                 let ours = entry.offerAnswer.map { $0.localSDP.serializedBytes() } ?? Array(entry.localSDP.utf8)
                 return (try? entry.call.answerRemoteOffer(sdp: ours, now: now)) ?? []
             }
+            let heldBefore = entry.offerAnswer?.remoteHolds ?? false
             if let answer = entry.offerAnswer?.answer(to: sdp) {
                 log.info("sip.reoffer.answered", ["call": party.callID, "method": method.token])
+                if let held = entry.offerAnswer?.remoteHolds, held != heldBefore { report(.held(held), party) }
                 return (try? entry.call.answerRemoteOffer(sdp: answer, now: now)) ?? []
             }
             log.warning("sip.reoffer.refused", ["call": party.callID, "method": method.token, "status": "488"])
             return (try? entry.call.rejectRemoteOffer(statusCode: 488, now: now)) ?? []
-        case .remoteOfferCompleted, .remoteOfferCancelled, .sessionRefreshed, .localOfferAnswered, .localOfferRefused:
+        case .localOfferAnswered:
+            entry.hold.answered()
+            entry.offerAnswer?.offerAnswered()
+            log.info("sip.reinvite.answered", ["call": party.callID])
+            return offerHold(entry, now: transport.loop.now)
+        case .localOfferRefused(let status):
+            entry.hold.refused()
+            entry.offerAnswer?.offerRefused()
+            // The old session goes on (RFC 3261 §14.1); the server's media still holds the call.
+            log.warning("sip.reinvite.refused", ["call": party.callID, "status": String(status)])
+            return offerHold(entry, now: transport.loop.now)
+        case .remoteOfferCompleted, .remoteOfferCancelled:
+            return offerHold(entry, now: transport.loop.now)
+        case .sessionRefreshed:
             break
         case .info(let contentType, let body):
             if let digits = SIPDTMFInfo.key(contentType: contentType, body: body) {

@@ -213,7 +213,8 @@ final class ServerAnsweredCalls: @unchecked Sendable {
             end(callID, result: .answered, reason: .generalError, why: "SIP \(status) \(reason)", tellCaller: false)
         case .dtmf(let digits):
             keys(digits, callID: callID)
-        case .placed, .trying, .ringing, .answered:
+        case .placed, .trying, .ringing, .answered, .held:
+            // A caller that holds a prompt call: the prompts go on (nobody to tell).
             break
         }
     }

@@ -114,6 +114,15 @@ struct FieldReader {
         JSONValue.integer(fromLiteral: literal)
     }
 
+    /// A boolean member that must be present.
+    func requiredBool(_ key: String) throws(SignalingError) -> Bool {
+        let value = try required(key)
+        guard case .bool(let flag) = value else {
+            throw failure(key, "expected true or false, found \(value.kindName)")
+        }
+        return flag
+    }
+
     func bool(_ key: String, default defaultValue: Bool) throws(SignalingError) -> Bool {
         guard let value = value(key) else { return defaultValue }
         guard case .bool(let flag) = value else {

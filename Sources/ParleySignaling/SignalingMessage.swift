@@ -29,6 +29,8 @@ public enum SignalingMessage: Sendable, Hashable {
     case callHangup(CallRequest)
     /// `call.dtmf` with an `id`: send DTMF digits.
     case callDTMF(CallDTMF)
+    /// `call.hold`: hold or resume an established call.
+    case callHold(CallHold)
     /// `call.stats`: the device's playout counters of a call.
     case callStats(CallStats)
     /// `ice.candidate`: a trickled ICE candidate.
@@ -71,6 +73,8 @@ public enum SignalingMessage: Sendable, Hashable {
     case callDTMFReceived(CallDTMFReceived)
     /// `call.talking`: who talks in the conference room the call is in.
     case callTalking(CallTalking)
+    /// `call.held`: the other party held or resumed the call.
+    case callHeld(CallHeld)
 
     /// The frame's `type`.
     public var type: SignalingMessageType {
@@ -83,6 +87,7 @@ public enum SignalingMessage: Sendable, Hashable {
         case .callDecline: .callDecline
         case .callHangup: .callHangup
         case .callDTMF: .callDTMF
+        case .callHold: .callHold
         case .callStats: .callStats
         case .iceCandidate: .iceCandidate
         case .pushRegister: .pushRegister
@@ -101,6 +106,7 @@ public enum SignalingMessage: Sendable, Hashable {
         case .callEnded: .callEnded
         case .callDTMFReceived: .callDTMF
         case .callTalking: .callTalking
+        case .callHeld: .callHeld
         }
     }
 
@@ -121,6 +127,7 @@ public enum SignalingMessage: Sendable, Hashable {
         case .callAck(let m): m.requestID
         case .callDecline(let m), .callHangup(let m): m.requestID
         case .callDTMF(let m): m.requestID
+        case .callHold(let m): m.requestID
         case .callStats(let m): m.requestID
         case .iceCandidate(let m): m.requestID
         case .pushRegister(let m): m.requestID
@@ -148,6 +155,7 @@ public enum SignalingMessage: Sendable, Hashable {
         case .callAck(let m): m.callID
         case .callDecline(let m), .callHangup(let m): m.callID
         case .callDTMF(let m): m.callID
+        case .callHold(let m): m.callID
         case .callStats(let m): m.callID
         case .iceCandidate(let m): m.callID
         case .callIncoming(let m): m.callID
@@ -156,6 +164,7 @@ public enum SignalingMessage: Sendable, Hashable {
         case .callEnded(let m): m.callID
         case .callDTMFReceived(let m): m.callID
         case .callTalking(let m): m.callID
+        case .callHeld(let m): m.callID
         default: nil
         }
     }
@@ -175,6 +184,7 @@ public enum SignalingMessage: Sendable, Hashable {
         case .callAck(let m): m.append(to: &object)
         case .callDecline(let m), .callHangup(let m): m.append(to: &object)
         case .callDTMF(let m): m.append(to: &object)
+        case .callHold(let m): m.append(to: &object)
         case .callStats(let m): m.append(to: &object)
         case .iceCandidate(let m): m.append(to: &object)
         case .pushRegister(let m): m.append(to: &object)
@@ -189,6 +199,7 @@ public enum SignalingMessage: Sendable, Hashable {
         case .callEnded(let m): m.append(to: &object)
         case .callDTMFReceived(let m): m.append(to: &object)
         case .callTalking(let m): m.append(to: &object)
+        case .callHeld(let m): m.append(to: &object)
         }
         return .object(object)
     }
@@ -206,6 +217,7 @@ public enum SignalingMessage: Sendable, Hashable {
         case .callHangup: self = .callHangup(try CallRequest(reader))
         case .callDTMF:
             self = sender == .deviceToServer ? .callDTMF(try CallDTMF(reader)) : .callDTMFReceived(try CallDTMFReceived(reader))
+        case .callHold: self = .callHold(try CallHold(reader))
         case .callStats: self = .callStats(try CallStats(reader))
         case .iceCandidate: self = .iceCandidate(try ICECandidate(reader))
         case .pushRegister: self = .pushRegister(try PushRegister(reader))
@@ -223,6 +235,7 @@ public enum SignalingMessage: Sendable, Hashable {
         case .callEstablished: self = .callEstablished(try CallEvent(reader))
         case .callEnded: self = .callEnded(try CallEnded(reader))
         case .callTalking: self = .callTalking(try CallTalking(reader))
+        case .callHeld: self = .callHeld(try CallHeld(reader))
         }
     }
 }

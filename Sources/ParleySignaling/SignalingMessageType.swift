@@ -10,6 +10,7 @@ public enum SignalingMessageType: String, Sendable, Hashable, CaseIterable, Coda
     case callDecline = "call.decline"
     case callHangup = "call.hangup"
     case callDTMF = "call.dtmf"
+    case callHold = "call.hold"
     case callStats = "call.stats"
     case iceCandidate = "ice.candidate"
     case pushRegister = "push.register"
@@ -31,6 +32,7 @@ public enum SignalingMessageType: String, Sendable, Hashable, CaseIterable, Coda
     case callEstablished = "call.established"
     case callEnded = "call.ended"
     case callTalking = "call.talking"
+    case callHeld = "call.held"
 
     /// Who may send a message.
     public enum Direction: String, Sendable, Hashable {
@@ -43,11 +45,11 @@ public enum SignalingMessageType: String, Sendable, Hashable, CaseIterable, Coda
     /// devices; `isSent(by:)` and `SignalingMessage.direction` tell the two apart.
     public var direction: Direction {
         switch self {
-        case .hello, .ping, .callStart, .callAck, .callAnswer, .callDecline, .callHangup, .callDTMF, .callStats,
+        case .hello, .ping, .callStart, .callAck, .callAnswer, .callDecline, .callHangup, .callDTMF, .callHold, .callStats,
              .iceCandidate, .pushRegister, .pushUnregister, .pushRelay:
             .deviceToServer
         case .helloOK, .pong, .result, .error, .callIncoming, .callMedia, .callProgress,
-             .callRinging, .callAnswered, .callEstablished, .callEnded, .callTalking:
+             .callRinging, .callAnswered, .callEstablished, .callEnded, .callTalking, .callHeld:
             .serverToDevice
         }
     }

@@ -32,6 +32,7 @@ struct CallInboundSIPTests {
             case .ringing: "ringing"
             case .dtmf(_, let digits, _): "dtmf:\(digits)"
             case .talking: "talking"
+            case .held(_, let held, _, _): held ? "held" : "resumed"
             case .earlyMedia: "earlyMedia"
             }
         }

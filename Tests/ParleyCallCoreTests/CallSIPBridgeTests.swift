@@ -56,6 +56,7 @@ struct CallSIPBridgeTests {
             case .earlyMedia: "earlyMedia"
             case .dtmf(_, let digits, _): "dtmf:\(digits)"
             case .talking: "talking"
+            case .held(_, let held, _, _): held ? "held" : "resumed"
             }
         }
     }

@@ -67,6 +67,7 @@ struct CallSIPTests {
             case .dtmf: "dtmf"
             case .talking: "talking"
             case .earlyMedia: "earlyMedia"
+            case .held(_, let held, _, _): held ? "held" : "resumed"
             }
         }
     }

@@ -61,7 +61,8 @@ extension EndToEndRealTimeMediaTests {
         /// resumes it (`sendrecv`), each time offering PCMU and PCMA;
         /// scripts/sipp/uas-hold-resume.xml checks that parleyd answers `recvonly`, then
         /// `sendrecv`, naming PCMA first and no `rtcp-mux`. The call goes on: the caller's
-        /// tone, echoed by SIPp, is heard to the end, and the caller hangs up normally.
+        /// tone, echoed by SIPp, is heard to the end, and the caller hangs up normally. The
+        /// app is told of the hold and of the resume.
         @Test func holdAndResumeFromTheFarSideAreAnsweredRecvonlyThenSendrecv() throws {
             let scratch = try Self.scratchDirectory()
             defer { try? FileManager.default.removeItem(at: scratch) }
@@ -74,11 +75,56 @@ extension EndToEndRealTimeMediaTests {
             #expect(try peer.waitForExit(timeout: 20) == 0, "\(peer.report)")
             #expect(try alice.waitForEvent("ended", timeout: 1)["cause"] as? String == "hungUp")
             #expect(Self.logLines(server, "sip.reoffer.answered").count == 2, "\(server.process?.report ?? "")")
+            // The app hears of both (`call.held`, `callDidChangeHold`).
+            #expect(alice.eventNames.containsInOrder(["established", "remoteHeld", "remoteResumed", "ended"]), "\(alice.eventNames)")
 
             let analysis = try ToneTimeline(path: recording, frequency: 440)
             let dominant = try #require(analysis.dominantFrequency, "\(recording) is silent")
             #expect(abs(dominant - 440) < 15, "dominant \(dominant) Hz")
             #expect(analysis.arrivalRatio >= 0.8, "tone in \(analysis.arrivalRatio * 100) % of frames")
+        }
+
+        /// The app holds the call and resumes it (the softphone's `hold` and `resume`
+        /// lines, `ParleyCall.setHeld`): parleyd sends the far side a re-INVITE offering
+        /// `a=sendonly`, then one offering `a=sendrecv`, both with the running PCMU first
+        /// (scripts/sipp/uas-app-hold.xml checks each, and answers `recvonly`, then
+        /// `sendrecv`). While held the gateway sends silence both ways: the caller's tone,
+        /// echoed by SIPp, stops coming back, and is heard again after the resume.
+        @Test func holdAndResumeFromTheAppAreReINVITEsSendonlyThenSendrecv() throws {
+            let scratch = try Self.scratchDirectory()
+            defer { try? FileManager.default.removeItem(at: scratch) }
+            let recording = scratch.appendingPathComponent("caller-hears.wav").path
+            let peer = try SIPpPeer(scenario: "uas-app-hold", echo: true)
+            let server = try Self.gateway(to: peer)
+            // Hung up 7 s after the answer: 1.5 s of talk, a 2 s hold, then talk again.
+            let alice = try SoftphoneProcess.call("bob@pbx.test", on: server, as: "alice",
+                                                  ["--duration", "7", "--tone", "440", "--record", recording])
+            try alice.waitForEvent("established", timeout: 20)
+            // The scenario's timing, not waits for something: talk, then hold for 2 s.
+            Thread.sleep(forTimeInterval: 1.5)
+            alice.process.write("hold\n")
+            let held = try #require(try alice.waitForEvent("held", timeout: 10)["timeMs"] as? Double)
+            Thread.sleep(forTimeInterval: 2)
+            alice.process.write("resume\n")
+            let resumed = try #require(try alice.waitForEvent("resumed", timeout: 10)["timeMs"] as? Double)
+            #expect(try alice.waitForExit(timeout: 30) == 0, "\(alice.report)")
+            #expect(try peer.waitForExit(timeout: 20) == 0, "\(peer.report)")
+            #expect(try alice.waitForEvent("ended", timeout: 1)["cause"] as? String == "hungUp")
+            #expect(Self.logLines(server, "sip.reinvite").count == 2, "\(server.process?.report ?? "")")
+            #expect(Self.logLines(server, "sip.reinvite.answered").count == 2, "\(server.process?.report ?? "")")
+            #expect(Self.logLines(server, "media.hold").count == 2, "\(server.process?.report ?? "")")
+
+            let summary = try alice.summary(timeout: 1)
+            let playoutStart = try #require(summary["audioPlayoutStartedMs"] as? Double, "no audio played: \(summary)")
+            let timeline = try ToneTimeline(path: recording, frequency: 440)
+            let frame = { (time: Double) in Int((time - playoutStart) / ToneTimeline.frameMilliseconds) }
+            // Half a second after each change for the jitter buffers and the echo's round trip.
+            let before = timeline.seconds(in: max(0, frame(held) - 40)..<frame(held))
+            let during = timeline.seconds(in: frame(held) + 25..<frame(resumed))
+            let after = timeline.seconds(in: frame(resumed) + 25..<frame(resumed) + 100)
+            #expect(before >= 0.6, "\(before) s of tone in the 0.8 s before the hold")
+            #expect(during <= 0.1, "\(during) s of tone while held")
+            #expect(after >= 1.1, "\(after) s of tone in the 1.5 s after the resume")
         }
 
         /// The far side hangs up (scripts/sipp/uas-bye.xml: its BYE 1.5 s after the answer,

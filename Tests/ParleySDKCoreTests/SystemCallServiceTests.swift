@@ -50,6 +50,13 @@ final class RecordingCallControl: SystemCallControl, @unchecked Sendable {
         return verdict.result.isValid ? .success(verdict.result) : .failure(ParleyClientError(code: "push_payload_invalid", message: "bad"))
     }
     func setAudioSessionActive(_ active: Bool) { audioActive.withLock { $0 = active } }
+    /// Whether the server refuses `setHeld` (as it does a call that is not established).
+    let refusesHold = Locked(false)
+    func setHeld(_ call: ParleyCall, held: Bool, completion: @escaping @Sendable ((any Error)?) -> Void) {
+        log.withLock { $0.append("hold \(call.callId) \(held)") }
+        completion(refusesHold.current ? ParleyClientError(code: "invalid_state", message: "cannot hold: the call is not established") : nil)
+    }
+    func setMuted(_ muted: Bool) { log.withLock { $0.append("mute \(muted)") } }
 
     func incomingCall(_ callID: String = c1) -> ParleyCall {
         var record = ClientCallRecord(callID: callID, direction: .incoming, remoteUserID: "bob", headers: [:])
@@ -103,6 +110,52 @@ final class RecordingCallControl: SystemCallControl, @unchecked Sendable {
         #expect(control.log.current == ["relay \(c1)"])
         #expect(control.systemCallsAtRelay.current == [1], "the system had the call before the relay went out")
         #expect(control.audioActive.current == false, "no audio before the system activates the session")
+    }
+
+    @Test func theHoldActionHoldsAndResumesThroughTheClient() throws {
+        _ = push(PushFixtures.valid)
+        let uuid = try #require(service.systemCallUUID(forCallId: c1))
+        service.incomingCallArrived(control.incomingCall())
+        provider.answerFromSystemUI(uuid)
+        settle()
+        provider.holdFromSystemUI(uuid, true)
+        settle()
+        #expect(provider.events.contains(.action(.setHeld(true), uuid, .fulfilled)))
+        #expect(provider.calls[uuid]?.isOnHold == true)
+        provider.holdFromSystemUI(uuid, false)
+        settle()
+        #expect(provider.events.contains(.action(.setHeld(false), uuid, .fulfilled)))
+        #expect(provider.calls[uuid]?.isOnHold == false)
+        #expect(control.log.current == ["relay \(c1)", "answer \(c1)", "hold \(c1) true", "hold \(c1) false"])
+    }
+
+    @Test func aHoldTheServerRefusesFailsTheActionAndTheCallGoesOn() throws {
+        _ = push(PushFixtures.valid)
+        let uuid = try #require(service.systemCallUUID(forCallId: c1))
+        service.incomingCallArrived(control.incomingCall())
+        provider.answerFromSystemUI(uuid)
+        settle()
+        control.refusesHold.withLock { $0 = true }
+        provider.holdFromSystemUI(uuid, true)
+        settle()
+        #expect(provider.events.contains(.action(.setHeld(true), uuid, .failed)))
+        #expect(provider.calls[uuid]?.isOnHold == false && provider.calls[uuid]?.phase == .active)
+        #expect(!control.log.current.contains("hangup \(c1)"))
+    }
+
+    @Test func theMuteActionMutesThroughTheAudioControllerAndIsFulfilled() throws {
+        _ = push(PushFixtures.valid)
+        let uuid = try #require(service.systemCallUUID(forCallId: c1))
+        service.incomingCallArrived(control.incomingCall())
+        provider.answerFromSystemUI(uuid)
+        settle()
+        provider.muteFromSystemUI(uuid, true)
+        provider.muteFromSystemUI(uuid, false)
+        settle()
+        #expect(provider.events.contains(.action(.setMuted(true), uuid, .fulfilled)))
+        #expect(provider.events.contains(.action(.setMuted(false), uuid, .fulfilled)))
+        #expect(provider.calls[uuid]?.isMuted == false)
+        #expect(control.log.current == ["relay \(c1)", "answer \(c1)", "mute true", "mute false"])
     }
 
     @Test func aDuplicatePushIsReportedOnce() {

@@ -35,6 +35,8 @@ enum Samples {
         .callDecline(.init(requestID: "11", callID: callID)),
         .callHangup(.init(requestID: "12", callID: callID)),
         .callDTMF(.init(requestID: "13", callID: callID, digits: "0123456789*#ABCD")),
+        .callHold(.init(requestID: "18", callID: callID, held: true)),
+        .callHold(.init(requestID: "19", callID: callID, held: false)),
         .callStats(.init(requestID: "16", callID: callID, playout: .init(
             framesPlayed: 5544, framesConcealed: 41, framesFECRecovered: 12, framesComfortNoise: 2, framesSilent: 15,
             framesStretched: 3, framesShrunk: 4, packetsLate: 1, targetDelayMilliseconds: 40))),
@@ -72,6 +74,8 @@ enum Samples {
         .callTalking(.init(callID: callID, talking: [.init(callID: "0d6b9f64-1e2a-4f8c-8b37-6a5c2e1f9d08", userID: "alice"),
                                                      .init(callID: callID, userID: "bob_2")])),
         .callTalking(.init(callID: callID, talking: [])),
+        .callHeld(.init(callID: callID, held: true, by: .caller, time: 1_764_421_208_000)),
+        .callHeld(.init(callID: callID, held: false, by: .callee, time: 1_764_421_209_000)),
         .callEstablished(.init(callID: callID, time: SignalingLimits.maxTime)),
         .callEnded(.init(callID: callID, cause: .hungUp, details: details)),
         .callEnded(.init(

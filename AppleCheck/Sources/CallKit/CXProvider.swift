@@ -59,6 +59,7 @@ open class CXProvider: NSObject {
         public var startedConnectingAt: Date?
         public var connectedAt: Date?
         public var isMuted = false
+        public var isOnHold = false
     }
 
     /// MIRROR-ONLY: a report the app made, in order.
@@ -210,6 +211,15 @@ open class CXProvider: NSObject {
         return action
     }
 
+    /// MIRROR-ONLY: the user taps Hold (or resumes). Nil when the system has no such call.
+    @discardableResult
+    public func mirrorUserSetsHeld(_ uuid: UUID, _ held: Bool) -> CXSetHeldCallAction? {
+        guard state.current.calls[uuid] != nil else { return nil }
+        let action = CXSetHeldCallAction(call: uuid, onHold: held)
+        perform([action])
+        return action
+    }
+
     /// MIRROR-ONLY: the system resets the provider (its call service failed): every call is
     /// gone, the delegate hears `providerDidReset`, then the audio session is deactivated.
     /// Mirror's choice: the order of the reset and the deactivation (not documented).
@@ -290,6 +300,8 @@ open class CXProvider: NSObject {
                 state.calls[uuid] = nil
             case (.muted(let muted), true):
                 state.calls[uuid]?.isMuted = muted
+            case (.held(let held), true):
+                state.calls[uuid]?.isOnHold = held
             default:
                 break
             }
@@ -330,14 +342,14 @@ open class CXProvider: NSObject {
 
 /// The kinds of action the mirror's system tracks.
 enum MirrorActionKind: Sendable {
-    case start, answer, end, held, muted(Bool), other
+    case start, answer, end, held(Bool), muted(Bool), other
 
     init(_ action: CXCallAction) {
         switch action {
         case is CXStartCallAction: self = .start
         case is CXAnswerCallAction: self = .answer
         case is CXEndCallAction: self = .end
-        case is CXSetHeldCallAction: self = .held
+        case let held as CXSetHeldCallAction: self = .held(held.isOnHold)
         case let muted as CXSetMutedCallAction: self = .muted(muted.isMuted)
         default: self = .other
         }

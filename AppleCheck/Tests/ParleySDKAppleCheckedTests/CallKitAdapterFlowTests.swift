@@ -251,12 +251,50 @@ struct CallKitAdapterFlowTests {
         #expect(!system.mirrorIsAudioSessionActive)
     }
 
-    @Test func muteFromTheSystemIsFailedTheIntegrationHasNoSuchAction() async throws {
+    @Test func muteFromTheSystemIsHandedToTheIntegrationAndFulfilled() async throws {
         let uuid = UUID()
         #expect(try await reportIncoming(uuid) == nil)
         let mute = try #require(system.mirrorUserSetsMuted(uuid, true))
-        try await eventually("the failed mute") { mute.mirrorOutcome != nil }
-        #expect(mute.mirrorOutcome == false)
-        #expect(delegate.events.isEmpty)
+        try await eventually("the fulfilled mute") { mute.mirrorOutcome != nil }
+        #expect(mute.mirrorOutcome == true)
+        #expect(delegate.events == [.perform(.setMuted(true), uuid)])
+        #expect(system.mirrorCalls[uuid]?.isMuted == true)
+    }
+
+    @Test func holdFromTheSystemIsHandedToTheIntegrationAndFollowsItsOutcome() async throws {
+        let uuid = UUID()
+        #expect(try await reportIncoming(uuid) == nil)
+        let hold = try #require(system.mirrorUserSetsHeld(uuid, true))
+        try await eventually("the fulfilled hold") { hold.mirrorOutcome != nil }
+        #expect(hold.mirrorOutcome == true)
+        #expect(system.mirrorCalls[uuid]?.isOnHold == true)
+        let resume = try #require(system.mirrorUserSetsHeld(uuid, false))
+        try await eventually("the fulfilled resume") { resume.mirrorOutcome != nil }
+        #expect(resume.mirrorOutcome == true && system.mirrorCalls[uuid]?.isOnHold == false)
+        #expect(delegate.events == [.perform(.setHeld(true), uuid), .perform(.setHeld(false), uuid)])
+    }
+
+    @Test func aHoldTheIntegrationFailsFailsInCallKit() async throws {
+        let failing = RecordingDelegate(answer: .failed)
+        adapter.setDelegate(failing)
+        let uuid = UUID()
+        #expect(try await reportIncoming(uuid) == nil)
+        let hold = try #require(system.mirrorUserSetsHeld(uuid, true))
+        try await eventually("the failed hold") { hold.mirrorOutcome != nil }
+        #expect(hold.mirrorOutcome == false)
+        #expect(system.mirrorCalls[uuid]?.isOnHold == false)
+    }
+
+    @Test func holdAndMuteRequestsBecomeCallKitActions() async throws {
+        let uuid = UUID()
+        #expect(try await reportIncoming(uuid) == nil)
+        let held = Completion()
+        adapter.request(.setHeld(true), callUUID: uuid, completion: held.handler)
+        #expect(try await held.wait() == nil)
+        let muted = Completion()
+        adapter.request(.setMuted(true), callUUID: uuid, completion: muted.handler)
+        #expect(try await muted.wait() == nil)
+        try await eventually("both actions") { delegate.events.count == 2 }
+        #expect(delegate.events == [.perform(.setHeld(true), uuid), .perform(.setMuted(true), uuid)])
     }
 }

@@ -22,6 +22,10 @@ public final class HeadlessSystemCallProvider: SystemCallProvider, @unchecked Se
         public var phase: CallPhase
         public var handle: String
         public var isOutgoing: Bool
+        /// The system shows the call on hold (a `setHeld(true)` action was fulfilled).
+        public var isOnHold = false
+        /// The system shows the call muted (a `setMuted(true)` action was fulfilled).
+        public var isMuted = false
         /// The name shown instead of the handle (`localizedCallerName`), if one was given.
         public var callerName: String? = nil
     }
@@ -143,6 +147,9 @@ public final class HeadlessSystemCallProvider: SystemCallProvider, @unchecked Se
                     return call.isOutgoing || call.phase != .incomingRinging ? SystemCallError(.unknown, "call \(callUUID) is not ringing") : nil
                 case .end:
                     return state.calls[callUUID] == nil ? SystemCallError(.unknownCallUUID, "no call \(callUUID)") : nil
+                case .setHeld, .setMuted:
+                    guard let call = state.calls[callUUID] else { return SystemCallError(.unknownCallUUID, "no call \(callUUID)") }
+                    return call.phase == .active ? nil : SystemCallError(.unknown, "call \(callUUID) is not active")
                 }
             }
             completion(refusal)
@@ -154,6 +161,10 @@ public final class HeadlessSystemCallProvider: SystemCallProvider, @unchecked Se
     public func answerFromSystemUI(_ uuid: UUID) { request(.answer, callUUID: uuid) { _ in } }
     /// System UI: the user declines or ends a call.
     public func endFromSystemUI(_ uuid: UUID) { request(.end, callUUID: uuid) { _ in } }
+    /// System UI: the user puts an active call on hold (`true`) or resumes it.
+    public func holdFromSystemUI(_ uuid: UUID, _ held: Bool) { request(.setHeld(held), callUUID: uuid) { _ in } }
+    /// System UI: the user mutes (`true`) or unmutes an active call.
+    public func muteFromSystemUI(_ uuid: UUID, _ muted: Bool) { request(.setMuted(muted), callUUID: uuid) { _ in } }
 
     /// The system resets (e.g. its daemon restarted): every call is gone.
     public func reset() {
@@ -201,6 +212,14 @@ public final class HeadlessSystemCallProvider: SystemCallProvider, @unchecked Se
             case (.end, _):
                 // An end action ends the system's call whatever the app managed.
                 state.calls[uuid] = nil
+                return false
+            case (.setHeld(let held), .fulfilled):
+                state.calls[uuid]?.isOnHold = held
+                return false
+            case (.setMuted(let muted), .fulfilled):
+                state.calls[uuid]?.isMuted = muted
+                return false
+            case (.setHeld, .failed), (.setMuted, .failed):
                 return false
             }
         }

@@ -82,4 +82,5 @@ public final class ParleyCallMediator: ParleyCallClientDelegate, ParleyCallDeleg
     public func call(_ call: ParleyCall, didChangeTalkers talkers: [ParleyConferenceTalker]) {
         for o in currentObservers { o.call(call, didChangeTalkers: talkers) }
     }
+    public func callDidChangeHold(_ call: ParleyCall) { for o in currentObservers { o.callDidChangeHold(call) } }
 }

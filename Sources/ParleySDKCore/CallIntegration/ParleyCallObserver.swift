@@ -20,6 +20,8 @@ public protocol ParleyCallObserver: AnyObject {
     func call(_ call: ParleyCall, didReceiveDTMF digits: String)
     /// On a conference call: the room's talkers now, loudest first (empty: nobody).
     func call(_ call: ParleyCall, didChangeTalkers talkers: [ParleyConferenceTalker])
+    /// The call's hold changed (`call.isHeld`, `call.isRemoteHeld`).
+    func callDidChangeHold(_ call: ParleyCall)
 }
 
 extension ParleyCallObserver {
@@ -41,4 +43,6 @@ extension ParleyCallObserver {
     public func call(_ call: ParleyCall, didReceiveDTMF digits: String) {}
     /// Does nothing.
     public func call(_ call: ParleyCall, didChangeTalkers talkers: [ParleyConferenceTalker]) {}
+    /// Does nothing.
+    public func callDidChangeHold(_ call: ParleyCall) {}
 }

@@ -238,6 +238,16 @@ public final class ParleySystemCallService: SystemCallProviderDelegate, ParleyCa
                 state.withLock { _ = $0.entries.removeValue(forKey: action.callUUID) }
             }
             action.fulfill()
+        case .setHeld(let held):
+            // Only a call that arrived can be held; the server's answer decides the action.
+            guard let call = state.current.entries[action.callUUID]?.call else { return action.fail() }
+            control.setHeld(call, held: held) { error in
+                if error == nil { action.fulfill() } else { action.fail() }
+            }
+        case .setMuted(let muted):
+            guard state.current.entries[action.callUUID] != nil else { return action.fail() }
+            control.setMuted(muted)
+            action.fulfill()
         }
     }
 

@@ -12,6 +12,10 @@ protocol SystemCallControl: AnyObject, Sendable {
     /// Relays the push and declines its call on arrival (the system refused to show it).
     func declinePush(_ payload: [AnyHashable: Any]) -> Result<ParleyNotificationResult, any Error>
     func setAudioSessionActive(_ active: Bool)
+    /// Holds or resumes the call; `completion` hears nil once the server accepted it.
+    func setHeld(_ call: ParleyCall, held: Bool, completion: @escaping @Sendable ((any Error)?) -> Void)
+    /// Mutes or unmutes the microphone (the client's audio controller).
+    func setMuted(_ muted: Bool)
 }
 
 /// `ParleyClient` as the service's control; outgoing calls go through the mediator so
@@ -46,4 +50,11 @@ final class ClientCallControl: SystemCallControl, @unchecked Sendable {
         client?.declinePushNotification(withUserInfo: payload) ?? .failure(ParleyClientError(code: "not_started", message: "the client is gone"))
     }
     func setAudioSessionActive(_ active: Bool) { client?.audioController.setSystemAudioSessionActive(active) }
+    func setHeld(_ call: ParleyCall, held: Bool, completion: @escaping @Sendable ((any Error)?) -> Void) {
+        call.setHeld(held, completion: completion)
+    }
+    func setMuted(_ muted: Bool) {
+        guard let audio = client?.audioController else { return }
+        if muted { audio.mute() } else { audio.unmute() }
+    }
 }

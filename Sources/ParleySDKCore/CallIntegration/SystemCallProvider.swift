@@ -85,6 +85,12 @@ public final class SystemCallAction: @unchecked Sendable, CustomStringConvertibl
         case answer
         /// End or decline a call (`CXEndCallAction`).
         case end
+        /// Hold (`true`) or resume a call (`CXSetHeldCallAction`): `ParleyCall.setHeld(_:completion:)`,
+        /// fulfilled once the server accepted it, failed when it refused.
+        case setHeld(Bool)
+        /// Mute (`true`) or unmute the microphone (`CXSetMutedCallAction`): the client's
+        /// `ParleyAudioController`, fulfilled at once.
+        case setMuted(Bool)
     }
 
     /// How it finished.
