@@ -173,7 +173,8 @@ import Testing
         try waitFor("the token's removal") {
             try harness.query { (store) throws(StoreError) in try store.pushRegistrations(applicationKey: application.key, userId: "bob") }.isEmpty
         }
-        #expect(harness.log.contains("push.token.removed"))
+        // The coordinator logs the removal after the store's commit, on its own queue.
+        try waitFor("the removal's log line") { harness.log.contains("push.token.removed") }
         #expect(try pushRequests().count == 1)
         let removal = try timeline(callID, until: { $0.contains { $0.kind == "push.token_removed" } })
         #expect(removal.map(\.kind) == ["push.sent", "push.answer", "push.token_removed"])
