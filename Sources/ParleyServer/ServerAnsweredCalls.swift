@@ -86,6 +86,9 @@ final class ServerAnsweredCalls: @unchecked Sendable {
     /// Set by the engine; nil: such a `connectMxp` fails as the other `connect...` actions.
     var connect: ((InboundSIPCall, CallEngine.BackendCall, SVAMLAction) -> Void)?
 
+    /// Where `startRecording` and `stopRecording` go (set by the engine); nil: skipped.
+    var recordings: CallRecordings?
+
     /// Whether an ICE answer needs the server to answer the call: `runMenu` or `park`, or
     /// `hangup`/`continue`/`connectMxp` after something the caller hears (`say`,
     /// `playFiles`, `answer`, `sendDtmf`). Instructions before the other `connect...`
@@ -237,7 +240,7 @@ final class ServerAnsweredCalls: @unchecked Sendable {
         case .sendDtmf(let tones):
             sendDTMF(tones, on: call, callID: callID)
         case .startRecording, .stopRecording:
-            log.warning("ivr.unsupported", ["call": callID, "instruction": instruction.name.rawValue])
+            recordings?.perform([instruction], callID: callID, applicationKey: call.context.applicationKey)
         }
     }
 
