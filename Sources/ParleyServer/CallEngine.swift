@@ -854,8 +854,9 @@ final class CallEngine: @unchecked Sendable {
                 refuse(call, code: .notImplemented, message: "SVAML action \(svaml.action.name.rawValue) is not supported for calls in yet")
                 sendRefusedDiCE(call, reason: .invalidSVAMLAction)
             }
-            // The call placed, its media exists: a recording starts on it now.
-            recordings?.perform(svaml.instructions, callID: call.party.callID, applicationKey: call.applicationKey)
+            // A placed call's recording starts with its media.
+            recordings?.perform(svaml.instructions, callID: call.party.callID, applicationKey: call.applicationKey,
+                                placed: registry.record(of: call.party.callID) != nil)
         case .success(nil):
             refuse(call, code: .destinationUnavailable, message: "the backend gave no SVAML")
             sendRefusedDiCE(call, reason: .callbackError)
@@ -958,7 +959,8 @@ final class CallEngine: @unchecked Sendable {
             }
         }
         perform(registry.handleRouting(decision, callID: request.callID, now: now()))
-        recordings?.perform(instructions, callID: request.callID, applicationKey: request.caller.user.applicationKey)
+        recordings?.perform(instructions, callID: request.callID, applicationKey: request.caller.user.applicationKey,
+                            placed: registry.record(of: request.callID) != nil)
     }
 
     /// The reason a call's DiCE gives when it ends refused (the backend's doing).

@@ -1,4 +1,5 @@
 import Dispatch
+import Glibc
 import ParleyMediaCore
 import ParleyMediaLegCore
 import Synchronization
@@ -31,6 +32,8 @@ final class CallRecording: CallRecordingSink, @unchecked Sendable {
         let droppedTicks: Int
         /// Why the file is missing or incomplete; nil when it holds the whole recording.
         let failure: String?
+        /// `cancel` ended it: the call could not be recorded, and no file was kept.
+        var cancelled = false
     }
 
     /// The file's format.
@@ -116,6 +119,25 @@ final class CallRecording: CallRecordingSink, @unchecked Sendable {
             file?.close()
             finished(Outcome(callID: callID, path: file?.path, seconds: file?.seconds ?? 0, droppedTicks: droppedTicks,
                              failure: failure))
+        }
+    }
+
+    /// Ends the recording without a file: the one made is removed, and `finished` gets
+    /// `reason` as the failure (a call whose media turned out not to be recordable, or
+    /// that ended before it had any).
+    func cancel(_ reason: String) {
+        let first = pending.withLock { pending -> Bool in
+            defer { pending.finished = true }
+            return !pending.finished
+        }
+        guard first else { return }
+        writer.async { [self] in
+            if let file {
+                file.close()
+                unlink(file.path)
+            }
+            file = nil
+            finished(Outcome(callID: callID, path: nil, seconds: 0, droppedTicks: 0, failure: reason, cancelled: true))
         }
     }
 

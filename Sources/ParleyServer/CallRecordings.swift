@@ -38,10 +38,12 @@ final class CallRecordings: @unchecked Sendable {
 
     /// The recording instructions among `instructions`, in order (the others are not this
     /// type's): for SVAML answered to a call parleyd does not answer itself (`connect...`).
-    func perform(_ instructions: [SVAMLInstruction], callID: String, applicationKey: String) {
+    /// `placed`: the call is in the engine (its media made, or made once its record is
+    /// committed); false: only media here now can be recorded.
+    func perform(_ instructions: [SVAMLInstruction], callID: String, applicationKey: String, placed: Bool = false) {
         for instruction in instructions {
             switch instruction {
-            case .startRecording(let options): start(callID: callID, applicationKey: applicationKey, options: options)
+            case .startRecording(let options): start(callID: callID, applicationKey: applicationKey, options: options, placed: placed)
             case .stopRecording: stop(callID: callID)
             default: break
             }
@@ -53,12 +55,12 @@ final class CallRecordings: @unchecked Sendable {
     /// read; `format` other than `wav` is logged, and WAV written anyway; the storage
     /// options (`destinationUrl`, `credentials`) are not read, the operator's directory
     /// holds every file. A call recorded already goes on with its recording.
-    func start(callID: String, applicationKey: String, options: JSONObject?) {
+    func start(callID: String, applicationKey: String, options: JSONObject?, placed: Bool = false) {
         guard let directory else {
             return refuse(callID, "no --recording-directory is set: the call goes on unrecorded")
         }
         guard let anchor else { return refuse(callID, "this server has no media anchor") }
-        if let reason = anchor.recordingRefusal(callID: callID) { return refuse(callID, reason) }
+        if let reason = anchor.recordingRefusal(callID: callID, placed: placed) { return refuse(callID, reason) }
         let notify = options?["notificationEvents"]?.boolValue ?? true
         if let format = options?["format"]?.stringValue, format.lowercased() != "wav" {
             log.info("recording.format", ["call": callID, "asked": format, "written": "wav"])
@@ -126,6 +128,7 @@ final class CallRecordings: @unchecked Sendable {
     /// A recording ended (on the writer queue): logged, and a complete file notified.
     private func finished(_ outcome: CallRecording.Outcome, applicationKey: String, notify: Bool) {
         let seconds = String(Int(outcome.seconds.rounded()))
+        if outcome.cancelled { return refuse(outcome.callID, outcome.failure ?? "cancelled") }
         guard outcome.failure == nil, let path = outcome.path else {
             return log.warning("recording.failed", ["call": outcome.callID, "file": outcome.path ?? "-", "seconds": seconds,
                                                     "reason": outcome.failure ?? "no file"])

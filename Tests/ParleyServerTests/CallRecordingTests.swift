@@ -141,6 +141,26 @@ import Testing
         #expect(outcome.failure?.contains("No such file or directory") == true, "\(outcome)")
     }
 
+    /// A recording cancelled (its call's media could not be recorded): its file is
+    /// removed, and the outcome says why.
+    @Test func aCancelledRecordingLeavesNoFile() throws {
+        let directory = try Self.scratch()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let outcome = Mutex<CallRecording.Outcome?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let recording = CallRecording(callID: "c-9", directory: directory, writer: DispatchQueue(label: "test.cancel")) { result in
+            outcome.withLock { $0 = result }
+            done.signal()
+        }
+        recording.record(caller: [Int16](repeating: 0, count: 960), other: [Int16](repeating: 0, count: 960))
+        recording.cancel("relayed")
+        recording.finish()  // after a cancel, nothing
+        #expect(done.wait(timeout: .now() + 10) == .success)
+        let result = try #require(outcome.withLock { $0 })
+        #expect(result.cancelled && result.failure == "relayed" && result.path == nil)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory).isEmpty)
+    }
+
     @Test func theDirectoryIsCheckedAtTheStart() throws {
         let directory = try Self.scratch()
         defer { try? FileManager.default.removeItem(atPath: directory) }
