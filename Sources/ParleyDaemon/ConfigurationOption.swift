@@ -87,6 +87,8 @@ struct ConfigurationOption: Sendable, Hashable {
               help: "libopus complexity of conference rooms' encoders, 0 (cheapest) to 10"),
         .init(name: "prompt-directory", kind: .text, valueName: "DIR", defaultText: "none",
               help: "the directory a backend's playFiles and menu prompts name WAV files in"),
+        .init(name: "recording-directory", kind: .text, valueName: "DIR", defaultText: "none",
+              help: "the directory a backend's startRecording writes WAV files in (without it, calls go unrecorded)"),
         .init(name: "conference-hold-music", kind: .text, valueName: "FILE.wav", defaultText: "silence",
               help: "what a participant alone in a room, or on hold, hears (looped)"),
         .init(name: "conference-linger", kind: .seconds, valueName: "SECONDS", defaultText: "0",

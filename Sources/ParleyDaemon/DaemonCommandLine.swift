@@ -274,6 +274,7 @@ enum DaemonCommandLine {
             configuration.conferenceOpusComplexity = try integer(value, source, 0...10)
         }
         if let (value, _) = one("prompt-directory") { configuration.promptDirectory = value.isEmpty ? nil : value }
+        if let (value, _) = one("recording-directory") { configuration.recordingDirectory = value.isEmpty ? nil : value }
         if let (value, _) = one("conference-hold-music") { configuration.conferenceHoldMusicPath = value.isEmpty ? nil : value }
         if let (value, source) = one("conference-linger") { configuration.conferenceLinger = value == "0" ? .zero : try seconds(value, source) }
         if let (value, source) = one("media-timeout") { configuration.mediaInactivityTimeout = try seconds(value, source) }

@@ -22,7 +22,7 @@ enum Serve {
         do {
             server = try ParleyServer(configuration: configuration, components: DaemonComposition.components(for: configuration, log: log), log: log)
         } catch {
-            if error is ConferenceConfigurationError || error is NumberRouteApplicationError {
+            if error is ConferenceConfigurationError || error is NumberRouteApplicationError || error is RecordingDirectoryError {
                 standardError("parleyd: \(error)")
             } else {
                 standardError("parleyd: cannot open the store in \(configuration.dataDirectory): \(error)")

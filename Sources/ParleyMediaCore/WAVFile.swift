@@ -33,7 +33,8 @@ public struct WAVFile: Sendable, Hashable {
     public var audioFrame: AudioFrame { AudioFrame(samples: samples, sampleRate: sampleRate, channels: channels) }
 
     private static let supportedRates = 1000...384_000
-    private static let headerBytes = 44
+    /// The size of the header `serialized()` and `header(sampleRate:channels:dataBytes:)` write.
+    public static let headerBytes = 44
 
     // MARK: Parsing
 
@@ -164,18 +165,35 @@ public struct WAVFile: Sendable, Hashable {
         guard channels == 1 || channels == 2 else {
             throw CodecError(.invalidArgument, "WAV writer", "\(channels) channels; only 1 or 2 are supported")
         }
-        guard WAVFile.supportedRates.contains(sampleRate) else {
-            throw CodecError(.invalidArgument, "WAV writer", "sample rate \(sampleRate) Hz is outside 1000...384000")
-        }
         guard samples.count % channels == 0 else {
             throw CodecError(.invalidArgument, "WAV writer", "\(samples.count) samples is not a multiple of \(channels) channels")
         }
-        let dataBytes = samples.count * 2
-        guard dataBytes <= Int(UInt32.max) - 36 else {
+        var out = try WAVFile.header(sampleRate: sampleRate, channels: channels, dataBytes: samples.count * 2)
+        out.reserveCapacity(WAVFile.headerBytes + samples.count * 2)
+        for sample in samples { out.appendLittleEndian(UInt16(bitPattern: sample)) }
+        return out
+    }
+
+    /// The 44-byte header of a file whose `data` chunk holds `dataBytes` bytes of 16-bit
+    /// samples, for a writer that streams the samples after it and writes the header again
+    /// with the final size (the RIFF size is at byte 4, the data size at byte 40).
+    /// - Throws: `CodecError` `.invalidArgument` for an unsupported channel count or rate,
+    ///   a size that is not whole sample frames, or more than 4 GiB of data.
+    public static func header(sampleRate: Int, channels: Int, dataBytes: Int) throws(CodecError) -> [UInt8] {
+        guard channels == 1 || channels == 2 else {
+            throw CodecError(.invalidArgument, "WAV writer", "\(channels) channels; only 1 or 2 are supported")
+        }
+        guard supportedRates.contains(sampleRate) else {
+            throw CodecError(.invalidArgument, "WAV writer", "sample rate \(sampleRate) Hz is outside 1000...384000")
+        }
+        guard dataBytes >= 0, dataBytes % (channels * 2) == 0 else {
+            throw CodecError(.invalidArgument, "WAV writer", "\(dataBytes) bytes is not a whole number of \(channels * 2)-byte sample frames")
+        }
+        guard dataBytes <= maximumDataBytes else {
             throw CodecError(.invalidArgument, "WAV writer", "\(dataBytes) bytes of samples exceed the RIFF 4 GiB limit")
         }
         var out: [UInt8] = []
-        out.reserveCapacity(WAVFile.headerBytes + dataBytes)
+        out.reserveCapacity(headerBytes)
         out += Array("RIFF".utf8)
         out.appendLittleEndian(UInt32(36 + dataBytes))
         out += Array("WAVEfmt ".utf8)
@@ -188,9 +206,11 @@ public struct WAVFile: Sendable, Hashable {
         out.appendLittleEndian(UInt16(16))
         out += Array("data".utf8)
         out.appendLittleEndian(UInt32(dataBytes))
-        for sample in samples { out.appendLittleEndian(UInt16(bitPattern: sample)) }
         return out
     }
+
+    /// The most sample bytes a RIFF file can say it holds (its sizes are 32-bit).
+    public static let maximumDataBytes = Int(UInt32.max) - 36
 
     // MARK: Files
 

@@ -34,6 +34,11 @@ import ParleyRTP
 /// at most `Configuration.maximumCatchUpTicks` ticks at once (the rest are counted in
 /// `skippedTicks`).
 ///
+/// A recorded call (`startRecording`) is transcoded whatever its codecs, so that every
+/// tick has both directions decoded: each tick hands the caller's 20 ms and the other
+/// leg's to the recording's `CallRecordingSink`. It stays transcoded after
+/// `stopRecording`: moving a stream back to relaying would renumber it a second time.
+///
 /// Two legs are joined at most; others may exist unjoined (they receive, nothing flows).
 public final class GatewayBridge<LegID: Hashable & Sendable>: MediaTopology {
     /// How the gateway transcodes and paces.
@@ -132,6 +137,11 @@ public final class GatewayBridge<LegID: Hashable & Sendable>: MediaTopology {
     private var pacer: AudioPacer?
     /// The latest time the owner passed in: the clock starts from it once a leg joins.
     private var lastNow: ContinuousClock.Instant?
+    /// The recording in progress: the caller's leg (the left of the two directions) and
+    /// where the audio goes.
+    private var recording: (caller: LegID, sink: any CallRecordingSink)?
+    /// Ticks whose audio went to a recording.
+    public private(set) var recordedTicks: UInt64 = 0
 
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
@@ -275,11 +285,35 @@ public final class GatewayBridge<LegID: Hashable & Sendable>: MediaTopology {
         return true
     }
 
+    // MARK: Recording
+
+    /// Records the call from the next tick on which both joined legs are transcoded: each
+    /// tick hands `sink` the audio `caller`'s leg received and the audio the other joined
+    /// leg received. A call that relays turns to transcoding now (both legs to `.decode`);
+    /// one not decided yet transcodes when it is. Replaces a recording in progress.
+    public func startRecording(caller: LegID, into sink: any CallRecordingSink) {
+        recording = (caller, sink)
+        if path == .relay {
+            for leg in joined { slots[leg]?.core.setMediaMode(.decode) }
+            path = .transcode
+        }
+    }
+
+    /// Hands no more audio to the recording's sink. The call goes on transcoding.
+    public func stopRecording() {
+        recording = nil
+    }
+
+    /// Whether a recording takes the call's audio.
+    public var isRecording: Bool { recording != nil }
+
     // MARK: The clock
 
     private func tick(now: ContinuousClock.Instant, into out: inout [MediaTopologyAction<LegID>]) {
         ticks &+= 1
         decidePath()
+        // What each joined leg received this tick (transcoding), for a recording.
+        var heard: [(from: LegID, samples: [Int16])] = []
         for leg in joined {
             guard let slot = slots[leg] else { continue }
             let source = peer(of: leg)
@@ -298,6 +332,7 @@ public final class GatewayBridge<LegID: Hashable & Sendable>: MediaTopology {
                 }
                 // Played every tick, sent or not, so the other leg's buffer keeps its pace.
                 let samples = source.slot.core.playout(now: now)
+                if recording != nil { heard.append((source.id, samples)) }
                 if eventSlot {
                     slot.core.skipAudioFrame()
                     slot.counters.audioLeftOutForEvents &+= 1
@@ -322,6 +357,14 @@ public final class GatewayBridge<LegID: Hashable & Sendable>: MediaTopology {
                 slot.relayedSinceTick = false
             }
         }
+        if let recording, path == .transcode, heard.count == 2 {
+            let caller = heard.first { $0.from == recording.caller }
+            let other = heard.first { $0.from != recording.caller }
+            if let caller, let other {
+                recordedTicks &+= 1
+                recording.sink.record(caller: caller.samples, other: other.samples)
+            }
+        }
     }
 
     private func stopClock() {
@@ -340,7 +383,7 @@ public final class GatewayBridge<LegID: Hashable & Sendable>: MediaTopology {
     private func decidePath() {
         guard path == .undecided, joined.count == 2, let a = slots[joined[0]], let b = slots[joined[1]],
               let codecA = a.core.statistics.codec, let codecB = b.core.statistics.codec else { return }
-        let relay = configuration.relayWhenCodecsMatch && codecA == codecB
+        let relay = configuration.relayWhenCodecsMatch && codecA == codecB && recording == nil
         a.core.setMediaMode(relay ? .forward : .decode)
         b.core.setMediaMode(relay ? .forward : .decode)
         path = relay ? .relay : .transcode

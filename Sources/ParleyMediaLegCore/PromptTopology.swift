@@ -17,6 +17,10 @@ import ParleyRTP
 /// joined there with a callee's, and from the moment it is joined the prompt clock leaves
 /// it alone, so the call goes on as any gateway call without touching its leg.
 ///
+/// A recording (`startRecording`) gets, each prompt tick, the caller's audio and what the
+/// clock sent it (the prompt, or silence while nothing or a digit plays); once the leg is
+/// joined in the gateway, the gateway's recording goes on with the callee's audio.
+///
 /// Memory is bounded: at most `Configuration.maximumQueuedClips` clips and
 /// `Configuration.maximumQueuedSamples` samples wait, beyond which `enqueue` refuses.
 public final class PromptTopology<LegID: Hashable & Sendable>: MediaTopology {
@@ -115,6 +119,8 @@ public final class PromptTopology<LegID: Hashable & Sendable>: MediaTopology {
     private var digits: TelephoneEventGenerator?
     private var pacer: AudioPacer?
     private var lastNow: ContinuousClock.Instant?
+    /// Where a recording's audio goes while prompting (the gateway has its own).
+    private var recording: (any CallRecordingSink)?
 
     public init(configuration: Configuration = Configuration(), gateway: GatewayBridge<LegID> = GatewayBridge()) {
         self.configuration = configuration
@@ -172,6 +178,24 @@ public final class PromptTopology<LegID: Hashable & Sendable>: MediaTopology {
                 maximumOpenDuration: .seconds(3), maximumQueued: 80)
         }
         return self.digits?.enqueueDigits(codes.compactMap { $0 }) ?? false
+    }
+
+    /// Records the call: the prompt leg's audio and what plays into it while prompting,
+    /// then the gateway's two legs once the prompt leg is joined there
+    /// (`GatewayBridge.startRecording`, with the prompt leg as the caller). Replaces a
+    /// recording in progress; false, and nothing recorded, without a prompt leg.
+    @discardableResult
+    public func startRecording(into sink: any CallRecordingSink) -> Bool {
+        guard let leg = promptLeg else { return false }
+        recording = sink
+        gateway.startRecording(caller: leg, into: sink)
+        return true
+    }
+
+    /// Hands no more audio to the recording's sink.
+    public func stopRecording() {
+        recording = nil
+        gateway.stopRecording()
     }
 
     /// The events since the last call, in order.
@@ -265,8 +289,9 @@ public final class PromptTopology<LegID: Hashable & Sendable>: MediaTopology {
     // MARK: The prompt clock
 
     private func tick(_ leg: LegID, now: ContinuousClock.Instant, into out: inout [MediaTopologyAction<LegID>]) {
-        // The caller's audio is played out and dropped, so its jitter buffer keeps pace.
-        _ = gateway.withLeg(leg) { (core: inout MediaLegCore) in _ = core.playout(now: now) }
+        // The caller's audio is played out every tick, so its jitter buffer keeps pace, and
+        // dropped unless it is recorded.
+        let heard = gateway.withLeg(leg) { (core: inout MediaLegCore) in core.playout(now: now) } ?? []
         if digits != nil {
             let packet = gateway.withLeg(leg) { (core: inout MediaLegCore) in digits?.tick(timestamp: core.nextRTPTimestamp) } ?? nil
             if let packet {
@@ -276,11 +301,13 @@ public final class PromptTopology<LegID: Hashable & Sendable>: MediaTopology {
                 } ?? []
                 if !sent.isEmpty { counters.telephoneEventPackets &+= 1 }
                 out += Self.translate(sent, on: leg)
+                record(heard, [])
                 // The clip waits while the digit's slot is on the wire.
                 return
             }
         }
         let (samples, fromClip) = nextFrame()
+        record(heard, samples)
         let sent: [MediaLegAction]
         do {
             sent = try gateway.withLeg(leg) { (core: inout MediaLegCore) throws(MediaLegError) -> [MediaLegAction] in
@@ -292,6 +319,17 @@ public final class PromptTopology<LegID: Hashable & Sendable>: MediaTopology {
         }
         if fromClip { counters.clipFrames &+= 1 } else { counters.silenceFrames &+= 1 }
         out += Self.translate(sent, on: leg)
+    }
+
+    /// Hands a prompt tick to the recording: the caller's audio and what played to it,
+    /// each padded with silence to a whole frame.
+    private func record(_ caller: [Int16], _ played: [Int16]) {
+        guard let recording else { return }
+        let size = Self.frameSamples
+        func frame(_ samples: [Int16]) -> [Int16] {
+            samples.count == size ? samples : Array(samples.prefix(size)) + [Int16](repeating: 0, count: max(0, size - samples.count))
+        }
+        recording.record(caller: frame(caller), other: frame(played))
     }
 
     /// The next 20 ms at the interface rate: the playing clip's (the last frame of a clip

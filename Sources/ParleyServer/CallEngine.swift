@@ -85,6 +85,8 @@ final class CallEngine: @unchecked Sendable {
     /// The refusal `refuse` told a caller last (read back when a call the server answered
     /// could not go on).
     private var refusedNow: CallError?
+    /// The recordings the backends' SVAML asks for (`startRecording`, `stopRecording`).
+    private var recordings: CallRecordings?
     private let recorder: CallRecorder
     /// Applications' dialling settings in, refusals out; nil: not enforced.
     private var dialling: DiallingPolicyShell?
@@ -170,6 +172,8 @@ final class CallEngine: @unchecked Sendable {
             loop: loop, anchor: anchor, sipCalls: sipCalls, backend: backend,
             prompts: PromptLibrary(directory: configuration.promptDirectory), log: log,
             maximumCallLength: configuration.maximumCallLength, recorder: recorder, wallClock: wallClock)
+        recordings = CallRecordings(directory: configuration.recordingDirectory, anchor: anchor, backend: backend, log: log)
+        answeredByServer?.recordings = recordings
         answeredByServer?.connect = { [unowned self] call, info, action in
             // As the ICE's answer would have placed it; its caller's leg is the one answered.
             backendCalls[call.party.callID] = info
@@ -866,6 +870,9 @@ final class CallEngine: @unchecked Sendable {
                 refuse(call, code: .notImplemented, message: "SVAML action \(svaml.action.name.rawValue) is not supported for calls in yet")
                 sendRefusedDiCE(call, reason: .invalidSVAMLAction)
             }
+            // A placed call's recording starts with its media.
+            recordings?.perform(svaml.instructions, callID: call.party.callID, applicationKey: call.applicationKey,
+                                placed: registry.record(of: call.party.callID) != nil)
         case .success(nil):
             refuse(call, code: .destinationUnavailable, message: "the backend gave no SVAML")
             sendRefusedDiCE(call, reason: .callbackError)
@@ -924,6 +931,7 @@ final class CallEngine: @unchecked Sendable {
         routingRequests[request.callID] = nil
         guard !stopped else { return }
         let decision: RoutingDecision
+        var instructions: [SVAMLInstruction] = []
         switch result {
         case .failure(let failure):
             log.warning("backend.ice.failed", ["call": request.callID, "reason": failure.reason.rawValue, "detail": failure.message])
@@ -933,6 +941,7 @@ final class CallEngine: @unchecked Sendable {
             markDiCEReason(request.callID, .callbackError)
             decision = .reject(.init(code: .destinationUnavailable, message: "the application's backend gave no SVAML"))
         case .success(let svaml?):
+            instructions = svaml.instructions
             switch svaml.action {
             case .connectMxp(let action):
                 let user = action.destination.map(\.endpoint) ?? request.destination.address
@@ -966,6 +975,8 @@ final class CallEngine: @unchecked Sendable {
             }
         }
         perform(registry.handleRouting(decision, callID: request.callID, now: now()))
+        recordings?.perform(instructions, callID: request.callID, applicationKey: request.caller.user.applicationKey,
+                            placed: registry.record(of: request.callID) != nil)
     }
 
     /// The reason a call's DiCE gives when it ends refused (the backend's doing).
@@ -1401,6 +1412,7 @@ final class CallEngine: @unchecked Sendable {
         bus.detach(node: node)
         for device in directory.devices(on: node) { directory.sessionEnded(device, on: node) }
         anchor?.closeEverything()
+        recordings?.finishWrites()
         push?.stop()
         recorder.flush(timeout: configuration.shutdownStoreTimeout)
         // Nobody waits past the stop, committed or not (the next start recovers the rest).

@@ -73,6 +73,8 @@ final class MediaAnchor: @unchecked Sendable {
         /// Whether the caller's leg is plain RTP: a call that came in over SIP
         /// (`answerSIPCaller`). Set on the engine's loop before the leg is made.
         var plainRTPCaller = false
+        /// The recording the topology hands its audio to (`startRecording`); nil when none.
+        var recording: CallRecording?
 
         init(callID: String, loop: any MediaLoop, buffers: MediaLoopBuffers, kind: MediaTopologyKind) {
             self.callID = callID
@@ -158,6 +160,13 @@ final class MediaAnchor: @unchecked Sendable {
     /// paced change of the room: set by the engine, read on its loop only.
     var talkersChanged: ((RoomKey, [String]) -> Void)?
     private var calls: [String: CallMedia] = [:]
+    /// The recordings in progress, by call id (engine loop): a call's `CallMedia` holds the
+    /// same on its media loop.
+    private var recordings: [String: CallRecording] = [:]
+    /// Recordings of calls placed whose media is not made yet (a new call's instructions
+    /// wait for its record's commit): started as the media is made, cancelled when the
+    /// call ends first (engine loop).
+    private var pendingRecordings: [String: CallRecording] = [:]
     /// Conference rooms with participants (engine loop), each with its members (room loop).
     private var rooms: [RoomKey: (media: RoomMedia, members: RoomMembers)] = [:]
     /// Conference callouts whose room could not be made, with why (engine loop): their
@@ -324,6 +333,7 @@ final class MediaAnchor: @unchecked Sendable {
             guard let existing = calls[callID] else { return }
             call = existing
         }
+        if let recording = pendingRecordings.removeValue(forKey: callID) { attach(recording, to: call) }
         _ = call.loop.execute { [self] in
             perform(instruction, in: call, applicationKey: applicationKey, now: now)
         }
@@ -501,6 +511,8 @@ final class MediaAnchor: @unchecked Sendable {
     /// waiting for the call's media loop to do it: for shutdown and tests. The engine's
     /// loop uses `closeAll(callID:now:done:)`, which does not wait.
     func closeAll(callID: String, now: ContinuousClock.Instant) -> [CallLegID: MediaLegStatistics] {
+        recordings[callID] = nil
+        pendingRecordings.removeValue(forKey: callID)?.cancel("the call ended before its media was made")
         guard let call = calls.removeValue(forKey: callID) else { return [:] }
         let statistics = call.loop.runAndWait { [self] in closeCall(call, now: now) } ?? [:]
         leaveRoom(call)
@@ -512,6 +524,9 @@ final class MediaAnchor: @unchecked Sendable {
     /// media), in the order the closes finished.
     func closeAll(callID: String, now: ContinuousClock.Instant,
                   done: @escaping @Sendable ([CallLegID: MediaLegStatistics]) -> Void) {
+        // Its recording, if any, is completed as its legs close (`closeCall`).
+        recordings[callID] = nil
+        pendingRecordings.removeValue(forKey: callID)?.cancel("the call ended before its media was made")
         guard let call = calls.removeValue(forKey: callID) else {
             finished.withLock { $0.append(([:], done)) }
             _ = engineLoop.execute { [self] in deliverFinishedCloses() }
@@ -682,6 +697,7 @@ final class MediaAnchor: @unchecked Sendable {
     /// Closes every leg of the call; returns their final statistics.
     private func closeCall(_ call: CallMedia, now: ContinuousClock.Instant) -> [CallLegID: MediaLegStatistics] {
         call.ended = true
+        endRecording(of: call)
         if let timer = call.inactivityTimer { call.loop.cancel(timer) }
         call.inactivityTimer = nil
         if let timer = call.topologyTimer { call.loop.cancel(timer.id) }
@@ -693,6 +709,76 @@ final class MediaAnchor: @unchecked Sendable {
         // The last leg out of the mixer stops the room's clock.
         call.room?.rescheduleClock()
         return statistics
+    }
+
+    // MARK: Recording (docs/backend.md, "Recording")
+
+    /// Why `callID` cannot be recorded now, or nil when it can (engine loop): its media
+    /// must be decoded (a gateway, a call the server answered), not relayed between apps
+    /// nor mixed in a room, and the call not recorded already. `placed`: the call is in
+    /// the engine, its media made or to be made (a new call's media waits for its
+    /// record's commit); else its media must be here now.
+    func recordingRefusal(callID: String, placed: Bool) -> String? {
+        if recordings[callID] != nil || pendingRecordings[callID] != nil { return "the call is being recorded already" }
+        guard let call = calls[callID] else { return placed ? nil : "the call has no media here" }
+        return Self.recordingRefusal(of: call)
+    }
+
+    private static func recordingRefusal(of call: CallMedia) -> String? {
+        if call.room != nil { return "a conference call's media is mixed in its room, not recorded per call" }
+        if call.gateway == nil { return "the call's media is relayed between apps undecoded, not recorded" }
+        return nil
+    }
+
+    /// Hands the call's audio to `recording` from its next tick on, or from its media's
+    /// making (engine loop; check `recordingRefusal` first). A call that ends meanwhile
+    /// completes it; one that ends before its media was made cancels it.
+    func startRecording(callID: String, _ recording: CallRecording) {
+        guard recordings[callID] == nil, pendingRecordings[callID] == nil else { return recording.cancel("the call is being recorded already") }
+        guard let call = calls[callID] else {
+            pendingRecordings[callID] = recording
+            return
+        }
+        attach(recording, to: call)
+    }
+
+    /// Starts `recording` on the call's media (engine loop), or cancels it when the media
+    /// made is not one that can be recorded.
+    private func attach(_ recording: CallRecording, to call: CallMedia) {
+        if let reason = Self.recordingRefusal(of: call) { return recording.cancel(reason) }
+        recordings[call.callID] = recording
+        let accepted = call.loop.execute {
+            guard !call.ended else { return recording.finish() }
+            call.recording = recording
+            if let prompt = call.prompt {
+                prompt.startRecording(into: recording)
+            } else {
+                call.gateway?.startRecording(caller: .caller, into: recording)
+            }
+        }
+        if !accepted { recording.finish() }
+    }
+
+    /// Ends the call's recording (engine loop): its file is completed on the writer's
+    /// queue. Nothing when the call is not recorded.
+    func stopRecording(callID: String) {
+        if let pending = pendingRecordings.removeValue(forKey: callID) {
+            return pending.cancel("stopRecording came before the call's media was made")
+        }
+        guard let recording = recordings.removeValue(forKey: callID) else { return }
+        guard let call = calls[callID] else { return recording.finish() }
+        let accepted = call.loop.execute { [self] in
+            if call.recording === recording { endRecording(of: call) } else { recording.finish() }
+        }
+        if !accepted { recording.finish() }
+    }
+
+    /// Takes the call's recording off its topology and completes it (the call's media loop).
+    private func endRecording(of call: CallMedia) {
+        guard let recording = call.recording else { return }
+        call.recording = nil
+        if let prompt = call.prompt { prompt.stopRecording() } else { call.gateway?.stopRecording() }
+        recording.finish()
     }
 
     // MARK: Legs (the call's media loop)

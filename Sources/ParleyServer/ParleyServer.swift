@@ -86,6 +86,9 @@ public final class ParleyServer: Sendable {
         defer { if !started { components.engineLoop.shutdown() } }
         var configuration = configuration
         try Self.prepareConferences(&configuration)
+        if let directory = configuration.recordingDirectory {
+            configuration.recordingDirectory = try CallRecordings.resolveDirectory(directory)
+        }
         self.configuration = configuration
         self.log = log
         sipUserAgent = components.sipCalls as? SIPUserAgent

@@ -104,6 +104,9 @@ final class ServerAnsweredCalls: @unchecked Sendable {
     /// with INVALIDSVAMLACTION.
     var connect: ((InboundSIPCall, CallEngine.BackendCall, SVAMLAction) -> CallError?)?
 
+    /// Where `startRecording` and `stopRecording` go (set by the engine); nil: skipped.
+    var recordings: CallRecordings?
+
     /// Whether an ICE answer needs the server to answer the call: `runMenu` or `park`, or
     /// `hangup`/`continue`/`connectMxp`/`connectPstn`/`connectSip` after something the
     /// caller hears (`say`, `playFiles`, `answer`, `sendDtmf`). Instructions before
@@ -274,7 +277,7 @@ final class ServerAnsweredCalls: @unchecked Sendable {
         case .sendDtmf(let tones):
             sendDTMF(tones, on: call, callID: callID)
         case .startRecording, .stopRecording:
-            log.warning("ivr.unsupported", ["call": callID, "instruction": instruction.name.rawValue])
+            recordings?.perform([instruction], callID: callID, applicationKey: call.context.applicationKey)
         }
     }
 

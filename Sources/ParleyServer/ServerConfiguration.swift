@@ -67,6 +67,11 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// The directory a backend's `playFiles` and menu prompts name WAV files in
     /// (`--prompt-directory`); nil: only spoken prompts (`say`, `#tts[...]`) play.
     public var promptDirectory: String?
+    /// The directory a backend's `startRecording` writes its WAV files in
+    /// (`--recording-directory`); nil: `startRecording` is refused and calls go on
+    /// unrecorded. Checked when the server is made (it must be a writable directory) and
+    /// kept as an absolute path.
+    public var recordingDirectory: String?
     /// How long an empty room's mixer is kept for a participant who comes back
     /// (`--conference-linger`); zero closes it with its last participant.
     public var conferenceLinger: Duration = .zero

@@ -71,6 +71,17 @@ import Testing
         #expect(parsed.createDevelopmentApplication == false)
     }
 
+    /// `--recording-directory` (docs/operations.md): none by default; the flag, the
+    /// environment and the file set it; empty unsets it. (parleyd checks it is a writable
+    /// directory when the server is made: `CallRecordingTests`.)
+    @Test func theRecordingDirectoryIsOptional() throws {
+        #expect(try configuration([]).recordingDirectory == nil)
+        #expect(try configuration(["--recording-directory", "/var/lib/parley/rec"]).recordingDirectory == "/var/lib/parley/rec")
+        #expect(try configuration([], environment: ["PARLEY_RECORDING_DIRECTORY": "/r"]).recordingDirectory == "/r")
+        #expect(try configuration(["--config", "/c.json"], files: ["/c.json": #"{"recordingDirectory": "/f"}"#]).recordingDirectory == "/f")
+        #expect(try configuration(["--recording-directory="]).recordingDirectory == nil)
+    }
+
     @Test func mediaDefaultsFollowTheListenAddress() throws {
         let parsed = try configuration(["--listen", "[::1]:9000"])
         #expect(parsed.mediaBindAddress == .ipv6Loopback(port: 0))
