@@ -627,8 +627,10 @@ final class CallEngine: @unchecked Sendable {
         let time = now()
         var waitFor: UInt64 = 0
         var closing: Set<String> = []
+        var ended: [CallRecord] = []
+        defer { for record in ended { sendDiCE(for: record) } }
         for case .record(let record) in actions {
-            if record.state == .ended { sendDiCE(for: record) }
+            if record.state == .ended { ended.append(record) }
             var legs: [CallLeg] = []
             if record.state == .ended, let anchor {
                 if !stopping {
@@ -1022,7 +1024,14 @@ final class CallEngine: @unchecked Sendable {
         // Its record keeps the outcome (GET /calling/v1/calls/id/{callId} says what the DiCE says).
         recorder.recordOutcome(callID: record.callID, applicationKey: record.applicationKey,
                                SinchCallOutcome(result: result, reason: reason), at: ended)
-        sendDiCE(callID: record.callID, info, result: result, reason: reason, durationSeconds: durationMillis / 1000)
+        // Posted once the ended record is committed, so a backend that reads the call
+        // (`GET /calling/v1/calls/id/{callId}`) when its DiCE arrives finds it ended.
+        let post = { [self] in sendDiCE(callID: record.callID, info, result: result, reason: reason, durationSeconds: durationMillis / 1000) }
+        if closingCalls.contains(record.callID) {
+            recordWaiters[record.callID, default: []].append(post)
+        } else {
+            whenRecordsCommitted(post)
+        }
     }
 
     /// Keeps who hung up a live call (the first hang-up only), and writes it to the call's
