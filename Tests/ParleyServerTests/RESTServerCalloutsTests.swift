@@ -86,7 +86,7 @@ import Testing
             (#"{"method": "ttsCallout", "ttsCallout": {"destination": {"type": "number", "endpoint": "+15550100"}, "text": "x", "cli": "nope"}}"#, "cli"),
             (#"{"method": "ttsCallout", "ttsCallout": {"destination": {"type": "number", "endpoint": "+15550100"}, "text": "x", "enableDice": "yes"}}"#, "enableDice"),
             (#"{"method": "ttsCallout", "ttsCallout": {"destination": {"type": "number", "endpoint": "+15550100"}, "text": "x", "dtmf": "12x"}}"#, "dtmf"),
-            (##"{"method": "ttsCallout", "ttsCallout": {"destination": {"type": "number", "endpoint": "+15550100"}, "prompts": "#tts[unclosed"}}"##, "prompts"),
+            (##"{"method": "ttsCallout", "ttsCallout": {"destination": {"type": "number", "endpoint": "+15550100"}, "prompts": "#ssml[<speak>hi</speak>]"}}"##, "SSML"),
             (#"{"method": "ttsCallout", "ttsCallout": {"destination": {"type": "number", "endpoint": "+15550100"}, "text": "\#(String(repeating: "a", count: 601))"}}"#, "600"),
             (#"{"method": "customCallout", "customCallout": {}}"#, "ice"),
             (#"{"method": "customCallout", "customCallout": {"ice": "not json"}}"#, "ice"),
