@@ -1,6 +1,6 @@
 public import ParleyCallModel
 import ParleySignaling
-import ParleyWireCore
+public import ParleyWireCore
 
 /// Per-application dialling settings (docs/calls.md, "Dialling policy"): what the shell
 /// gives the registry, and how a routing decision that dials is admitted.
@@ -90,5 +90,59 @@ extension CallRegistry {
         case .failure(let refusal):
             throw refusal.callingError
         }
+    }
+
+    /// Admits a callout the server places itself (REST `ttsCallout`, `customCallout`) to a
+    /// phone number or SIP address, as any call out is admitted: refused `not_implemented`
+    /// where SIP dialling is off, `bad_request` for an address of the wrong format, and as
+    /// the application's dialling settings refuse an app call's (allowed prefixes, SIP
+    /// addresses, the CLI, calls in progress and per minute). A phone number presents
+    /// `cli`, else the application's default CLI. Once admitted, a call to a phone number
+    /// counts against the limits until `calloutEnded(_:)`.
+    /// - Returns: the SIP party to call, the CLI it presents (nil for a SIP address without
+    ///   one) and the application's maximum call length, if any.
+    public mutating func admitCallout(
+        to target: PartyAddress, applicationKey: String, cli: String?, callID: String, now: ClockReading
+    ) throws(CallingError) -> (party: SIPParty, cli: String?, maximumLength: Duration?) {
+        if let problem = target.formatProblem {
+            throw CallingError(.badRequest, callID: callID, field: "destination", "\(target.kind.rawValue) address \(problem)")
+        }
+        if let cli, let problem = PartyAddress.phone(cli).formatProblem {
+            throw CallingError(.badRequest, callID: callID, field: "cli", "cli \(problem)")
+        }
+        let decision: RoutingDecision
+        switch target {
+        case .phone(let number): decision = .dialNumber(PhoneRoute(number: number, callerID: cli))
+        case .sip(let uri): decision = .dialSIP(uri: uri, headers: [:])
+        case .user, .conference:
+            throw CallingError(.badRequest, callID: callID, field: "destination", "a callout goes to a phone number or a SIP address")
+        }
+        if let kind = decision.refusedKind(sipDialling: configuration.sipDialling) {
+            throw CallingError(.notImplemented, callID: callID, field: "destination", "calls to \(kind.rawValue) addresses are not implemented yet")
+        }
+        switch dialling.admit(decision, applicationKey: applicationKey, callID: callID, now: now.instant) {
+        case .success(let admission):
+            switch admission.decision {
+            case .dialNumber(let route):
+                guard let presented = route.callerID else {
+                    dialling.callEnded(callID)
+                    throw CallingError(.badRequest, callID: callID, field: "cli", CallStateMachine.missingCLI)
+                }
+                return (SIPParty(callID: callID, destination: .phone(route)), presented, admission.maximumLength)
+            case .dialSIP(let uri, _):
+                return (SIPParty(callID: callID, destination: .uri(uri)), cli ?? dialling.settings(of: applicationKey).defaultCLI,
+                        admission.maximumLength)
+            default:
+                throw CallingError(.badRequest, callID: callID, field: "destination", "a callout goes to a phone number or a SIP address")
+            }
+        case .failure(let refusal):
+            throw refusal.callingError
+        }
+    }
+
+    /// A callout admitted by `admitCallout` ended (in any way): a call to a phone number
+    /// frees its place in its application's limits.
+    public mutating func calloutEnded(_ callID: String) {
+        dialling.callEnded(callID)
     }
 }

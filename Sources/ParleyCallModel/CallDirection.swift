@@ -1,7 +1,8 @@
 /// Which kinds of party a call joins, caller first: app-to-app, from an app user to a
 /// phone number (through a SIP trunk), to a SIP endpoint or to a conference room, and from
 /// a conference room to an app user (a conference callout), and from a phone number or SIP
-/// endpoint (a call that came in over SIP) to an app user or a conference room.
+/// endpoint (a call that came in over SIP) to an app user or a conference room, and
+/// callouts the server places and plays to itself.
 public enum CallDirection: String, Sendable, Hashable, CaseIterable, Codable {
     /// From one user of an application to another (both on the SDK).
     case appToApp
@@ -31,6 +32,12 @@ public enum CallDirection: String, Sendable, Hashable, CaseIterable, Codable {
     case sipToPhone = "sipToPhone"
     /// From a SIP endpoint to a SIP endpoint, bridged likewise.
     case sipToSIP = "sipToSip"
+    /// A callout the server places itself (REST `ttsCallout` or `customCallout`) to a phone
+    /// number through the trunk: the caller is the CLI it presents, the server plays to the
+    /// callee when it answers.
+    case calloutToPhone
+    /// Such a callout to a SIP endpoint; the caller is the CLI it presents likewise.
+    case calloutToSIP = "calloutToSip"
 
     /// The direction of a call from an app user to an address of kind `calleeKind`.
     public init(fromUserTo calleeKind: PartyAddress.Kind) {
@@ -74,6 +81,7 @@ public enum CallDirection: String, Sendable, Hashable, CaseIterable, Codable {
         case .conferenceToApp: .conference
         case .phoneToApp, .phoneToConference, .phoneToPhone, .phoneToSIP: .phone
         case .sipToApp, .sipToConference, .sipToPhone, .sipToSIP: .sip
+        case .calloutToPhone, .calloutToSIP: .phone
         }
     }
 
@@ -81,8 +89,8 @@ public enum CallDirection: String, Sendable, Hashable, CaseIterable, Codable {
     public var calleeKind: PartyAddress.Kind {
         switch self {
         case .appToApp: .user
-        case .appToPhone, .phoneToPhone, .sipToPhone: .phone
-        case .appToSIP, .phoneToSIP, .sipToSIP: .sip
+        case .appToPhone, .phoneToPhone, .sipToPhone, .calloutToPhone: .phone
+        case .appToSIP, .phoneToSIP, .sipToSIP, .calloutToSIP: .sip
         case .appToConference: .conference
         case .conferenceToApp, .phoneToApp, .sipToApp: .user
         case .phoneToConference, .sipToConference: .conference

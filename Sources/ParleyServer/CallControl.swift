@@ -25,6 +25,10 @@ public protocol CallControl: Sendable {
     /// `conferenceCallout`): their devices ring, or are pushed, and the one that answers
     /// joins the room.
     func conferenceCallout(_ request: ConferenceCalloutRequest, applicationKey: String) async -> CalloutOutcome
+    /// Places a callout the server plays to itself (`POST /calling/v1/callouts`,
+    /// `ttsCallout` or `customCallout`): a call to a phone number or SIP address that hears
+    /// the request's steps once it answers.
+    func serverCallout(_ request: ServerCalloutRequest, applicationKey: String) async -> CalloutOutcome
     /// Runs an SVAML call update (`PATCH /calling/v1/calls/id/{callId}`) on a call of
     /// `applicationKey` the server answered itself (prompts, a menu, park); false when the
     /// application has no such call.
@@ -40,6 +44,9 @@ extension CallControl {
     public func kick(callID: String?, conferenceID: String, applicationKey: String) async -> ConferenceOutcome { .roomNotFound }
     public func conferenceStatistics() async -> ConferenceStatistics? { nil }
     public func conferenceCallout(_ request: ConferenceCalloutRequest, applicationKey: String) async -> CalloutOutcome {
+        .refused(code: .notImplemented, message: "this server places no callouts")
+    }
+    public func serverCallout(_ request: ServerCalloutRequest, applicationKey: String) async -> CalloutOutcome {
         .refused(code: .notImplemented, message: "this server places no callouts")
     }
     /// Without an engine no call is answered by the server.

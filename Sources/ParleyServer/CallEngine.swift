@@ -87,6 +87,8 @@ final class CallEngine: @unchecked Sendable {
     private var refusedNow: CallError?
     /// The recordings the backends' SVAML asks for (`startRecording`, `stopRecording`).
     private var recordings: CallRecordings?
+    /// Callouts the server places and plays to itself (`ttsCallout`, `customCallout`).
+    private var callouts: ServerCallouts?
     private let recorder: CallRecorder
     /// Applications' dialling settings in, refusals out; nil: not enforced.
     private var dialling: DiallingPolicyShell?
@@ -182,6 +184,10 @@ final class CallEngine: @unchecked Sendable {
             guard registry.record(of: call.party.callID) == nil else { return nil }
             return refusedNow ?? CallError(code: SignalingErrorCode.internalError.rawValue, message: "the call could not go on")
         }
+        callouts = ServerCallouts(
+            loop: loop, anchor: anchor, sipCalls: sipCalls, backend: backend,
+            prompts: PromptLibrary(directory: configuration.promptDirectory), log: log, ringTimeout: configuration.ringTimeout,
+            maximumCallLength: configuration.maximumCallLength, hooks: calloutHooks(), wallClock: wallClock)
         if let diallingSettings {
             let shell = DiallingPolicyShell(
                 source: diallingSettings, loop: loop, store: helloStore, log: log, metrics: metrics,
@@ -732,6 +738,7 @@ final class CallEngine: @unchecked Sendable {
             }
         log.info("sip.report", ["call": party.callID, "event": described])
         if let answeredByServer, answeredByServer.handles(party.callID) { return answeredByServer.sipReported(event, callID: party.callID) }
+        if let callouts, callouts.handles(party.callID) { return callouts.sipReported(event, callID: party.callID) }
         if case .hungUp = event, let record = registry.record(of: party.callID) {
             noteHangUp(record, by: record.callerDeviceID == nil && record.caller == party.address ? .caller : .callee)
         }
@@ -884,7 +891,9 @@ final class CallEngine: @unchecked Sendable {
     /// Runs SVAML on a call of `applicationKey` the server answered (a REST `PATCH` of the
     /// call); false when the application has no such call here (on the loop).
     func update(callID: String, applicationKey: String, svaml: SVAMLResponse) -> Bool {
-        guard answeredByServer?.applicationKey(of: callID) == applicationKey else { return false }
+        guard answeredByServer?.applicationKey(of: callID) == applicationKey || callouts?.applicationKey(of: callID) == applicationKey else {
+            return false
+        }
         return update(callID: callID, svaml: svaml)
     }
 
@@ -898,7 +907,7 @@ final class CallEngine: @unchecked Sendable {
     /// Hangs up a call the server answered (DiCE `MANAGERHANGUP`); false when no such call
     /// is here (on the loop).
     func hangUp(callID: String) -> Bool {
-        answeredByServer?.hangUp(callID: callID) ?? false
+        answeredByServer?.hangUp(callID: callID) ?? callouts?.hangUp(callID: callID) ?? false
     }
 
     /// An app call whose backend routes it (`BackendRouter`): the ICE goes out, and the call
@@ -1039,10 +1048,14 @@ final class CallEngine: @unchecked Sendable {
     private func noteHangUp(_ record: CallRecord, by side: SinchCallOutcome.HangUpSide) {
         guard record.state != .ended, hangUpSides[record.callID] == nil else { return }
         hangUpSides[record.callID] = side
+        writeHangUpEvent(callID: record.callID, applicationKey: record.applicationKey, side: side)
+    }
+
+    /// Writes who hung up a call to its timeline, off the loop.
+    private func writeHangUpEvent(callID: String, applicationKey key: String, side: SinchCallOutcome.HangUpSide) {
         let store = self.store
         let log = self.log
         let event = CallEvent(time: now().unixMilliseconds, kind: Self.hangUpEventKind, detail: ["by": side.rawValue])
-        let (callID, key) = (record.callID, record.applicationKey)
         timelineWrites.async {
             do throws(StoreError) {
                 try store.performAndWait { (store) throws(StoreError) in
@@ -1169,6 +1182,7 @@ final class CallEngine: @unchecked Sendable {
 
     private func mediaReported(_ event: MediaEvent, callID: String) {
         if let answeredByServer, answeredByServer.handles(callID) { return answeredByServer.mediaReported(event, callID: callID) }
+        if let callouts, callouts.handles(callID) { return callouts.mediaReported(event, callID: callID) }
         pendingMedia.append((event, callID))
         if !performing { perform([]) }
     }
@@ -1266,6 +1280,34 @@ final class CallEngine: @unchecked Sendable {
         let ticket = recorder.lastTicket
         if ticket <= committedTicket { return body() }
         ticketWaiters.append((ticket, body))
+    }
+
+    /// Places a callout the server plays to itself (`ttsCallout`, `customCallout`; engine
+    /// loop): the call's id, or the refusal.
+    func serverCallout(_ request: ServerCalloutRequest, applicationKey: String) -> CalloutOutcome {
+        guard !stopped, let callouts else { return .refused(code: .internalError, message: "the server is stopping") }
+        let outcome = callouts.place(request, applicationKey: applicationKey, callID: UUID().uuidString.lowercased())
+        dialling?.report(registry.takeDiallingRefusals())
+        return outcome
+    }
+
+    /// What the callouts borrow of the engine: the registry's dialling policy, the
+    /// recorder, the timeline.
+    private func calloutHooks() -> ServerCallouts.Hooks {
+        ServerCallouts.Hooks(
+            admit: { [unowned self] target, applicationKey, cli, callID in
+                do throws(CallingError) {
+                    return .success(try registry.admitCallout(to: target, applicationKey: applicationKey, cli: cli, callID: callID, now: now()))
+                } catch {
+                    return .failure(error)
+                }
+            },
+            ended: { [unowned self] callID in registry.calloutEnded(callID) },
+            persist: { [unowned self] record, legs in recorder.persist(record, legs: legs) },
+            whenCommitted: { [unowned self] body in whenRecordsCommitted(body) },
+            noteHangUp: { [unowned self] record, side in
+                writeHangUpEvent(callID: record.callID, applicationKey: record.applicationKey, side: side)
+            })
     }
 
     /// Starts a conference callout (engine loop): the room `room` of `applicationKey` calls
@@ -1398,6 +1440,7 @@ final class CallEngine: @unchecked Sendable {
         // flush below.
         stopping = true
         answeredByServer?.endAll()
+        callouts?.endAll()
         anchor?.finishPendingCloses()
         perform(registry.endAll(.init(code: .internalError, message: "server shutting down"), now: now()))
         // The ended records, then the `call.ended` they hold back (bounded: a store locked

@@ -1165,6 +1165,25 @@ final class MediaAnchor: @unchecked Sendable {
         }
     }
 
+    /// Offers a plain RTP leg to the SIP callee of a callout the server places itself
+    /// (`ServerCallouts`), whose other end is the server (`PromptTopology`): reported as
+    /// `offerCallee` reports (`calleeLegReady` with the offer), then, once `acceptAnswer`
+    /// gave it the callee's answer, `legConnected`. Prompts play into it once
+    /// `withPrompts` says `playInto` (at the answer: no clock runs while it rings) (engine loop).
+    func offerPromptCallee(callID: String, party: Party, applicationKey: String, now: ClockReading) {
+        guard calls[callID] == nil, !closed else {
+            reportToEngine(.legFailed(.callee(party), reason: closed ? "state: the media anchor is shut down" : "state: the call has media already"), callID)
+            return
+        }
+        let loop = mediaLoops[nextLoop % mediaLoops.count]
+        nextLoop &+= 1
+        let call = CallMedia(callID: callID, loop: loop, buffers: buffers[ObjectIdentifier(loop)]!, prompt: PromptTopology())
+        calls[callID] = call
+        _ = call.loop.execute { [self] in
+            perform(.offerCallee(callID: callID, party: party), in: call, applicationKey: applicationKey, now: now)
+        }
+    }
+
     /// A call the server answered goes on to a callee (the registry starts it as any call
     /// in, whose first instruction is `answerSIPCaller`): its caller's leg stays as it is, so
     /// the caller's dialog and media do not change; its answer and its state are reported

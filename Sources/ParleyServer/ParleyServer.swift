@@ -389,6 +389,15 @@ struct EngineCallControl: CallControl {
         }
     }
 
+    func serverCallout(_ request: ServerCalloutRequest, applicationKey: String) async -> CalloutOutcome {
+        await withCheckedContinuation { continuation in
+            let accepted = engine.loop.execute { [engine] in
+                continuation.resume(returning: engine.serverCallout(request, applicationKey: applicationKey))
+            }
+            if !accepted { continuation.resume(returning: .refused(code: .internalError, message: "the server is stopping")) }
+        }
+    }
+
     func updateAnsweredCall(callID: String, applicationKey: String, svaml: SVAMLResponse) async -> Bool {
         await withCheckedContinuation { continuation in
             let accepted = engine.loop.execute { [engine] in

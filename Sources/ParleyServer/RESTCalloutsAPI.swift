@@ -3,11 +3,12 @@ import ParleyHTTP
 import ParleySignaling
 
 /// `POST /calling/v1/callouts`, the Sinch Voice API's callout endpoint (docs/rest.md,
-/// "Callouts"). Parley places `conferenceCallout`: it calls an app user (`destination`
-/// `{"type": "username", "endpoint": USER}`) into a conference room, ringing their
-/// devices or pushing them as any call does, and answers `{"callId": ...}` at once. The
-/// other methods (`ttsCallout`, `customCallout`) and other destination types are refused
-/// with 501 until they exist.
+/// "Callouts"). `conferenceCallout` calls an app user (`destination` `{"type":
+/// "username", "endpoint": USER}`) into a conference room, ringing their devices or
+/// pushing them as any call does; `ttsCallout` and `customCallout` call a phone number
+/// or SIP address that the server plays to itself (`ServerCallouts`; the request is read
+/// by `serverCallout(from:)`). Each answers `{"callId": ...}` at once; destination types
+/// not built (a conference callout to a number, a ttsCallout to an app user) are 501.
 extension RESTAPI {
     /// The largest callout body read.
     static let maximumCalloutBytes = 16 * 1024
@@ -22,12 +23,19 @@ extension RESTAPI {
         guard request.body.count <= Self.maximumCalloutBytes else {
             return Self.sinchError(413, 41300, "the body is over \(Self.maximumCalloutBytes) bytes")
         }
-        let callout: ConferenceCalloutRequest
-        switch Self.conferenceCallout(from: request.body) {
-        case .success(let parsed): callout = parsed
-        case .failure(let refusal): return refusal.response
+        let outcome: CalloutOutcome
+        if Self.calloutMethod(of: request.body)?.lowercased() == "conferencecallout" {
+            switch Self.conferenceCallout(from: request.body) {
+            case .success(let callout): outcome = await callControl.conferenceCallout(callout, applicationKey: applicationKey)
+            case .failure(let refusal): return refusal.response
+            }
+        } else {
+            switch Self.serverCallout(from: request.body) {
+            case .success(let callout): outcome = await callControl.serverCallout(callout, applicationKey: applicationKey)
+            case .failure(let refusal): return refusal.response
+            }
         }
-        switch await callControl.conferenceCallout(callout, applicationKey: applicationKey) {
+        switch outcome {
         case .placed(let callID):
             return Self.json(200, CalloutResult(callId: callID))
         case .refused(let code, let message):
@@ -51,9 +59,6 @@ extension RESTAPI {
             return .failure(CalloutRefusal(400, 40000, #"the body must name a "method" (conferenceCallout)"#))
         }
         guard method.lowercased() == "conferencecallout" else {
-            if ["ttscallout", "customcallout"].contains(method.lowercased()) {
-                return .failure(CalloutRefusal(501, 50100, "callout method \(printable(method)) is not supported by this server yet; conferenceCallout is"))
-            }
             return .failure(CalloutRefusal(400, 40000, "unknown callout method \(printable(method))"))
         }
         guard let details = object["conferenceCallout"] as? [String: Any] else {
@@ -88,11 +93,17 @@ extension RESTAPI {
         return .success(ConferenceCalloutRequest(conferenceID: room, userID: endpoint, displayName: displayName))
     }
 
+    /// The `method` a callout body names, when it is a JSON object naming one.
+    static func calloutMethod(of body: [UInt8]) -> String? {
+        (try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any])?["method"] as? String
+    }
+
     /// The HTTP status and Sinch error code of a refusal by the call engine.
     static func sinchStatus(of code: SignalingErrorCode) -> (Int, Int) {
         switch code {
         case .destinationNotFound: (404, 40400)
         case .destinationUnavailable: (409, 40900)
+        case .destinationNotAllowed: (403, 40300)
         case .tooManyCalls: (429, 42900)
         case .tooLarge: (413, 41300)
         case .badRequest: (400, 40000)

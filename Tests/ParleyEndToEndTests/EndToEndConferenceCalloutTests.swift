@@ -89,8 +89,8 @@ extension EndToEndRealTimeMediaTests.ConferenceRoomTests {
         #expect(record.body?["endCause"] as? String == "hungUp")
     }
 
-    /// Callouts refused before anything is placed: an unknown user, a bad room id, a method
-    /// this server does not place, a malformed body.
+    /// Callouts refused before anything is placed: an unknown user, a bad room id, a
+    /// destination this server does not call out to, a malformed body.
     @Test func badCalloutsAreRefusedInTheSinchShape() throws {
         let server = try ParleydInstance()
         func post(_ body: [String: Any]) throws -> (Int, Int?) {
@@ -102,8 +102,10 @@ extension EndToEndRealTimeMediaTests.ConferenceRoomTests {
         let longRoom = String(repeating: "r", count: 65)
         let badRoom = try post(["method": "conferenceCallout", "conferenceCallout": ["conferenceId": longRoom, "destination": ["type": "username", "endpoint": "bob"]]])
         #expect(badRoom.0 == 400 && badRoom.1 == 40000)
-        let tts = try post(["method": "ttsCallout", "ttsCallout": ["text": "hello"]])
-        #expect(tts.0 == 501 && tts.1 == 50100)
+        let tts = try post(["method": "ttsCallout", "ttsCallout": ["text": "hello", "destination": ["type": "username", "endpoint": "bob"]]])
+        #expect(tts.0 == 501 && tts.1 == 50100, "a ttsCallout to an app user is not built")
+        let noDestination = try post(["method": "ttsCallout", "ttsCallout": ["text": "hello"]])
+        #expect(noDestination.0 == 400 && noDestination.1 == 40000)
         let phone = try post(["method": "conferenceCallout", "conferenceCallout": ["conferenceId": "r", "destination": ["type": "number", "endpoint": "+15551234567"]]])
         #expect(phone.0 == 501 && phone.1 == 50100)
         let noMethod = try post(["conferenceCallout": [:] as [String: Any]])
