@@ -244,7 +244,9 @@ final class ServerCallouts: @unchecked Sendable {
             if call.answered { hooks.noteHangUp(call.record, .callee) }
             end(callID, cause: call.answered ? .hungUp : .denied, error: nil, result: call.answered ? .answered : .busy,
                 reason: .calleeHangup, why: "the callee hung up", tellCallee: false)
-        case .dtmf:
+        case .dtmf, .held:
+            // Digits and the callee's hold change nothing here: the prompts play on (a
+            // held callee hears them when it resumes, or not, as its phone decides).
             break
         }
     }
