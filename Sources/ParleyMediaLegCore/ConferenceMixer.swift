@@ -7,8 +7,9 @@ import ParleyRTP
 /// catch-up bounded as `GatewayBridge` bounds it).
 ///
 /// Each tick every joined leg's received audio is taken from its jitter buffer and decoded
-/// (`MediaLegCore.playout`: Opus with FEC and concealment, G.711 faded), resampled to the
-/// room's rate (16 or 48 kHz) and handed to an `AudioMixer`, which picks the talkers by
+/// (`MediaLegCore.playout`: Opus with FEC and concealment, G.711 faded) at the room's rate
+/// (16 or 48 kHz: a leg made with `MediaLegConfiguration.audioRate` equal to the room's
+/// rate decodes straight to it; any other is resampled) and handed to an `AudioMixer`, which picks the talkers by
 /// voice activity and makes one shared mix of them and, for each talker, the mix of the
 /// others (N-1). Then each leg is sent 20 ms:
 ///
@@ -127,7 +128,7 @@ public final class ConferenceMixer<LegID: Hashable & Sendable>: MediaTopology {
         var holdSource: (any AudioSource)?
         /// The source is the configured hold music (looped), not one the owner gave.
         var holdSourceLoops = false
-        /// 48 kHz playout to the room's rate; nil when the room runs at 48 kHz.
+        /// The leg's playout to the room's rate; nil when the leg plays at the room's rate.
         var decodeResampler: Resampler?
         /// The last event received on this leg (its RTP timestamp), to count each once.
         var lastEventKey: UInt32?
@@ -158,8 +159,9 @@ public final class ConferenceMixer<LegID: Hashable & Sendable>: MediaTopology {
     private var slots: [LegID: Slot] = [:]
     private var mixer: AudioMixer<LegID>
     private var sharedEncoders: [AudioEncoderConfiguration: SharedEncoder] = [:]
-    /// The shared mix at the room's rate to 48 kHz (the codecs' side); nil at 48 kHz.
-    private var sharedUpsampler: Resampler?
+    /// The shared mix from the room's rate to a listener encoder's other audio rate, by
+    /// that rate; none while every listener encodes at the room's rate.
+    private var sharedResamplers: [Int: Resampler] = [:]
     private var pacer: AudioPacer?
     private var lastNow: ContinuousClock.Instant?
     private var events: [Event] = []
@@ -172,10 +174,6 @@ public final class ConferenceMixer<LegID: Hashable & Sendable>: MediaTopology {
         var mixing = configuration.mixer
         mixing.maximumParticipants = max(mixing.maximumParticipants, configuration.maximumParticipants)
         mixer = try AudioMixer(configuration: mixing)
-        let rate = configuration.mixer.sampleRate
-        if rate != AudioPayloadCodec.interfaceRate {
-            sharedUpsampler = try Resampler(from: rate, to: AudioPayloadCodec.interfaceRate)
-        }
     }
 
     // MARK: Legs
@@ -185,9 +183,9 @@ public final class ConferenceMixer<LegID: Hashable & Sendable>: MediaTopology {
     public func add(_ leg: LegID, core: consuming MediaLegCore) {
         let slot = Slot(core: core)
         slot.core.setMediaMode(.decode)
-        let rate = configuration.mixer.sampleRate
-        if rate != AudioPayloadCodec.interfaceRate {
-            slot.decodeResampler = try? Resampler(from: AudioPayloadCodec.interfaceRate, to: rate)
+        let rate = configuration.mixer.sampleRate, legRate = slot.core.configuration.audioRate
+        if legRate != rate {
+            slot.decodeResampler = try? Resampler(from: legRate, to: rate)
         }
         slots[leg] = slot
     }
@@ -343,7 +341,7 @@ public final class ConferenceMixer<LegID: Hashable & Sendable>: MediaTopology {
 
         var encodes = TickEncodes()
         let alone = joined.count == 1
-        var shared48k: [Int16]?
+        var sharedAtRate: [Int: [Int16]] = [:]
         var sharedPayloads: [AudioEncoderConfiguration: [UInt8]] = [:]
         for leg in joined {
             guard let slot = slots[leg], slot.core.state == .connected else { continue }
@@ -362,8 +360,8 @@ public final class ConferenceMixer<LegID: Hashable & Sendable>: MediaTopology {
                     if let made = sharedPayloads[key] {
                         payload = made
                     } else {
-                        if shared48k == nil { shared48k = upsampleShared(output.shared) }
-                        payload = try sharedEncoder(for: key).codec.encode(shared48k!)
+                        let samples = try sharedMix(output.shared, at: key.audioRate, made: &sharedAtRate)
+                        payload = try sharedEncoder(for: key).codec.encode(samples)
                         sharedPayloads[key] = payload
                         encodes.shared += 1
                     }
@@ -396,9 +394,17 @@ public final class ConferenceMixer<LegID: Hashable & Sendable>: MediaTopology {
         return encoder
     }
 
-    private func upsampleShared(_ samples: [Int16]) -> [Int16] {
-        guard sharedUpsampler != nil else { return samples }
-        return Self.fit(sharedUpsampler!.process(samples), to: AudioPayloadCodec.frameSamples)
+    /// The shared mix at a listener encoder's audio rate: as mixed at the room's rate, else
+    /// resampled once per tick per rate (`made` keeps the tick's).
+    private func sharedMix(_ samples: [Int16], at rate: Int, made: inout [Int: [Int16]]) throws(CodecError) -> [Int16] {
+        if rate == configuration.mixer.sampleRate { return samples }
+        if let done = made[rate] { return done }
+        if sharedResamplers[rate] == nil {
+            sharedResamplers[rate] = try Resampler(from: configuration.mixer.sampleRate, to: rate)
+        }
+        let resampled = Self.fit(sharedResamplers[rate]!.process(samples), to: rate / 50)
+        made[rate] = resampled
+        return resampled
     }
 
     /// The leg's next hold frame: its own source, else the hold music looped, else silence.
@@ -414,7 +420,7 @@ public final class ConferenceMixer<LegID: Hashable & Sendable>: MediaTopology {
             slot.holdSource = source
             if let frame { return frame }
         }
-        return AudioFrame.silence(sampleRate: AudioPayloadCodec.interfaceRate)
+        return AudioFrame.silence(sampleRate: slot.core.configuration.audioRate)
     }
 
     /// `samples` padded with silence or cut to `count` (a resampler's block may differ by
