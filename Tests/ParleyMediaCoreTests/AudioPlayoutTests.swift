@@ -106,6 +106,7 @@ struct AudioPlayoutTests {
     func playoutAtSixteenKilohertz(codecName: String) throws {
         var configuration = JitterBuffer.Configuration()
         configuration.minimumDelay = .milliseconds(60)
+        configuration.clockRate = codecName == "opus" ? 48_000 : 8_000
         let lost: Set<Int> = [20, 40, 41, 60, 80, 100, 120]
         let run = try Self.run(codecName: codecName, frames: 150, lost: lost, networkDelay: 5 * ms, phase: 3 * ms,
                                configuration: configuration, audioRate: 16_000)
