@@ -50,7 +50,7 @@ enum CodecAlone {
                 decoded += try decoder.decode(packet[...])
             } else {
                 let next = index + 1 < packets.count ? packets[index + 1] : nil
-                decoded += decoder.conceal(samples48k: frame, nextPayload: next?[...])
+                decoded += decoder.conceal(samples: frame, nextPayload: next?[...])
             }
         }
         try WAVFile(sampleRate: AudioPayloadCodec.interfaceRate, channels: 1, samples: decoded).write(path: output)

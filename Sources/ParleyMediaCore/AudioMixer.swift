@@ -150,17 +150,13 @@ public struct AudioMixer<ParticipantID: Hashable & Sendable>: Sendable {
 
         // Voice activity: who may talk, and how loud.
         var candidates: [(index: Int, rank: Double)] = []
+        let fresh = Participant(detector: VoiceActivityDetector(configuration: configuration.voiceActivity), lastTick: tick)
         for (index, input) in inputs.enumerated() {
-            var participant = participants[input.id] ?? Participant(
-                detector: VoiceActivityDetector(configuration: configuration.voiceActivity), lastTick: tick)
-            participant.lastTick = tick
-            if input.muted || input.onHold {
-                participant.detector.reset()
-            } else if participant.detector.analyze(input.samples) {
-                let bonus = talkers.contains(input.id) ? configuration.talkerStickiness : 0
-                candidates.append((index, participant.detector.speechLevel + bonus))
+            let bonus = talkers.contains(input.id) ? configuration.talkerStickiness : 0
+            // In place: one lookup per participant, and its detector is not copied.
+            if let rank = Self.rank(input, tick: tick, bonus: bonus, participant: &participants[input.id, default: fresh]) {
+                candidates.append((index, rank))
             }
-            participants[input.id] = participant
         }
         if participants.count > inputs.count { participants = participants.filter { $0.value.lastTick == tick } }
         // Loudest first; equal ranks keep the inputs' order, so a tick repeats exactly.
@@ -206,6 +202,18 @@ public struct AudioMixer<ParticipantID: Hashable & Sendable>: Sendable {
         sharedLimiter = shared
         talkers = newTalkers
         return Output(talkers: newTalkers, talkersChanged: changed, shared: sharedMix, talkerMixes: talkerMixes)
+    }
+
+    /// A participant's voice activity for the tick, and its rank among the candidate talkers
+    /// when it is speaking.
+    private static func rank(_ input: Input, tick: UInt64, bonus: Double, participant: inout Participant) -> Double? {
+        participant.lastTick = tick
+        if input.muted || input.onHold {
+            participant.detector.reset()
+            return nil
+        }
+        guard participant.detector.analyze(input.samples) else { return nil }
+        return participant.detector.speechLevel + bonus
     }
 
     /// Forgets a participant (it left): its voice activity and, if it was talking, its

@@ -1,8 +1,12 @@
 import ParleyOpus
 
-/// Turns 20 ms frames of 48 kHz mono audio into RTP payloads of one codec (Opus, PCMU,
-/// PCMA) and back, with concealment for lost packets. The audio side is always 48 kHz
-/// mono; G.711 runs at 8 kHz behind a resampler.
+/// Turns 20 ms frames of mono audio into RTP payloads of one codec (Opus, PCMU, PCMA) and
+/// back, with concealment for lost packets. The audio side runs at `audioRate`: 48 kHz
+/// unless the codec is made for another (a conference room mixing at 16 kHz makes its
+/// legs' codecs at 16 kHz, so libopus decodes straight to the room's rate and encodes from
+/// it, and nothing resamples in between). Opus payloads are the same format whatever the
+/// audio rate (RFC 7587: the RTP clock stays 48 kHz; an encoder fed 16 kHz sends
+/// wideband); G.711 runs at 8 kHz behind a resampler.
 ///
 /// A media leg runs one per negotiated stream; a mixer or a gateway runs one per leg it
 /// decodes and encodes. Holds libopus state, so it is not `Sendable`: keep it on the thread
@@ -37,10 +41,19 @@ public final class AudioPayloadCodec {
         }
     }
 
-    /// The sample rate of the audio side, whatever the codec's clock.
+    /// The sample rate of the audio side unless a codec is made for another.
     public static let interfaceRate = 48_000
-    /// Samples in one 20 ms frame of the audio side.
+    /// Samples in one 20 ms frame at `interfaceRate`.
     public static let frameSamples = 960
+    /// The audio rates a codec can be made for: libopus decodes to and encodes from each
+    /// natively, and G.711's resamplers run from 8 kHz to each.
+    public static let supportedAudioRates = [8_000, 12_000, 16_000, 24_000, 48_000]
+
+    /// The sample rate of the audio side: what `decode` and `conceal` return and `encode`
+    /// takes.
+    public let audioRate: Int
+    /// Samples in one 20 ms frame of the audio side.
+    public var samplesPerFrame: Int { audioRate / 50 }
 
     public let kind: Kind
     /// RTP clock rate of the payload format.
@@ -56,33 +69,41 @@ public final class AudioPayloadCodec {
     public private(set) var lastConcealmentUsedFEC = false
 
     /// The codec for an SDP encoding name (`opus`, `PCMU`, `PCMA`, any case), or nil for a
-    /// name it does not run. Throws when libopus or the resampler cannot be set up.
-    public init?(name: String, opus: OpusOptions = OpusOptions()) throws(CodecError) {
+    /// name it does not run. Throws when libopus or the resampler cannot be set up, or
+    /// (`.invalidArgument`) for an audio rate not in `supportedAudioRates`.
+    /// - Parameter audioRate: the rate of the audio side (`interfaceRate` by default).
+    public init?(name: String, opus: OpusOptions = OpusOptions(), audioRate: Int = AudioPayloadCodec.interfaceRate) throws(CodecError) {
         switch name.lowercased() {
         case "opus": kind = .opus
         case "pcmu": kind = .pcmu
         case "pcma": kind = .pcma
         default: return nil
         }
+        guard Self.supportedAudioRates.contains(audioRate) else {
+            throw CodecError(.invalidArgument, name, "an audio rate of \(audioRate) Hz (one of \(Self.supportedAudioRates))")
+        }
+        self.audioRate = audioRate
         do {
             if kind == .opus {
                 clockRate = 48_000
                 guard (0...10).contains(opus.complexity) else {
                     throw CodecError(.invalidArgument, "opus", "complexity \(opus.complexity) is not in 0...10")
                 }
-                let encoder = try OpusEncoder(sampleRate: 48_000, channels: 1, application: .voip, bitrate: opus.bitrate,
+                let encoder = try OpusEncoder(sampleRate: audioRate, channels: 1, application: .voip, bitrate: opus.bitrate,
                                               complexity: opus.complexity)
                 try encoder.setInbandFEC(opus.inbandFEC)
                 try encoder.setDTX(opus.dtx)
                 try encoder.setPacketLossPercent(opus.expectedLossPercent)
                 opusEncoder = encoder
-                opusDecoder = try OpusDecoder(sampleRate: 48_000, channels: 1)
+                opusDecoder = try OpusDecoder(sampleRate: audioRate, channels: 1)
             } else {
                 clockRate = 8_000
                 opusEncoder = nil
                 opusDecoder = nil
-                downsampler = try Resampler(from: 48_000, to: 8_000)
-                upsampler = try Resampler(from: 8_000, to: 48_000)
+                if audioRate != 8_000 {
+                    downsampler = try Resampler(from: audioRate, to: 8_000)
+                    upsampler = try Resampler(from: 8_000, to: audioRate)
+                }
             }
         } catch let error as CodecError {
             throw error
@@ -106,19 +127,19 @@ public final class AudioPayloadCodec {
     /// RTP timestamp units in one 20 ms frame.
     public var timestampStep: UInt32 { UInt32(clockRate / 50) }
 
-    /// Encodes 960 samples of 48 kHz mono audio.
+    /// Encodes one 20 ms frame at `audioRate` (`samplesPerFrame` samples).
     public func encode(_ samples: [Int16]) throws(CodecError) -> [UInt8] {
         switch kind {
         case .opus:
             guard let opusEncoder else { throw CodecError(.codecFailure, "opus encode", "no encoder") }
             do { return try opusEncoder.encode(samples) } catch { throw CodecError(.codecFailure, "opus encode", "\(error)") }
         case .pcmu, .pcma:
-            let narrow = downsampler!.process(samples)
+            let narrow = downsampler?.process(samples) ?? samples
             return kind == .pcmu ? G711.muLaw(encoding: narrow) : G711.aLaw(encoding: narrow)
         }
     }
 
-    /// Decodes one payload to 48 kHz mono samples.
+    /// Decodes one payload to mono samples at `audioRate`.
     public func decode(_ payload: ArraySlice<UInt8>) throws(CodecError) -> [Int16] {
         concealedInARow = 0
         switch kind {
@@ -127,21 +148,23 @@ public final class AudioPayloadCodec {
             do { return try opusDecoder.decode(Array(payload)) } catch { throw CodecError(.codecFailure, "opus decode", "\(error)") }
         case .pcmu, .pcma:
             let narrow = kind == .pcmu ? G711.muLaw(decoding: Array(payload)) : G711.aLaw(decoding: Array(payload))
-            let wide = upsampler!.process(narrow)
+            let wide = upsampler?.process(narrow) ?? narrow
             lastG711Frame = wide
             return wide
         }
     }
 
-    /// Audio for a lost stretch of `samples48k` samples: Opus FEC from the next packet when
-    /// it is there, else Opus concealment; for G.711 the last frame repeated with a fade
-    /// (silence after 60 ms, as a long repetition sounds worse than a gap).
-    public func conceal(samples48k: Int, nextPayload: ArraySlice<UInt8>?) -> [Int16] {
+    /// Audio for a lost stretch of `samples` samples at `audioRate`: Opus FEC from the next
+    /// packet when it is there, else Opus concealment; for G.711 the last frame repeated
+    /// with a fade (silence after 60 ms, as a long repetition sounds worse than a gap).
+    public func conceal(samples: Int, nextPayload: ArraySlice<UInt8>?) -> [Int16] {
         concealedInARow += 1
         lastConcealmentUsedFEC = false
-        let count = max(0, min(samples48k, 5760))
-        // libopus takes gaps in multiples of 2.5 ms (120 samples at 48 kHz).
-        let opusCount = max(120, count / 120 * 120)
+        // At most 120 ms, the longest Opus packet.
+        let count = max(0, min(samples, audioRate * 12 / 100))
+        // libopus takes gaps in multiples of 2.5 ms.
+        let quantum = audioRate / 400
+        let opusCount = max(quantum, count / quantum * quantum)
         switch kind {
         case .opus:
             guard let opusDecoder else { return [Int16](repeating: 0, count: count) }

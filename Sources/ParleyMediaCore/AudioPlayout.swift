@@ -29,7 +29,8 @@ public struct AudioPlayout {
 
     /// One tick of audio.
     public struct Tick {
-        /// `AudioPayloadCodec.frameSamples` samples, 48 kHz mono.
+        /// One 20 ms frame at the codec's audio rate (`AudioPayloadCodec.samplesPerFrame`
+        /// samples, mono).
         public var samples: [Int16]
         public var kind: Kind
         /// RTP timestamps of the packets decoded in this tick.
@@ -72,8 +73,11 @@ public struct AudioPlayout {
 
     /// Plays the tick at `now` (monotonic nanoseconds) from `buffer`.
     public mutating func tick(from buffer: inout JitterBuffer, now: UInt64) -> Tick {
-        let frame = AudioPayloadCodec.frameSamples
-        let scale = max(AudioPayloadCodec.interfaceRate / codec.clockRate, 1)
+        let frame = codec.samplesPerFrame
+        // Audio samples per RTP timestamp unit: 1/3 for Opus (48 kHz clock) played at
+        // 16 kHz, 6 for G.711 (8 kHz clock) at 48 kHz.
+        let audioRate = codec.audioRate, clockRate = codec.clockRate
+        func audioSamples(_ units: Int) -> Int { units * audioRate / clockRate }
         var result = Tick(samples: [], kind: .silent)
         var played = false
         var concealed = false
@@ -89,14 +93,14 @@ public struct AudioPlayout {
                     result.decodedTimestamps.append(packet.timestamp)
                 } else {
                     result.undecodable += 1
-                    pending += conceal(packet.samples * scale, next: nil)
+                    pending += conceal(audioSamples(packet.samples), next: nil)
                 }
                 // An Opus DTX frame (1-2 bytes) ends the spurt: what follows is silence.
                 inTalkSpurt = !(codec.kind == .opus && packet.payload.count <= 2)
                 concealedTicks = 0
             case .lost(let loss):
                 concealed = true
-                pending += conceal(loss.samples * scale, next: loss.nextPacket?.payload)
+                pending += conceal(audioSamples(loss.samples), next: loss.nextPacket?.payload)
             case .continuation:
                 played = true
             case .stretch:
@@ -133,7 +137,7 @@ public struct AudioPlayout {
     /// Concealment for `count` samples: the codec's FEC or PLC, or comfort noise where that
     /// has faded to zeros.
     private mutating func conceal(_ count: Int, next: ArraySlice<UInt8>?) -> [Int16] {
-        var out = codec.conceal(samples48k: count, nextPayload: next)
+        var out = codec.conceal(samples: count, nextPayload: next)
         if codec.lastConcealmentUsedFEC { statistics.fecRecovered &+= 1 }
         if out.allSatisfy({ $0 == 0 }) {
             statistics.comfortNoiseFrames &+= 1

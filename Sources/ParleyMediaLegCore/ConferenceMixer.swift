@@ -7,8 +7,9 @@ import ParleyRTP
 /// catch-up bounded as `GatewayBridge` bounds it).
 ///
 /// Each tick every joined leg's received audio is taken from its jitter buffer and decoded
-/// (`MediaLegCore.playout`: Opus with FEC and concealment, G.711 faded), resampled to the
-/// room's rate (16 or 48 kHz) and handed to an `AudioMixer`, which picks the talkers by
+/// (`MediaLegCore.playout`: Opus with FEC and concealment, G.711 faded) at the room's rate
+/// (16 or 48 kHz: a leg made with `MediaLegConfiguration.audioRate` equal to the room's
+/// rate decodes straight to it; any other is resampled) and handed to an `AudioMixer`, which picks the talkers by
 /// voice activity and makes one shared mix of them and, for each talker, the mix of the
 /// others (N-1). Then each leg is sent 20 ms:
 ///
@@ -120,6 +121,7 @@ public final class ConferenceMixer<LegID: Hashable & Sendable>: MediaTopology {
 
     /// A class, because a `MediaLegCore` cannot be copied into a collection.
     private final class Slot {
+        let id: LegID
         var core: MediaLegCore
         var muted = false
         var onHold = false
@@ -127,11 +129,14 @@ public final class ConferenceMixer<LegID: Hashable & Sendable>: MediaTopology {
         var holdSource: (any AudioSource)?
         /// The source is the configured hold music (looped), not one the owner gave.
         var holdSourceLoops = false
-        /// 48 kHz playout to the room's rate; nil when the room runs at 48 kHz.
+        /// The leg's playout to the room's rate; nil when the leg plays at the room's rate.
         var decodeResampler: Resampler?
         /// The last event received on this leg (its RTP timestamp), to count each once.
         var lastEventKey: UInt32?
-        init(core: consuming MediaLegCore) { self.core = core }
+        init(id: LegID, core: consuming MediaLegCore) {
+            self.id = id
+            self.core = core
+        }
     }
 
     /// A shared stream's encoder, kept from tick to tick for its Opus prediction.
@@ -146,7 +151,7 @@ public final class ConferenceMixer<LegID: Hashable & Sendable>: MediaTopology {
 
     public let configuration: Configuration
     /// The joined legs, in the order they joined.
-    public private(set) var joined: [LegID] = []
+    public var joined: [LegID] { joinedSlots.map(\.id) }
     public private(set) var counters = Counters()
     /// The encodes of the last tick.
     public private(set) var lastTickEncodes = TickEncodes()
@@ -156,10 +161,16 @@ public final class ConferenceMixer<LegID: Hashable & Sendable>: MediaTopology {
     public var skippedTicks: UInt64 { skippedBeforeClock + (pacer?.skippedTicks ?? 0) }
     private var skippedBeforeClock: UInt64 = 0
     private var slots: [LegID: Slot] = [:]
+    /// The joined legs' slots, in the order they joined: the tick walks these, so it hashes
+    /// no leg id.
+    private var joinedSlots: [Slot] = []
+    /// The mixer's inputs, kept from tick to tick so their storage is reused.
+    private var inputs: [AudioMixer<LegID>.Input] = []
     private var mixer: AudioMixer<LegID>
     private var sharedEncoders: [AudioEncoderConfiguration: SharedEncoder] = [:]
-    /// The shared mix at the room's rate to 48 kHz (the codecs' side); nil at 48 kHz.
-    private var sharedUpsampler: Resampler?
+    /// The shared mix from the room's rate to a listener encoder's other audio rate, by
+    /// that rate; none while every listener encodes at the room's rate.
+    private var sharedResamplers: [Int: Resampler] = [:]
     private var pacer: AudioPacer?
     private var lastNow: ContinuousClock.Instant?
     private var events: [Event] = []
@@ -172,10 +183,6 @@ public final class ConferenceMixer<LegID: Hashable & Sendable>: MediaTopology {
         var mixing = configuration.mixer
         mixing.maximumParticipants = max(mixing.maximumParticipants, configuration.maximumParticipants)
         mixer = try AudioMixer(configuration: mixing)
-        let rate = configuration.mixer.sampleRate
-        if rate != AudioPayloadCodec.interfaceRate {
-            sharedUpsampler = try Resampler(from: rate, to: AudioPayloadCodec.interfaceRate)
-        }
     }
 
     // MARK: Legs
@@ -183,11 +190,11 @@ public final class ConferenceMixer<LegID: Hashable & Sendable>: MediaTopology {
     public func mediaMode(for leg: LegID) -> MediaLegMode { .decode }
 
     public func add(_ leg: LegID, core: consuming MediaLegCore) {
-        let slot = Slot(core: core)
+        let slot = Slot(id: leg, core: core)
         slot.core.setMediaMode(.decode)
-        let rate = configuration.mixer.sampleRate
-        if rate != AudioPayloadCodec.interfaceRate {
-            slot.decodeResampler = try? Resampler(from: AudioPayloadCodec.interfaceRate, to: rate)
+        let rate = configuration.mixer.sampleRate, legRate = slot.core.configuration.audioRate
+        if legRate != rate {
+            slot.decodeResampler = try? Resampler(from: legRate, to: rate)
         }
         slots[leg] = slot
     }
@@ -195,24 +202,24 @@ public final class ConferenceMixer<LegID: Hashable & Sendable>: MediaTopology {
     public func remove(_ leg: LegID, now: ContinuousClock.Instant) -> (actions: [MediaTopologyAction<LegID>], statistics: MediaLegStatistics)? {
         note(now)
         guard let slot = slots.removeValue(forKey: leg) else { return nil }
-        if joined.contains(leg) {
-            joined.removeAll { $0 == leg }
+        if joinedSlots.contains(where: { $0 === slot }) {
+            joinedSlots.removeAll { $0 === slot }
             let wasTalking = mixer.talkers.contains(leg)
             mixer.remove(leg)
             if wasTalking { post(.talkersChanged(mixer.talkers)) }
         }
-        if joined.isEmpty { stopClock() }
+        if joinedSlots.isEmpty { stopClock() }
         let actions = translate(slot.core.close(now: now), on: leg)
         return (actions, slot.core.statistics)
     }
 
     public func join(_ leg: LegID) throws(MediaTopologyError) {
-        guard slots[leg] != nil else { throw MediaTopologyError(.unknownLeg, "no leg \(leg) to join") }
-        if joined.contains(leg) { return }
-        guard joined.count < configuration.maximumParticipants else {
+        guard let slot = slots[leg] else { throw MediaTopologyError(.unknownLeg, "no leg \(leg) to join") }
+        if joinedSlots.contains(where: { $0 === slot }) { return }
+        guard joinedSlots.count < configuration.maximumParticipants else {
             throw MediaTopologyError(.full, "the room holds \(configuration.maximumParticipants) legs")
         }
-        joined.append(leg)
+        joinedSlots.append(slot)
     }
 
     public var legIDs: [LegID] { Array(slots.keys) }
@@ -290,7 +297,7 @@ public final class ConferenceMixer<LegID: Hashable & Sendable>: MediaTopology {
     /// The next tick while a leg is joined; before the clock's first tick, the latest time
     /// the owner passed in (due at once), so the clock starts on the owner's next call.
     public var nextTopologyDeadline: ContinuousClock.Instant? {
-        guard !joined.isEmpty else { return nil }
+        guard !joinedSlots.isEmpty else { return nil }
         return pacer?.nextTick ?? lastNow
     }
 
@@ -298,7 +305,7 @@ public final class ConferenceMixer<LegID: Hashable & Sendable>: MediaTopology {
     /// the first of them ran.
     public func handleTopologyTimeout(now: ContinuousClock.Instant) -> [MediaTopologyAction<LegID>] {
         note(now)
-        guard !joined.isEmpty else { return [] }
+        guard !joinedSlots.isEmpty else { return [] }
         if pacer == nil {
             pacer = AudioPacer(start: now, frameDuration: Self.tick, maximumCatchUp: configuration.maximumCatchUpTicks)
         }
@@ -309,7 +316,7 @@ public final class ConferenceMixer<LegID: Hashable & Sendable>: MediaTopology {
         lateness.record(late)
         if late > configuration.lateTickThreshold { counters.lateTicks &+= 1 }
         var out: [MediaTopologyAction<LegID>] = []
-        out.reserveCapacity(joined.count * due)  // a send per leg per tick, in one array
+        out.reserveCapacity(joinedSlots.count * due)  // a send per leg per tick, in one array
         for _ in 0..<due { tick(now: now, into: &out) }
         return out
     }
@@ -319,34 +326,34 @@ public final class ConferenceMixer<LegID: Hashable & Sendable>: MediaTopology {
     private func tick(now: ContinuousClock.Instant, into out: inout [MediaTopologyAction<LegID>]) {
         counters.ticks &+= 1
         let frame = configuration.mixer.frameSamples
-        var inputs: [AudioMixer<LegID>.Input] = []
-        inputs.reserveCapacity(joined.count)
-        for leg in joined {
-            guard let slot = slots[leg] else { continue }
+        inputs.removeAll(keepingCapacity: true)
+        for slot in joinedSlots {
             // Played every tick, heard or not, so each leg's jitter buffer keeps its pace.
             let played = slot.core.playout(now: now)
             if slot.muted || slot.onHold {
-                inputs.append(.init(id: leg, samples: [], muted: slot.muted, onHold: slot.onHold))
+                inputs.append(.init(id: slot.id, samples: [], muted: slot.muted, onHold: slot.onHold))
                 continue
             }
             var samples = played
             if slot.decodeResampler != nil { samples = slot.decodeResampler!.process(played) }
-            inputs.append(.init(id: leg, samples: Self.fit(samples, to: frame)))
+            inputs.append(.init(id: slot.id, samples: Self.fit(samples, to: frame)))
         }
         let output: AudioMixer<LegID>.Output
         do { output = try mixer.mix(inputs) } catch {
-            counters.encodeFailures &+= UInt64(joined.count)
+            counters.encodeFailures &+= UInt64(joinedSlots.count)
             return
         }
         counters.framesMixed = mixer.counters.framesMixed
         if output.talkersChanged { post(.talkersChanged(output.talkers)) }
 
         var encodes = TickEncodes()
-        let alone = joined.count == 1
-        var shared48k: [Int16]?
-        var sharedPayloads: [AudioEncoderConfiguration: [UInt8]] = [:]
-        for leg in joined {
-            guard let slot = slots[leg], slot.core.state == .connected else { continue }
+        let alone = joinedSlots.count == 1
+        var sharedAtRate: [Int: [Int16]] = [:]
+        // The tick's shared payloads, one per listener configuration: nearly always one,
+        // so a list compared in turn, not a dictionary hashing every listener's key.
+        var sharedPayloads: [(key: AudioEncoderConfiguration, payload: [UInt8])] = []
+        for slot in joinedSlots where slot.core.state == .connected {
+            let leg = slot.id
             do {
                 let sent: [MediaLegAction]
                 if slot.onHold || alone {
@@ -359,12 +366,12 @@ public final class ConferenceMixer<LegID: Hashable & Sendable>: MediaTopology {
                 } else {
                     guard let key = slot.core.encoderConfiguration else { continue }
                     let payload: [UInt8]
-                    if let made = sharedPayloads[key] {
-                        payload = made
+                    if let made = sharedPayloads.first(where: { $0.key == key }) {
+                        payload = made.payload
                     } else {
-                        if shared48k == nil { shared48k = upsampleShared(output.shared) }
-                        payload = try sharedEncoder(for: key).codec.encode(shared48k!)
-                        sharedPayloads[key] = payload
+                        let samples = try sharedMix(output.shared, at: key.audioRate, made: &sharedAtRate)
+                        payload = try sharedEncoder(for: key).codec.encode(samples)
+                        sharedPayloads.append((key, payload))
                         encodes.shared += 1
                     }
                     sent = try slot.core.sendEncodedAudio(payload: payload, now: now)
@@ -396,9 +403,17 @@ public final class ConferenceMixer<LegID: Hashable & Sendable>: MediaTopology {
         return encoder
     }
 
-    private func upsampleShared(_ samples: [Int16]) -> [Int16] {
-        guard sharedUpsampler != nil else { return samples }
-        return Self.fit(sharedUpsampler!.process(samples), to: AudioPayloadCodec.frameSamples)
+    /// The shared mix at a listener encoder's audio rate: as mixed at the room's rate, else
+    /// resampled once per tick per rate (`made` keeps the tick's).
+    private func sharedMix(_ samples: [Int16], at rate: Int, made: inout [Int: [Int16]]) throws(CodecError) -> [Int16] {
+        if rate == configuration.mixer.sampleRate { return samples }
+        if let done = made[rate] { return done }
+        if sharedResamplers[rate] == nil {
+            sharedResamplers[rate] = try Resampler(from: configuration.mixer.sampleRate, to: rate)
+        }
+        let resampled = Self.fit(sharedResamplers[rate]!.process(samples), to: rate / 50)
+        made[rate] = resampled
+        return resampled
     }
 
     /// The leg's next hold frame: its own source, else the hold music looped, else silence.
@@ -414,7 +429,7 @@ public final class ConferenceMixer<LegID: Hashable & Sendable>: MediaTopology {
             slot.holdSource = source
             if let frame { return frame }
         }
-        return AudioFrame.silence(sampleRate: AudioPayloadCodec.interfaceRate)
+        return AudioFrame.silence(sampleRate: slot.core.configuration.audioRate)
     }
 
     /// `samples` padded with silence or cut to `count` (a resampler's block may differ by

@@ -58,6 +58,13 @@ public struct MediaLegConfiguration: Sendable {
     /// A conference room shares one encoder among the listeners of equal settings, so
     /// legs of different complexities do not share a payload.
     public var opusComplexity = 9
+    /// The rate of the leg's audio side: what `playout` returns and what the codec encodes
+    /// from (`AudioPayloadCodec.audioRate`; one of `AudioPayloadCodec.supportedAudioRates`,
+    /// else the negotiation's codec set-up fails). 48 kHz by default; a conference room's
+    /// legs run at the room's mixing rate, so a 16 kHz room's Opus is decoded straight to
+    /// 16 kHz and encoded from it, with no resampling either way. What goes on the wire
+    /// does not depend on it (Opus's RTP clock is 48 kHz whatever it codes).
+    public var audioRate = AudioPayloadCodec.interfaceRate
     /// The highest loss rate, in percent, the Opus encoder is told to plan its FEC for.
     /// The rate itself is the peer's reported loss (smoothed); 0 disables FEC.
     public var opusExpectedLossPercent = 20

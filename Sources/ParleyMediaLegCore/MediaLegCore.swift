@@ -221,7 +221,7 @@ public struct MediaLegCore: ~Copyable {
             dtx: configuration.opusDTX, expectedLossPercent: lossProtection.expectedLossPercent,
             complexity: configuration.opusComplexity)
         let made: AudioPayloadCodec?
-        do { made = try AudioPayloadCodec(name: audio.codec.name, opus: options) } catch {
+        do { made = try AudioPayloadCodec(name: audio.codec.name, opus: options, audioRate: configuration.audioRate) } catch {
             throw MediaLegError(.codec, "\(error)")
         }
         guard let codec = made else {
@@ -368,14 +368,15 @@ public struct MediaLegCore: ~Copyable {
         return actions
     }
 
-    /// Encodes and sends one 20 ms frame (any rate; mono or stereo, downmixed). Frames
+    /// Encodes and sends one 20 ms frame (any rate, resampled to `configuration.audioRate`
+    /// when it differs; mono or stereo, downmixed). Frames
     /// given before the leg is connected are counted and dropped.
     public mutating func sendAudio(_ frame: AudioFrame, now: ContinuousClock.Instant) throws(MediaLegError) -> [MediaLegAction] {
         guard state == .connected, let codec, protection != nil, transport?.mediaDestination != nil else {
             stats.framesNotSent &+= 1
             return []
         }
-        let samples = try interfaceSamples(frame)
+        let samples = try encoderInput(frame)
         let payload: [UInt8]
         do { payload = try codec.encode(samples) } catch { throw MediaLegError(.codec, "\(error)") }
         return try packetize(payload, codec: codec, now: now)
@@ -407,10 +408,11 @@ public struct MediaLegCore: ~Copyable {
     /// loss protection does, so a sharer reads it again each frame.
     public var encoderConfiguration: AudioEncoderConfiguration? {
         guard let codec else { return nil }
-        guard codec.kind == .opus else { return AudioEncoderConfiguration(kind: codec.kind) }
+        guard codec.kind == .opus else { return AudioEncoderConfiguration(kind: codec.kind, audioRate: codec.audioRate) }
         return AudioEncoderConfiguration(kind: .opus, opus: AudioPayloadCodec.OpusOptions(
             bitrate: configuration.opusBitrate, inbandFEC: lossProtection.inbandFEC, dtx: configuration.opusDTX,
-            expectedLossPercent: lossProtection.expectedLossPercent, complexity: configuration.opusComplexity))
+            expectedLossPercent: lossProtection.expectedLossPercent, complexity: configuration.opusComplexity),
+            audioRate: codec.audioRate)
     }
 
     /// One encoded frame onto the wire as the next packet of our stream.
@@ -680,10 +682,11 @@ public struct MediaLegCore: ~Copyable {
         for index in 0..<bytes { buffer[offset + index] = UInt8(truncatingIfNeeded: value >> (8 * UInt32(bytes - 1 - index))) }
     }
 
-    /// The next 20 ms of received audio, 48 kHz mono (960 samples): decoded packets,
-    /// concealment for losses, silence when nothing is due. Call once per 20 ms tick.
+    /// The next 20 ms of received audio, mono at `configuration.audioRate` (960 samples at
+    /// 48 kHz): decoded packets, concealment for losses, silence when nothing is due. Call
+    /// once per 20 ms tick.
     public mutating func playout(now: ContinuousClock.Instant) -> [Int16] {
-        let tick = AudioPayloadCodec.frameSamples
+        let tick = configuration.audioRate / 50
         guard let codec, state == .connected || state == .checking else {
             stats.framesSilent &+= 1
             return [Int16](repeating: 0, count: tick)
@@ -979,7 +982,7 @@ public struct MediaLegCore: ~Copyable {
         delays.maximum = max(delays.maximum, delay)
     }
 
-    private mutating func interfaceSamples(_ frame: AudioFrame) throws(MediaLegError) -> [Int16] {
+    private mutating func encoderInput(_ frame: AudioFrame) throws(MediaLegError) -> [Int16] {
         var mono = frame.samples
         if frame.channels > 1 {
             mono = stride(from: 0, to: frame.samples.count - frame.channels + 1, by: frame.channels).map { index in
@@ -988,15 +991,16 @@ public struct MediaLegCore: ~Copyable {
                 return Int16(clamping: sum / frame.channels)
             }
         }
-        if frame.sampleRate != AudioPayloadCodec.interfaceRate {
+        let rate = codec?.audioRate ?? configuration.audioRate
+        if frame.sampleRate != rate {
             if inputResampler?.inputRate != frame.sampleRate {
-                do { inputResampler = try Resampler(from: frame.sampleRate, to: AudioPayloadCodec.interfaceRate) } catch {
+                do { inputResampler = try Resampler(from: frame.sampleRate, to: rate) } catch {
                     throw MediaLegError(.codec, "cannot resample \(frame.sampleRate) Hz audio: \(error)")
                 }
             }
             mono = inputResampler!.process(mono)
         }
-        let tick = AudioPayloadCodec.frameSamples
+        let tick = rate / 50
         if mono.count < tick { mono += [Int16](repeating: 0, count: tick - mono.count) }
         return Array(mono.prefix(tick))
     }

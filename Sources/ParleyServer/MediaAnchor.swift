@@ -826,7 +826,12 @@ final class MediaAnchor: @unchecked Sendable {
         configuration.mediaMode = call.topology.mediaMode(for: id)
         // A room's shared encoder runs at its listeners' configuration, so every leg of
         // the room gets the room's complexity and they keep sharing one encode.
-        if call.room != nil { configuration.opusComplexity = roomOpusComplexity }
+        // A room's legs decode to and encode from the room's mixing rate: at 16 kHz libopus
+        // works at 16 kHz both ways and nothing is resampled to 48 kHz and back.
+        if call.room != nil {
+            configuration.opusComplexity = roomOpusComplexity
+            configuration.audioRate = roomConfiguration.mixer.sampleRate
+        }
         let core = MediaLegCore(configuration: configuration, localAddresses: [local],
                                 now: ClockReading(instant: now.instant, unixNanoseconds: wallClockNanoseconds()),
                                 random: SystemRandomNumberGenerator())

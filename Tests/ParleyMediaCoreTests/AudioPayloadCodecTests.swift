@@ -14,8 +14,8 @@ struct AudioPayloadCodecTests {
                 _ = try fec.decode(payload[...])
                 _ = try plc.decode(payload[...])
             }
-            let recovered = fec.conceal(samples48k: 960, nextPayload: payloads[index + 1][...])
-            let concealed = plc.conceal(samples48k: 960, nextPayload: nil)
+            let recovered = fec.conceal(samples: 960, nextPayload: payloads[index + 1][...])
+            let concealed = plc.conceal(samples: 960, nextPayload: nil)
             #expect(fec.lastConcealmentUsedFEC && !plc.lastConcealmentUsedFEC)
             if recovered != concealed { withFEC += 1 }
         }
@@ -60,6 +60,41 @@ struct AudioPayloadCodecTests {
         var explicitNine = zero
         explicitNine.complexity = 9
         #expect(try stream(explicitNine) == stream(nine))
+    }
+
+    @Test("made for 16 kHz audio: the same Opus and G.711 on the wire, 320-sample frames on the audio side",
+          arguments: ["opus", "PCMA"])
+    func sixteenKilohertzAudioSide(codecName: String) throws {
+        let narrow = try #require(try AudioPayloadCodec(name: codecName, audioRate: 16_000))
+        let wide = try #require(try AudioPayloadCodec(name: codecName))
+        #expect(narrow.audioRate == 16_000 && narrow.samplesPerFrame == 320 && wide.samplesPerFrame == 960)
+        #expect(narrow.clockRate == wide.clockRate && narrow.timestampStep == wide.timestampStep)
+        var tone16 = ToneGenerator(frequency: 700, amplitude: 0.2, sampleRate: 16_000)
+        var tone48 = ToneGenerator(frequency: 700, amplitude: 0.2, sampleRate: 48_000)
+        let payloads16 = try (0..<50).map { _ in try narrow.encode(tone16.next(count: 320)) }
+        let payloads48 = try (0..<50).map { _ in try wide.encode(tone48.next(count: 960)) }
+        // Either side decodes what the other encoded: the payload format does not depend
+        // on the audio rate (Opus's packets carry their own bandwidth).
+        let crossedTo48 = try payloads16.flatMap { try wide.decode($0[...]) }
+        let crossedTo16 = try payloads48.flatMap { try narrow.decode($0[...]) }
+        #expect(crossedTo48.count == 50 * 960 && crossedTo16.count == 50 * 320)
+        let sent = FrequencyAnalysis.rmsDBFS(samples: tone48.next(count: 48_000))
+        let at48 = FrequencyAnalysis.toneLevelDBFS(samples: Array(crossedTo48.suffix(48 * 500)), sampleRate: 48_000, frequency: 700)
+        let at16 = FrequencyAnalysis.toneLevelDBFS(samples: Array(crossedTo16.suffix(16 * 500)), sampleRate: 16_000, frequency: 700)
+        #expect(abs(at48 - sent) < 2 && abs(at16 - sent) < 2, "\(at48) and \(at16) dBFS, sent at \(sent)")
+        // A lost frame is concealed at the audio rate.
+        #expect(narrow.conceal(samples: 320, nextPayload: nil).count == 320)
+        if codecName == "opus" {
+            // 30 ms and a bit at 16 kHz is no Opus frame.
+            #expect(throws: CodecError.self) { _ = try narrow.encode(tone16.next(count: 500)) }
+        }
+    }
+
+    @Test("an audio rate a codec cannot run is refused", arguments: [0, 11_025, 44_100, 96_000])
+    func unsupportedAudioRate(rate: Int) {
+        #expect(throws: CodecError.self) { _ = try AudioPayloadCodec(name: "opus", audioRate: rate) }
+        #expect(throws: CodecError.self) { _ = try AudioPayloadCodec(name: "PCMU", audioRate: rate) }
+        #expect(throws: CodecError.self) { _ = try AudioEncoderConfiguration(kind: .opus, audioRate: rate).makeCodec() }
     }
 
     @Test("a complexity outside 0...10 is refused with a codec error", arguments: [-1, 11, 1_000])

@@ -29,11 +29,13 @@ struct AudioPlayoutTests {
     }
 
     /// Sends `frames` encoded with `codecName` every 20 ms (those in `lost` never arrive),
-    /// `networkDelay` late, and plays them on ticks `phase` after the sender's clock.
+    /// `networkDelay` late, and plays them on ticks `phase` after the sender's clock, decoded
+    /// at `audioRate`.
     static func run(codecName: String, frames: Int, lost: Set<Int>, networkDelay: UInt64, phase: UInt64,
-                    configuration: JitterBuffer.Configuration = .init(), extraTicks: Int = 20) throws -> Run {
+                    configuration: JitterBuffer.Configuration = .init(), extraTicks: Int = 20,
+                    audioRate: Int = 48_000) throws -> Run {
         let encoder = try #require(try AudioPayloadCodec(name: codecName, opus: .init(inbandFEC: true, expectedLossPercent: 10)))
-        let decoder = try #require(try AudioPayloadCodec(name: codecName))
+        let decoder = try #require(try AudioPayloadCodec(name: codecName, audioRate: audioRate))
         let payloads = try speechLike(frames: frames).map { try encoder.encode($0) }
         let start: UInt64 = 1_000 * ms
         var buffer = JitterBuffer(configuration: configuration)
@@ -97,6 +99,27 @@ struct AudioPlayoutTests {
         #expect(run.buffer.statistics.lost == 7)
         #expect(run.statistics.fecRecovered == 6, "\(run.statistics)")
         #expect(Self.spurt(run).allSatisfy { !$0.samples.allSatisfy { $0 == 0 } })
+    }
+
+    @Test("decoded at 16 kHz: 320-sample ticks, losses rebuilt from FEC or concealed, none all-zero",
+          arguments: ["opus", "PCMU"])
+    func playoutAtSixteenKilohertz(codecName: String) throws {
+        var configuration = JitterBuffer.Configuration()
+        configuration.minimumDelay = .milliseconds(60)
+        configuration.clockRate = codecName == "opus" ? 48_000 : 8_000
+        let lost: Set<Int> = [20, 40, 41, 60, 80, 100, 120]
+        let run = try Self.run(codecName: codecName, frames: 150, lost: lost, networkDelay: 5 * ms, phase: 3 * ms,
+                               configuration: configuration, audioRate: 16_000)
+        #expect(run.ticks.allSatisfy { $0.samples.count == 320 })
+        let spurt = Self.spurt(run)
+        #expect(spurt.count >= 150)
+        #expect(spurt.allSatisfy { !$0.samples.allSatisfy { $0 == 0 } })
+        #expect(run.buffer.statistics.lost == 7)
+        if codecName == "opus" { #expect(run.statistics.fecRecovered == 6, "\(run.statistics)") }
+        // The speech-like signal's 180 Hz fundamental comes through at 16 kHz, as at 48 kHz.
+        let played = spurt.suffix(40).flatMap(\.samples)
+        #expect(FrequencyAnalysis.dominantFrequency(samples: played, sampleRate: 16_000, range: 100...1000)
+            .map { abs($0 - 180) < 10 } == true)
     }
 
     @Test("G.711: a loss run longer than its 60 ms of faded repeats plays comfort noise, not silence")

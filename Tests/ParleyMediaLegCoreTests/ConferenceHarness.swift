@@ -42,6 +42,8 @@ final class ConferenceHarness {
     /// The room's encodes after each tick it ran.
     var encodes: [ConferenceMixer<Int>.TickEncodes] = []
     var elapsedMilliseconds = 0
+    /// The audio rate of the room's legs (`MediaLegConfiguration.audioRate`).
+    let legAudioRate: Int
     private let wallClock: ClockReading
 
     static func address(_ port: UInt16) -> ICETransportAddress { ICETransportAddress(ip: .ipv4(0x7F00_0001), port: port) }
@@ -49,9 +51,12 @@ final class ConferenceHarness {
     /// - Parameters:
     ///   - codecs: each participant's codec (what its phone offers).
     ///   - tones: each participant's tone frequency, nil for silence (amplitude `amplitude`).
+    ///   - legAudioRate: the room's legs' audio rate; nil runs them at the room's rate, as
+    ///     parleyd does.
     init(codecs: [AudioCodec], tones: [Double?], amplitude: Double = 0.1,
-         configuration: ConferenceMixer<Int>.Configuration = .init()) throws {
+         configuration: ConferenceMixer<Int>.Configuration = .init(), legAudioRate: Int? = nil) throws {
         now = start
+        self.legAudioRate = legAudioRate ?? configuration.mixer.sampleRate
         wallClock = ClockReading(instant: start, unixNanoseconds: 1_800_000_000_000_000_000)
         mixer = try ConferenceMixer(configuration: configuration)
         for (index, codec) in codecs.enumerated() {
@@ -71,6 +76,7 @@ final class ConferenceHarness {
         var legConfiguration = MediaLegConfiguration(plainRTP: .init())
         legConfiguration.mediaMode = mixer.mediaMode(for: id)
         legConfiguration.opusComplexity = opusComplexity
+        legConfiguration.audioRate = legAudioRate
         var phone = MediaLegCore(configuration: phoneConfiguration, localAddresses: [address], now: wallClock,
                                  random: SeededGenerator(seed: 100 + UInt64(id)))
         var leg = MediaLegCore(configuration: legConfiguration, localAddresses: [serverAddress], now: wallClock,

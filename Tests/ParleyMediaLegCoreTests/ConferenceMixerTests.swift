@@ -18,11 +18,16 @@ import Testing
         return configuration
     }
 
-    @Test(arguments: [16_000, 48_000])
-    func everyoneHearsEveryOtherTalkerAndNoTalkerHearsItself(rate: Int) throws {
+    /// The room's rate and its legs' audio rate: equal, as parleyd makes them (libopus
+    /// decodes to and encodes from the room's rate), or the legs at 48 kHz in a 16 kHz room
+    /// (the mixer resamples each way).
+    @Test(arguments: [(16_000, 16_000), (48_000, 48_000), (16_000, 48_000)])
+    func everyoneHearsEveryOtherTalkerAndNoTalkerHearsItself(rate: Int, legRate: Int) throws {
         let tones: [Double?] = [500, 800, 1200, nil, nil]
-        let h = try H(codecs: Array(repeating: .opus, count: 5), tones: tones, configuration: Self.configuration(rate: rate))
+        let h = try H(codecs: Array(repeating: .opus, count: 5), tones: tones, configuration: Self.configuration(rate: rate),
+                      legAudioRate: legRate)
         try h.run(milliseconds: 2000)
+        #expect(h.mixer.withLeg(3) { $0.encoderConfiguration?.audioRate } == legRate)
         #expect(Set(h.mixer.talkers) == [0, 1, 2])
         let sent = H.sentLevel()
         for participant in 0..<5 {
