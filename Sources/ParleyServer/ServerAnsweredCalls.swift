@@ -367,21 +367,8 @@ final class ServerAnsweredCalls: @unchecked Sendable {
         case .success(let clips) where clips.isEmpty:
             if loopFrom == nil { promptDone(call, callID: callID) }
         case .success(let clips):
-            let engine = loop
-            let queued = anchor?.withPrompts(callID: callID) { [weak self] topology in
-                guard let calls = self else { return }
-                var last: UInt64?
-                for (index, clip) in clips.enumerated() {
-                    do throws(PromptTopology<CallLegID>.EnqueueError) {
-                        last = try topology.enqueue(clip, loop: loopFrom.map { index >= $0 } ?? false)
-                    } catch {
-                        last = nil
-                        break
-                    }
-                }
-                // A looping prompt never finishes: nothing to wait for.
-                let id = loopFrom == nil ? last : UInt64.max
-                _ = engine.execute { calls.clipQueued(id, generation: generation, callID: callID) }
+            let queued = anchor?.queuePrompt(clips, loopFrom: loopFrom, callID: callID, engine: loop) { [weak self] id in
+                self?.clipQueued(id, generation: generation, callID: callID)
             } ?? false
             if !queued { promptFailed(call, callID: callID) }
         }

@@ -381,18 +381,8 @@ final class ServerCallouts: @unchecked Sendable {
         case .success(let clips) where clips.isEmpty:
             stepDone(call, callID: callID)
         case .success(let clips):
-            let engine = loop
-            let queued = anchor?.withPrompts(callID: callID) { [weak self] topology in
-                guard let callouts = self else { return }
-                var last: UInt64?
-                for clip in clips {
-                    do throws(PromptTopology<CallLegID>.EnqueueError) { last = try topology.enqueue(clip) } catch {
-                        last = nil
-                        break
-                    }
-                }
-                let id = last
-                _ = engine.execute { callouts.clipQueued(id, generation: generation, callID: callID) }
+            let queued = anchor?.queuePrompt(clips, callID: callID, engine: loop) { [weak self] id in
+                self?.clipQueued(id, generation: generation, callID: callID)
             } ?? false
             if !queued { stepDone(call, callID: callID) }
         }
