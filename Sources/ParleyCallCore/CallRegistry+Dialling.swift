@@ -118,7 +118,7 @@ extension CallRegistry {
             throw CallingError(.badRequest, callID: callID, field: "destination", "a callout goes to a phone number or a SIP address")
         }
         if let kind = decision.refusedKind(sipDialling: configuration.sipDialling) {
-            throw CallingError(.notImplemented, callID: callID, field: "destination", "calls to \(kind.rawValue) addresses are not implemented yet")
+            throw CallingError(.notImplemented, callID: callID, field: "destination", RoutingDecision.unplacedMessage(kind))
         }
         switch dialling.admit(decision, applicationKey: applicationKey, callID: callID, now: now.instant) {
         case .success(let admission):
